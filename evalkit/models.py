@@ -1,0 +1,281 @@
+"""The one set of data contracts every evalkit command shares.
+
+Models read from files people write forbid unknown fields, so a typo fails loudly
+instead of silently meaning nothing. Models written to disk carry ``schema_version``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Polarity = Literal["positive", "negative"]
+Level = Literal["L1", "L2", "L3"]
+ScenarioSet = Literal["run", "reserve"]
+VerdictValue = Literal["PASS", "FAIL", "ERROR"]
+
+
+class Strict(BaseModel):
+    """Base for anything a person writes: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- suite config
+
+
+class FixturesConfig(Strict):
+    project: str = Field("fixtures/project", description="copied to <sandbox>/project and git-inited")
+    extra: dict[str, str] = Field(
+        default_factory=dict,
+        description="name -> folder; each copied pristine to <sandbox>/<name>, without .git",
+    )
+
+
+class RequiredHook(Strict):
+    event: str = Field(description="hook_event of the hook_response, e.g. SessionStart")
+    output_contains: str = Field("", description="text the hook's output must contain")
+
+
+class CheckerConfig(Strict):
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeConfig(Strict):
+    rubric: str = "judge-rubric.md"
+    model: str = "haiku"
+    command_env: list[str] = Field(
+        default_factory=lambda: ["EVALKIT_JUDGE_CMD"],
+        description="environment variables, first set wins, holding a shell command judge",
+    )
+
+
+class SuiteConfig(Strict):
+    name: str
+    description: str = ""
+    fixtures: FixturesConfig = Field(default_factory=FixturesConfig)
+    plugins: list[str] = Field(default_factory=list)
+    environment: dict[str, str] = Field(
+        default_factory=dict,
+        description="isolation environment for every rep; {sandbox}, {project} and each "
+        "extra fixture name expand to absolute sandbox paths",
+    )
+    required_hooks: list[RequiredHook] = Field(default_factory=list)
+    checker: CheckerConfig
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+class Premise(Strict):
+    file: str = Field(description="suite-relative path of the fixture file that shows the premise")
+    marker: str = Field(description="a string found in that file")
+
+
+class Scenario(Strict):
+    """A scenario's front matter. The Task block is deliberately not a field."""
+
+    id: str
+    polarity: Polarity
+    level: Level
+    set: ScenarioSet
+    topic: str
+    premise: Premise
+    expect: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
+    calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
+
+
+# --------------------------------------------------------------------------- scripts
+
+
+class TextBlock(Strict):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(Strict):
+    type: Literal["tool_use"] = "tool_use"
+    name: str
+    input: dict[str, Any]
+
+
+Block = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
+
+
+class Step(Strict):
+    """One assistant message: what the model says and the tools it calls at once."""
+
+    blocks: list[Block]
+
+
+class Script(Strict):
+    """A whole agent turn, played step by step.
+
+    Strings may hold ``{sandbox}``, ``{project}``, ``{real_vault}`` and each extra
+    fixture's name; they expand once the sandbox exists.
+    """
+
+    steps: list[Step] = Field(default_factory=list)
+    final_text: str = "Done."
+
+
+# --------------------------------------------------------------------------- sandbox
+
+
+class SandboxManifest(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    scenario: str
+    suite: str
+    fixture_hashes: dict[str, str]
+    evalkit_version: str
+    created: str
+
+
+# --------------------------------------------------------------------------- transcript
+
+
+class InitEvent(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    cwd: str = ""
+    session_id: str = ""
+    model: str = ""
+    claude_code_version: str = ""
+    tools: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
+    plugins: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class HookEvent(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    subtype: str
+    hook_name: str = ""
+    hook_event: str = ""
+    outcome: str = ""
+    exit_code: int | None = None
+    output: str = ""
+
+
+class ApiRetry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    attempt: int = 0
+    error_status: int | None = None
+    error: str | None = None
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    input: dict[str, Any]
+    result: str | None = None
+    is_error: bool | None = None
+
+
+class ResultEvent(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    subtype: str = ""
+    is_error: bool = False
+    terminal_reason: str | None = None
+    result: str = ""
+    num_turns: int = 0
+    duration_ms: int = 0
+    total_cost_usd: float = 0.0
+    usage: dict[str, Any] = Field(default_factory=dict)
+    api_error_status: int | None = None
+
+
+class Transcript(BaseModel):
+    """What a stream-json transcript says, and what follows from it."""
+
+    init: InitEvent | None = None
+    hooks: list[HookEvent] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    texts: list[str] = Field(default_factory=list)
+    retries: list[ApiRetry] = Field(default_factory=list)
+    result: ResultEvent | None = None
+    bad_lines: list[int] = Field(default_factory=list, description="1-based lines that did not parse")
+    lines: int = 0
+
+    @property
+    def final_message(self) -> str:
+        if self.result is not None and self.result.result:
+            return self.result.result
+        return self.texts[-1] if self.texts else ""
+
+    @property
+    def model_id(self) -> str:
+        return self.init.model if self.init else ""
+
+    @property
+    def cli_version(self) -> str:
+        return self.init.claude_code_version if self.init else ""
+
+    def invalid_reason(self) -> str | None:
+        """Why this trace is not a valid measurement, or None when it is one."""
+        if self.lines == 0:
+            return "transcript-empty"
+        if self.bad_lines:
+            shown = ",".join(str(n) for n in self.bad_lines[:5])
+            return f"transcript-unparseable-lines:{shown}"
+        if self.init is None:
+            return "no-init-event"
+        if self.result is None:
+            return "no-result-line"
+        if self.result.is_error:
+            status = self.result.api_error_status
+            return f"agent-error:{self.result.terminal_reason or 'unknown'}" + (
+                f":{status}" if status is not None else ""
+            )
+        if self.result.terminal_reason not in (None, "completed"):
+            return f"terminal-reason:{self.result.terminal_reason}"
+        return None
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+class JudgeRecord(BaseModel):
+    prompt_sha256: str
+    raw_output: str
+    answer: Literal["YES", "NO"] | None = None
+    error: str | None = None
+
+
+class Verdict(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    scenario: str
+    model: str
+    polarity: Polarity
+    axis_a: str = Field(description="A:PASS, A:FAIL, A:yes, A:no or A:ERROR")
+    axis_b: str = Field(description="B:PASS, B:FAIL or B:ERROR")
+    verdict: VerdictValue
+    reasons: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="informational, never decisive")
+    judge: JudgeRecord | None = None
+
+
+class ResultRow(BaseModel):
+    """One line of a results TSV; the first six columns are the seeds' own."""
+
+    scenario: str
+    model: str
+    a: str
+    b: str
+    verdict: VerdictValue
+    reasons: str
+    rep: int = 0
+    run_id: str = ""
+    time: str = ""
+    evalkit_version: str = ""
+    cli_version: str = ""
+    model_id: str = ""
+    bundle_id: str = ""
+    schema_version: int = SCHEMA_VERSION
