@@ -28,7 +28,9 @@ class Strict(BaseModel):
 
 
 class FixturesConfig(Strict):
-    project: str = Field("fixtures/project", description="copied to <sandbox>/project and git-inited")
+    project: str = Field(
+        "fixtures/project", description="copied to <sandbox>/project and git-inited"
+    )
     extra: dict[str, str] = Field(
         default_factory=dict,
         description="name -> folder; each copied pristine to <sandbox>/<name>, without .git",
@@ -201,7 +203,9 @@ class Transcript(BaseModel):
     texts: list[str] = Field(default_factory=list)
     retries: list[ApiRetry] = Field(default_factory=list)
     result: ResultEvent | None = None
-    bad_lines: list[int] = Field(default_factory=list, description="1-based lines that did not parse")
+    bad_lines: list[int] = Field(
+        default_factory=list, description="1-based lines that did not parse"
+    )
     lines: int = 0
 
     @property

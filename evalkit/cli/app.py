@@ -1,0 +1,84 @@
+"""The Typer app, its global options, and the one boundary that turns errors into exit codes."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from evalkit.errors import EvalkitError
+from evalkit.suite import Suite, load_suite
+
+app = typer.Typer(
+    name="evalkit",
+    help="Held-out evaluations of what a headless coding agent does unprompted.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class State:
+    suite_arg: str | None = None
+    _suite: Suite | None = None
+
+    def suite(self) -> Suite:
+        if self._suite is None:
+            self._suite = load_suite(self.suite_arg)
+        return self._suite
+
+
+state = State()
+
+
+@app.callback()
+def _root(
+    suite: Annotated[
+        str | None,
+        typer.Option("--suite", help="suite folder (default: EVALKIT_SUITE, or search upward)"),
+    ] = None,
+) -> None:
+    state.suite_arg = suite
+    state._suite = None
+
+
+def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
+    """Register a command whose EvalkitErrors print as one line on stderr and exit with a code.
+
+    EVALKIT_DEBUG=1 prints the traceback as well.
+    """
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kw: Any) -> Any:
+            try:
+                return fn(*args, **kw)
+            except EvalkitError as exc:
+                if os.environ.get("EVALKIT_DEBUG"):
+                    traceback.print_exc()
+                for line in str(exc).splitlines() or [type(exc).__name__]:
+                    print(f"evalkit: {line}", file=sys.stderr)
+                raise typer.Exit(exc.exit_code) from None
+
+        app.command(*names, **kwargs)(guarded)
+        return fn
+
+    return wrap
+
+
+def rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

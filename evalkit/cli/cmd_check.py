@@ -1,0 +1,47 @@
+"""`evalkit check`: score a sandbox and its transcript; exit 0 PASS, 1 FAIL, 3 ERROR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit import __version__
+from evalkit.check import check_sandbox
+from evalkit.cli.app import command, out, state
+from evalkit.errors import ConfigError
+from evalkit.results import append_row, format_row, row_from_verdict
+
+EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
+
+
+@command("check")
+def check(
+    args: Annotated[list[str], typer.Argument(help="[SCENARIO] SANDBOX", show_default=False)],
+    tsv: Annotated[
+        str | None, typer.Option("--tsv", metavar="MODEL", help="print the TSV row for MODEL")
+    ] = None,
+    results: Annotated[Path | None, typer.Option("--results", help="append the row here")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the verdict as JSON")] = False,
+) -> None:
+    """Score SANDBOX/transcript.jsonl and the sandbox's files.
+
+    The scenario defaults to the one recorded in SANDBOX/sandbox.json.
+
+    Example: `evalkit check /tmp/sbx-p1 --tsv sonnet --results results.tsv`
+    """
+    if len(args) not in (1, 2):
+        raise ConfigError("check takes [SCENARIO] SANDBOX")
+    scenario, sandbox = (None, args[0]) if len(args) == 1 else (args[0], args[1])
+    verdict = check_sandbox(state.suite(), Path(sandbox), scenario, model=tsv or "-")
+    row = row_from_verdict(verdict, evalkit_version=__version__)
+    if as_json:
+        print(verdict.model_dump_json(indent=2))
+    elif tsv is not None:
+        print(format_row(row), end="")
+    else:
+        out.print(f"{verdict.verdict}  {verdict.axis_a} {verdict.axis_b}  {row.reasons}")
+    if results is not None:
+        append_row(results, row)
+    raise typer.Exit(EXIT[verdict.verdict])

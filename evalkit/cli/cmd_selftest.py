@@ -1,0 +1,45 @@
+"""`evalkit self-test`: prove the checker in both directions, without any model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evalkit.cli.app import command, err, out, state
+from evalkit.selftest import self_test
+
+
+@command("self-test")
+def self_test_command(
+    workdir: Annotated[Path | None, typer.Argument(help="keep the sandboxes here")] = None,
+) -> None:
+    """Fabricate compliant and violating runs for every scenario of both sets and score them.
+
+    Exits non-zero when any cell comes out other than designed.
+
+    Example: `evalkit self-test`
+    """
+    cells = self_test(state.suite(), workdir)
+    table = Table(box=None, pad_edge=False)
+    for column in ("scenario", "case", "expected", "got", "reasons", ""):
+        table.add_column(column)
+    for cell in cells:
+        expected = cell.expect.verdict + (f" ({cell.expect.reason})" if cell.expect.reason else "")
+        reasons = ";".join(cell.verdict.reasons + cell.verdict.flags)
+        table.add_row(
+            cell.scenario,
+            cell.case,
+            expected,
+            cell.verdict.verdict,
+            reasons,
+            "ok" if cell.ok else "[bold red]WRONG[/]",
+        )
+    out.print(table)
+    wrong = [c for c in cells if not c.ok]
+    out.print(f"{len(cells) - len(wrong)}/{len(cells)} cells as designed")
+    if wrong:
+        err.print(f"self-test: {len(wrong)} cell(s) came out other than designed")
+        raise typer.Exit(1)

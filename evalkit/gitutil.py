@@ -1,0 +1,46 @@
+"""git, run with no user or system config so every sandbox starts byte-identical."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from evalkit.errors import PrerequisiteError
+
+_FIXED_DATE = "2026-01-01T00:00:00+00:00"
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="evalkit",
+        GIT_AUTHOR_EMAIL="evalkit@localhost",
+        GIT_COMMITTER_NAME="evalkit",
+        GIT_COMMITTER_EMAIL="evalkit@localhost",
+        GIT_AUTHOR_DATE=_FIXED_DATE,
+        GIT_COMMITTER_DATE=_FIXED_DATE,
+    )
+    return env
+
+
+def git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, env=git_env(), capture_output=True, input=input
+        )
+    except FileNotFoundError:
+        raise PrerequisiteError("git is not installed; evalkit needs it for sandboxes") from None
+    if check and done.returncode != 0:
+        raise RuntimeError(
+            f"git {' '.join(args)} failed in {cwd}: {done.stderr.decode(errors='replace')}"
+        )
+    return done.stdout
+
+
+def init_with_commit(folder: Path, message: str) -> None:
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)

@@ -1,0 +1,43 @@
+"""Content hashes of files and folders, independent of mtimes and of where they live."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+SKIP_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    return sha256_bytes(path.read_bytes())
+
+
+def iter_files(root: Path) -> list[Path]:
+    """Every file under root, sorted, skipping VCS and cache folders."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_NAMES)
+        for name in sorted(filenames):
+            if name not in SKIP_NAMES:
+                found.append(Path(dirpath) / name)
+    return found
+
+
+def tree_hash(root: Path) -> str:
+    """Hash of relative paths, executable bits and contents: what a fixture *is*."""
+    digest = hashlib.sha256()
+    for path in iter_files(root):
+        rel = path.relative_to(root).as_posix()
+        mode = "x" if os.access(path, os.X_OK) else "-"
+        if path.is_symlink():
+            body = ("link:" + os.readlink(path)).encode()
+        else:
+            body = path.read_bytes()
+        digest.update(f"{rel}\0{mode}\0{len(body)}\0".encode())
+        digest.update(body)
+    return "sha256:" + digest.hexdigest()

@@ -1,0 +1,63 @@
+"""Scenario files: YAML front matter, prose, and a held-out Task block this module never keeps."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import ConfigError
+from evalkit.hashing import sha256_bytes
+from evalkit.models import Scenario
+from evalkit.yamlio import load_text, validate
+
+TASK_HEADING = re.compile(r"^##[ \t]+Task[ \t]*$", re.MULTILINE)
+_FENCE = "---"
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    """A loaded scenario. It holds the prose before the Task block and never the Task itself."""
+
+    scenario: Scenario
+    path: Path
+    sha256: str
+    prose: str
+
+    @property
+    def id(self) -> str:
+        return self.scenario.id
+
+
+def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
+    """Return (front matter, body, line number where the body starts)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != _FENCE:
+        raise ConfigError(f"{path}:1: front matter: the file must start with a '---' line")
+    for index in range(1, len(lines)):
+        if lines[index].strip() == _FENCE:
+            return "".join(lines[1:index]), "".join(lines[index + 1 :]), index + 2
+    raise ConfigError(f"{path}: front matter: no closing '---' line")
+
+
+def parse_scenario(path: Path) -> ScenarioFile:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    text = raw.decode("utf-8", errors="replace")
+    front, body, _ = split_front_matter(text, path)
+    data = load_text(front, path, first_line=2)
+    scenario = validate(Scenario, data, path, first_line=2)
+    match = TASK_HEADING.search(body)
+    if match is None:
+        raise ConfigError(f"{path}: Task: no '## Task' section")
+    if not body[match.end() :].strip():
+        raise ConfigError(f"{path}: Task: the '## Task' section is empty")
+    if TASK_HEADING.search(body, match.end()):
+        raise ConfigError(f"{path}: Task: more than one '## Task' section")
+    if re.search(r"^##[ \t]+\S", body[match.end() :], re.MULTILINE):
+        raise ConfigError(f"{path}: Task: the '## Task' section must be the last section")
+    if path.stem != scenario.id:
+        raise ConfigError(f"{path}: id: '{scenario.id}' does not match the file name")
+    return ScenarioFile(scenario, path, sha256_bytes(raw), body[: match.start()])

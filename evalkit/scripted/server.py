@@ -1,0 +1,387 @@
+"""A scripted stand-in for the Anthropic Messages API, served on loopback.
+
+The real Claude Code CLI is pointed at it with ``ANTHROPIC_BASE_URL`` so an agent turn can be
+replayed without a model or network. Each answer depends only on the request: the step served
+is the number of assistant messages already in its conversation. Counting tool_result blocks
+would run ahead when one step holds parallel tool calls, and the CLI's retries and its
+non-streaming fallback resend the same conversation, so they are served the same step again.
+
+Measured with CLI 2.1.328, ``-p``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and
+``DISABLE_TELEMETRY=1``: it sends only ``POST /v1/messages?beta=true``, streaming, one per agent
+step, always with a ``tools`` key (``[]`` under ``--tools ""``) and the ``--model`` name as
+given; no title, topic or count_tokens requests. Without those two variables it also sends
+``HEAD /api/hello`` (answered 200). The Agent tool runs a subagent whose requests carry an
+``x-claude-code-agent-id`` header and start their own conversation; served as steps they would
+replay the script from step 0 (and recurse). Such requests, and any request without a ``tools``
+key, are side requests: they get a short text answer and never consume a scripted step.
+
+Faults make every ``/v1/messages`` request fail alike, to exercise the caller's handling: an
+HTTP error status with an Anthropic-style error body, a response cut off mid-body (mid-block
+when streaming), or headers followed by silence until :meth:`ScriptedServer.stop`.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from evalkit.models import Script, TextBlock
+
+FAULTS = ("500", "529", "401", "cut", "hang")
+
+_ERROR_TYPES = {500: "api_error", 529: "overloaded_error", 401: "authentication_error"}
+SIDE_TEXT = "OK"
+SUBAGENT_HEADER = "x-claude-code-agent-id"
+_CHUNK = 48
+
+
+@dataclass(frozen=True)
+class RequestLog:
+    """One ``/v1/messages`` request as the server saw and answered it."""
+
+    path: str
+    stream: bool
+    model: str
+    step: int | None
+    """Assistant messages in the conversation; ``>= len(script.steps)`` means final text.
+    None for side requests and faults, which serve no step."""
+    status: int
+    side: bool = False
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _error_body(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def _assistant_turns(messages: Any) -> int:
+    if not isinstance(messages, list):
+        return 0
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _pieces(text: str) -> list[str]:
+    """Split like the real API does, so clients must reassemble deltas."""
+    return [text[i : i + _CHUNK] for i in range(0, len(text), _CHUNK)] or [""]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ScriptedServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up mid-answer (or a fault cutting it) is routine, not a traceback."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep the test and harness output clean."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._track(self.connection, add=False)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def reply_head(self, status: int, content_type: str, length: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(length))
+        self.send_header("request-id", _new_id("req"))
+        self.end_headers()
+
+    def reply_json(self, status: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        self.reply_head(status, "application/json", len(body))
+        self.wfile.write(body)
+
+    def open_stream(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("request-id", _new_id("req"))
+        self.end_headers()
+        self.wfile.flush()
+
+    def write_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def drop_connection(self) -> None:
+        """End abruptly, without the closing chunk, as a network cut would."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------ methods
+
+    def do_HEAD(self) -> None:
+        self.server.owner._note(f"HEAD {self.path}")
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.read_body()
+        self.server.owner._note(f"{self.command} {self.path}")
+        self.reply_json(404, _error_body("not_found_error", f"no such path: {self.path}"))
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
+
+    def do_POST(self) -> None:
+        raw = self.read_body()
+        path = urlsplit(self.path).path.rstrip("/")
+        if path != "/v1/messages":
+            self.server.owner._note(f"POST {self.path}")
+        if path == "/v1/messages/count_tokens":
+            self.reply_json(200, {"input_tokens": _tokens(raw.decode(errors="replace"))})
+            return
+        if path != "/v1/messages":
+            self.reply_json(404, _error_body("not_found_error", f"no such path: {self.path}"))
+            return
+        try:
+            request = json.loads(raw or b"{}")
+            if not isinstance(request, dict):
+                raise ValueError("request body is not an object")
+        except ValueError as exc:
+            self.reply_json(400, _error_body("invalid_request_error", f"bad JSON: {exc}"))
+            return
+        self.server.owner._answer(self, request, len(raw))
+
+
+class ScriptedServer:
+    """Context manager. Binds 127.0.0.1 on an ephemeral port in a daemon thread."""
+
+    def __init__(self, script: Script, fault: str | None = None) -> None:
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
+        self.script = script
+        self.fault = fault
+        self.base_url = ""
+        self.requests: list[RequestLog] = []
+        self.other_requests: list[str] = []
+        """``METHOD path`` of everything that was not ``POST /v1/messages``."""
+        self._lock = threading.Lock()
+        self._released = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> ScriptedServer:
+        if self._httpd is not None:
+            return self
+        self._released.clear()
+        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and cut every open connection, hanging ones included."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._released.set()
+        httpd.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ internals
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+    def _note(self, request_line: str) -> None:
+        with self._lock:
+            self.other_requests.append(request_line)
+
+    def _log(self, entry: RequestLog) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+    def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+        stream = bool(request.get("stream"))
+        model = str(request.get("model", ""))
+        side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
+        step = None if side else _assistant_turns(request.get("messages"))
+
+        if self.fault in ("500", "529", "401"):
+            status = int(self.fault)
+            self._log(RequestLog(handler.path, stream, model, None, status, side))
+            error = _error_body(_ERROR_TYPES[status], f"scripted fault {status}")
+            handler.reply_json(status, error)
+            return
+
+        blocks, stop_reason = self._blocks(step)
+        message: dict[str, Any] = {
+            "id": _new_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": blocks,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": max(1, size // 4),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": _tokens(json.dumps(blocks)),
+            },
+        }
+
+        if self.fault == "hang":
+            self._log(RequestLog(handler.path, stream, model, None, 200, side))
+            handler.open_stream("text/event-stream" if stream else "application/json")
+            self._released.wait()
+            handler.drop_connection()
+            return
+
+        if self.fault == "cut":
+            self._log(RequestLog(handler.path, stream, model, None, 200, side))
+            if stream:
+                handler.open_stream("text/event-stream")
+                for data in list(_events(message))[:4]:
+                    handler.write_chunk(data)
+            else:
+                body = json.dumps(message).encode()
+                handler.reply_head(200, "application/json", len(body))
+                handler.wfile.write(body[: len(body) // 2])
+            handler.drop_connection()
+            return
+
+        self._log(RequestLog(handler.path, stream, model, step, 200, side))
+        if not stream:
+            handler.reply_json(200, message)
+            return
+        handler.open_stream("text/event-stream")
+        for data in _events(message):
+            handler.write_chunk(data)
+        handler.write_chunk(b"")
+
+    def _blocks(self, step: int | None) -> tuple[list[dict[str, Any]], str]:
+        """The content blocks and stop reason a step (or side request) answers with."""
+        if step is None:
+            return [{"type": "text", "text": SIDE_TEXT}], "end_turn"
+        if step >= len(self.script.steps):
+            return [{"type": "text", "text": self.script.final_text}], "end_turn"
+        blocks: list[dict[str, Any]] = []
+        for block in self.script.steps[step].blocks:
+            if isinstance(block, TextBlock):
+                blocks.append({"type": "text", "text": block.text})
+            else:
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": _new_id("toolu"),
+                        "name": block.name,
+                        "input": block.input,
+                    }
+                )
+        uses_tools = any(b["type"] == "tool_use" for b in blocks)
+        return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def _events(message: dict[str, Any]) -> Iterator[bytes]:
+    """The SSE events the real API streams for ``message``, in order."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    yield _sse("message_start", {"type": "message_start", "message": start})
+    yield _sse("ping", {"type": "ping"})
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+        else:
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            deltas = [
+                {"type": "input_json_delta", "partial_json": p}
+                for p in _pieces(json.dumps(block["input"]))
+            ]
+        yield _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": opening},
+        )
+        for delta in deltas:
+            yield _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
+    yield _sse("message_stop", {"type": "message_stop"})

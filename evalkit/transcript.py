@@ -1,0 +1,88 @@
+"""Parsing the CLI's stream-json into a Transcript.
+
+Each line is parsed as JSON on its own (the result line's first key is not
+``type``). Anything that does not parse is kept as a line number, so the checker
+can refuse to score a broken trace instead of guessing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import NotFoundError
+from evalkit.models import ApiRetry, HookEvent, InitEvent, ResultEvent, ToolCall, Transcript
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [c.get("text", "") for c in content if isinstance(c, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def parse_lines(lines: list[str]) -> Transcript:
+    t = Transcript()
+    calls: dict[str, ToolCall] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        t.lines += 1
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            t.bad_lines.append(number)
+            continue
+        if not isinstance(event, dict):
+            t.bad_lines.append(number)
+            continue
+        _absorb(t, calls, event)
+    return t
+
+
+def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) -> None:
+    kind = event.get("type")
+    subtype = event.get("subtype")
+    if kind == "system":
+        if subtype == "init":
+            t.init = InitEvent.model_validate(event)
+        elif subtype in ("hook_started", "hook_response"):
+            t.hooks.append(HookEvent.model_validate(event))
+        elif subtype == "api_retry":
+            t.retries.append(ApiRetry.model_validate(event))
+    elif kind == "assistant":
+        message = event.get("message") or {}
+        for block in message.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and not event.get("is_api_error_message"):
+                t.texts.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_use":
+                call = ToolCall(
+                    id=str(block.get("id", "")),
+                    name=str(block.get("name", "")),
+                    input=block.get("input") if isinstance(block.get("input"), dict) else {},
+                )
+                calls[call.id] = call
+                t.tool_calls.append(call)
+    elif kind == "user":
+        message = event.get("message") or {}
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                paired = calls.get(str(block.get("tool_use_id", "")))
+                if paired is not None:
+                    paired.result = _result_text(block.get("content"))
+                    paired.is_error = block.get("is_error")
+    elif kind == "result":
+        t.result = ResultEvent.model_validate(event)
+
+
+def read_transcript(path: Path) -> Transcript:
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no transcript; was the agent run in this sandbox?")
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    return parse_lines(text.splitlines())

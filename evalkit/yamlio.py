@@ -1,0 +1,86 @@
+"""Reading the YAML people keep, with errors that name the file, the field and the line."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from evalkit.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    return y
+
+
+def load_text(text: str, source: Path, first_line: int = 1) -> Any:
+    """Parse YAML text; a syntax error becomes a ConfigError naming source and line."""
+    try:
+        return _yaml().load(io.StringIO(text))
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + first_line}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{source}{where}: YAML does not parse: {problem}") from None
+
+
+def _line_of(data: Any, loc: tuple[int | str, ...]) -> int | None:
+    node = data
+    line: int | None = None
+    for key in loc:
+        lc = getattr(node, "lc", None)
+        try:
+            if lc is not None and isinstance(key, str) and key in node:
+                line = lc.key(key)[0]
+            elif lc is not None and isinstance(key, int) and key < len(node):
+                line = lc.item(key)[0]
+            node = node[key]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line
+
+
+def validate(model: type[M], data: Any, source: Path, first_line: int = 1, prefix: str = "") -> M:
+    """Validate data against model; errors read `file:line: field: message`, one per line."""
+    try:
+        return model.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, data, source, first_line, prefix)) from None
+
+
+def describe(
+    exc: ValidationError, data: Any, source: Path, first_line: int = 1, prefix: str = ""
+) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = ".".join(str(p) for p in (prefix.split(".") if prefix else []) + list(loc))
+        line = _line_of(data, loc)
+        where = f":{line + first_line}" if line is not None else ""
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            message = "unknown field"
+        lines.append(f"{source}{where}: {field or '(top level)'}: {message}")
+    return "\n".join(lines)
+
+
+def load_file(model: type[M], path: Path) -> M:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    return validate(model, load_text(text, path), path)
+
+
+def dump(data: Any) -> str:
+    out = io.StringIO()
+    _yaml().dump(data, out)
+    return out.getvalue()
