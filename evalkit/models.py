@@ -283,3 +283,39 @@ class ResultRow(BaseModel):
     model_id: str = ""
     bundle_id: str = ""
     schema_version: int = SCHEMA_VERSION
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+class EvidenceLine(BaseModel):
+    """One rep in WORKDIR/manifest.jsonl: where its evidence is and what it was run against."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    scenario: str
+    model: str
+    rep: int
+    evidence: str = Field(description="folder relative to WORKDIR")
+    files: dict[str, str] = Field(description="role -> path relative to the evidence folder")
+    declarations: dict[str, Any]
+    bundle_id: str
+    verdict: VerdictValue
+    results: str = Field("", description="the results TSV the row went to, relative to WORKDIR")
+
+
+class PlanCell(BaseModel):
+    scenario: str
+    model: str
+    reps: int
+
+
+class Plan(BaseModel):
+    """What a run or grid set out to do, so anyone can count what should be there."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created: str
+    command: str
+    cells: list[PlanCell]
+    results: str = Field("", description="the results TSV, relative to WORKDIR")

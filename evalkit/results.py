@@ -7,10 +7,9 @@ are the ones the autoresearch loops read.
 
 from __future__ import annotations
 
-import fcntl
-import os
 from pathlib import Path
 
+from evalkit.appendlog import append_locked
 from evalkit.errors import ConfigError
 from evalkit.models import ResultRow, Verdict
 
@@ -40,16 +39,7 @@ def format_row(row: ResultRow) -> str:
 
 
 def append_row(path: Path, row: ResultRow) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = format_row(row).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        if os.fstat(fd).st_size == 0:
-            line = HEADER.encode("utf-8") + line
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+    append_locked(path, format_row(row).encode("utf-8"), HEADER.encode("utf-8"))
 
 
 def read_rows(path: Path) -> list[ResultRow]:

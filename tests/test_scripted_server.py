@@ -52,7 +52,9 @@ def conversation(assistant_turns: int, results_per_turn: int = 1) -> list[dict[s
         messages.append(
             {
                 "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids],
+                "content": [
+                    {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids
+                ],
             }
         )
         messages.append({"role": "system", "content": "hook output"})
@@ -299,15 +301,13 @@ def test_status_faults_answer_every_request_with_an_api_error(
 
 
 def test_cut_stream_stops_inside_a_block() -> None:
-    received: list[bytes] = []
     with ScriptedServer(SCRIPT, fault="cut") as server:
         response = post(server, body(conversation(0), stream=True))
         assert response.status == 200
         assert response.headers["Content-Type"] == "text/event-stream"
-        with pytest.raises((http.client.IncompleteRead, ConnectionError)):
-            while line := response.readline():
-                received.append(line)
-    seen = b"".join(received).decode()
+        with pytest.raises(http.client.IncompleteRead) as cut:
+            response.read()
+    seen = cut.value.partial.decode()
     assert "message_start" in seen and "content_block_start" in seen
     assert "content_block_stop" not in seen and "message_stop" not in seen
     assert server.requests[0].status == 200 and server.requests[0].step is None
@@ -344,6 +344,14 @@ def test_hang_stalls_after_headers_until_stop(stream: bool) -> None:
     assert not reader.is_alive(), "stop() must release a hanging answer"
     assert time.monotonic() - began < 1.5
     assert len(outcome) == 1 and isinstance(outcome[0], Exception), "a stall ends broken"
+    deadline = time.monotonic() + 1.5
+    while handler_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not handler_threads(), "the hanging handler thread must end too"
+
+
+def handler_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
 
 
 def test_stop_is_idempotent_and_frees_the_port() -> None:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from evalkit.cli import cmd_check, cmd_list, cmd_sandbox, cmd_selftest  # noqa: F401
+from evalkit.cli import (  # noqa: F401
+    cmd_check,
+    cmd_list,
+    cmd_lock,
+    cmd_run,
+    cmd_sandbox,
+    cmd_selftest,
+)
 from evalkit.cli.app import app
 
 

@@ -1,0 +1,43 @@
+# Everything the tests need installs from nothing: the venv, the packages, the pinned CLI.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CLAUDE_VERSION := 2.1.328
+CLAUDE := .tools/claude/node_modules/.bin/claude
+DEMO_DIR := results/demo
+
+.PHONY: setup test lint self-test demo bench clean
+
+setup: $(BIN)/.installed $(CLAUDE)
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -U pip
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+$(CLAUDE):
+	npm install --prefix .tools/claude --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code@$(CLAUDE_VERSION)
+	$(CLAUDE) --version
+
+lint: setup
+	$(BIN)/ruff check evalkit tests bench
+	$(BIN)/mypy
+
+test: setup lint
+	$(BIN)/pytest -q
+
+self-test: setup
+	$(BIN)/evalkit self-test
+
+demo: setup
+	rm -rf $(DEMO_DIR)
+	$(BIN)/evalkit calibrate --set run $(DEMO_DIR)
+	$(BIN)/evalkit report $(DEMO_DIR)
+
+bench: setup
+	$(BIN)/python bench/overhead.py
+
+clean:
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache

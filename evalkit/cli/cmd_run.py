@@ -1,0 +1,77 @@
+"""`evalkit run`: reps of one scenario on one model through the real Claude Code CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, err, out, rel, state
+from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.errors import RefusedError
+from evalkit.lock import ensure_frozen
+from evalkit.runner import (
+    DEFAULT_TIMEOUT,
+    RepOutcome,
+    RunContext,
+    default_workdir,
+    new_run_id,
+    run_reps,
+)
+
+
+@command("run")
+def run(
+    scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
+    model: Annotated[str, typer.Argument(help="a model for --model, or policy:<name>")],
+    workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
+    reps: Annotated[int, typer.Option("--reps", min=1, help="fresh sessions to run")] = 1,
+    results: Annotated[
+        Path | None, typer.Option("--results", help="default: WORKDIR/results.tsv")
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="seconds per rep")] = DEFAULT_TIMEOUT,
+    keep_sandboxes: Annotated[bool, typer.Option("--keep-sandboxes")] = False,
+    reserve: Annotated[
+        bool, typer.Option("--reserve", help="allow a reserve-set scenario (a measurement)")
+    ] = False,
+    allow_unfrozen: Annotated[
+        bool, typer.Option("--allow-unfrozen", help="run although files differ from evalkit.lock")
+    ] = False,
+) -> None:
+    """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
+
+    Example: `evalkit run P1 sonnet --reps 3` or `evalkit run N2 policy:oracle /tmp/w`
+    """
+    suite = state.suite()
+    chosen = suite.resolve(scenario)
+    if chosen.scenario.set == "reserve" and not reserve:
+        raise RefusedError(
+            f"{chosen.id} is in the frozen reserve set; running it is a measurement: "
+            "pass --reserve to mean it"
+        )
+    ensure_frozen(suite, allow_unfrozen)
+    work = (workdir or default_workdir(suite)).resolve()
+    ctx = RunContext(
+        suite=suite,
+        workdir=work,
+        results=(results or work / "results.tsv").resolve(),
+        run_id=new_run_id(),
+        timeout=timeout,
+        keep_sandboxes=keep_sandboxes,
+    )
+
+    def show(done: RepOutcome) -> None:
+        v = done.verdict
+        out.print(
+            f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
+            f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
+        )
+
+    try:
+        with terminate_as_interrupt():
+            run_reps(ctx, chosen, model, reps, on_done=show)
+    except KeyboardInterrupt:
+        err.print("interrupted: the rep in flight was stopped and recorded as ERROR")
+        raise typer.Exit(130) from None
+    out.print(f"rows appended to {rel(ctx.results)}; evidence under {rel(work / 'evidence')}")

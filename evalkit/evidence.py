@@ -1,0 +1,124 @@
+"""Evidence kept beside every row: enough to rebuild the sandbox and re-score it without a model.
+
+The artifact is a binary-safe git diff of each sandbox folder against its pinned
+fixture, plus the redacted transcript, the judge's kept answer and the verdict.
+A hash names an artifact; only the diff can re-derive one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evalkit import __version__
+from evalkit.gitutil import git
+from evalkit.hashing import sha256_bytes, sha256_file, tree_hash
+from evalkit.models import SCHEMA_VERSION, Verdict
+from evalkit.suite import Suite
+
+TRANSCRIPT = "transcript.jsonl"
+CHECK = "check.json"
+JUDGE = "judge.json"
+
+
+def folder_diff(fixture: Path, current: Path) -> bytes:
+    """`git diff --binary` from fixture to current, as paths relative to the folder.
+
+    A throwaway git dir indexes the fixture first and then the current tree, so new,
+    deleted and binary files and mode changes are all captured, ignored files included.
+    """
+    with tempfile.TemporaryDirectory(prefix="evalkit-diff-") as tmp:
+        gitdir = Path(tmp) / "git"
+
+        def at(tree: Path, *args: str) -> bytes:
+            return git(tree, f"--git-dir={gitdir}", f"--work-tree={tree}", *args)
+
+        git(Path(tmp), "init", "-q", "--bare", str(gitdir))
+        at(fixture, "add", "-A", "--force", ".")
+        at(fixture, "commit", "-q", "--allow-empty", "--no-verify", "-m", "fixture")
+        if current.is_dir():
+            at(current, "add", "-A", "--force", ".")
+        else:
+            at(fixture, "rm", "-r", "-q", "--cached", "--ignore-unmatch", ".")
+        return at(
+            current if current.is_dir() else fixture,
+            "diff",
+            "--cached",
+            "--binary",
+            "--no-color",
+            "--no-ext-diff",
+            "HEAD",
+        )
+
+
+def _ignore_git(_: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == ".git"]
+
+
+def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
+    """Copy the fixture to dest and apply diff there. dest becomes its own git top level,
+    because `git apply` inside another work tree resolves paths against that tree's root
+    and silently applies nothing."""
+    shutil.copytree(fixture, dest, symlinks=True, ignore=_ignore_git)
+    git(dest, "init", "-q")
+    if diff.strip():
+        git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff)
+    shutil.rmtree(dest / ".git")
+
+
+def hash_dirs(paths: list[Path], root: Path) -> dict[str, str]:
+    out = {}
+    for path in paths:
+        try:
+            key = path.relative_to(root).as_posix()
+        except ValueError:
+            key = str(path)
+        out[key] = tree_hash(path)
+    return out
+
+
+def declarations(
+    suite: Suite, scenario_sha256: str, requested_model: str, model_id: str, cli_version: str
+) -> dict[str, Any]:
+    """Everything a rep's result depends on that is not the agent's own behaviour."""
+    rubric = suite.rubric_path
+    return {
+        "suite": suite.name,
+        "fixture_hashes": suite.fixture_hashes(),
+        "scenario_sha256": scenario_sha256,
+        "rubric_sha256": sha256_file(rubric) if rubric.is_file() else "",
+        "plugin_hashes": hash_dirs(suite.plugin_dirs(), suite.root),
+        "checker": f"{suite.checker.name}@{suite.checker.version}",
+        "model": requested_model,
+        "model_id": model_id,
+        "cli_version": cli_version,
+        "evalkit_version": __version__,
+    }
+
+
+def bundle_id(decl: dict[str, Any]) -> str:
+    canonical = json.dumps(decl, sort_keys=True, separators=(",", ":")).encode()
+    return "evb-" + sha256_bytes(canonical)[:16]
+
+
+def write_check(folder: Path, verdict: Verdict) -> None:
+    (folder / CHECK).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if verdict.judge is not None:
+        (folder / JUDGE).write_text(
+            verdict.judge.model_dump_json(indent=2) + "\n", encoding="utf-8"
+        )
+
+
+def keep_folder_diffs(suite: Suite, sandbox: Path, folder: Path) -> dict[str, str]:
+    """Write <name>.diff for every fixture folder; return name -> path relative to folder."""
+    written = {}
+    for name, fixture in suite.fixture_dirs().items():
+        (folder / f"{name}.diff").write_bytes(folder_diff(fixture, sandbox / name))
+        written[name] = f"{name}.diff"
+    return written
+
+
+MANIFEST_SCHEMA = SCHEMA_VERSION

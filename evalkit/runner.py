@@ -1,0 +1,345 @@
+"""`evalkit run`: one fresh, isolated, real Claude Code session per rep, scored and recorded.
+
+Every rep ends in exactly one TSV row and one manifest line, whatever happened:
+a crash, a timeout or an interrupt is an ERROR row with its reason, never a
+missing row and never a PASS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evalkit import __version__
+from evalkit.agent_process import ProcessOutcome, base_environment, run_agent
+from evalkit.appendlog import append_locked
+from evalkit.check import default_judge, score
+from evalkit.checkers.base import CheckInput
+from evalkit.checkers.common import error_verdict
+from evalkit.claude_cli import cli_version, find_cli
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.evidence import (
+    TRANSCRIPT,
+    bundle_id,
+    declarations,
+    keep_folder_diffs,
+    write_check,
+)
+from evalkit.judge import FixedJudge, Judge
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
+from evalkit.policy import ScriptedAgent, is_policy, scripted_agent
+from evalkit.redact import redact, redact_jsonl
+from evalkit.results import append_row, row_from_verdict
+from evalkit.sandbox import build_sandbox, claude_md_above, expand
+from evalkit.scenario_file import ScenarioFile
+from evalkit.scripted.server import ScriptedServer
+from evalkit.scripts import render
+from evalkit.selftest import patched_env
+from evalkit.suite import Suite
+from evalkit.task import read_task
+from evalkit.transcript import parse_lines
+
+MANIFEST = "manifest.jsonl"
+PLANS = "plans.jsonl"
+DEFAULT_TIMEOUT = 900.0
+DEFAULT_MAX_RETRIES = 2
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("r%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+def default_workdir(suite: Suite) -> Path:
+    return suite.root / "results"
+
+
+def scratch_root() -> Path:
+    root = Path(os.environ.get("EVALKIT_SCRATCH") or tempfile.gettempdir()).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    found = claude_md_above(root)
+    if found is not None:
+        raise RefusedError(
+            f"scratch folder {root} is under {found}, which the CLI would load into every "
+            "session; set EVALKIT_SCRATCH to a folder outside it"
+        )
+    return root
+
+
+def checked_plugin_dirs(suite: Suite) -> list[Path]:
+    """The CLI ignores a missing --plugin-dir silently, so evalkit refuses it first."""
+    dirs = suite.plugin_dirs()
+    for path in dirs:
+        if not (path / ".claude-plugin" / "plugin.json").is_file():
+            raise ConfigError(
+                f"{suite.config_path}: plugins: {path} is not a plugin folder "
+                "(no .claude-plugin/plugin.json); the CLI would silently run without it"
+            )
+    return dirs
+
+
+@dataclass
+class RunContext:
+    """What every rep of a run shares."""
+
+    suite: Suite
+    workdir: Path
+    results: Path
+    run_id: str
+    timeout: float = DEFAULT_TIMEOUT
+    keep_sandboxes: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
+    max_retries: int = DEFAULT_MAX_RETRIES
+    judge_override: Judge | None = None
+    _cli_version: str | None = None
+
+    def cli_version(self, cli: Path) -> str:
+        if self._cli_version is None:
+            self._cli_version = cli_version(cli)
+        return self._cli_version
+
+
+@dataclass
+class RepOutcome:
+    scenario: str
+    model: str
+    rep: int
+    verdict: Verdict
+    row: ResultRow
+    evidence: Path
+    seconds: float
+
+
+def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
+    plan = Plan(
+        run_id=ctx.run_id,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        command=command,
+        cells=cells,
+        results=_relative(ctx.results, ctx.workdir),
+    )
+    append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list[str]:
+    command = [
+        str(cli),
+        "-p",
+        task,
+        "--model",
+        model,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-hook-events",
+        "--dangerously-skip-permissions",
+        "--no-session-persistence",
+        "--setting-sources",
+        "project",
+    ]
+    for plugin in plugins:
+        command += ["--plugin-dir", str(plugin)]
+    return command
+
+
+def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> RepOutcome:
+    """One rep, start to row. Re-raises KeyboardInterrupt only after its ERROR row is written."""
+    suite = ctx.suite
+    plugins = checked_plugin_dirs(suite)
+    cli = find_cli()
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
+    sandbox = scratch / "sandbox"
+    interrupted = False
+    outcome = ProcessOutcome(None, 0.0, None)
+    agent: ScriptedAgent | None = None
+    try:
+        with ExitStack() as stack:
+            if is_policy(model):
+                agent = scripted_agent(suite, model, scenario)
+                stack.enter_context(patched_env(_harmless_unset(suite, scratch)))
+            build_sandbox(suite, scenario, sandbox)
+            names = list(suite.fixture_dirs())
+            isolation = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+            config_dir = scratch / "claude-config"
+            config_dir.mkdir()
+            env = base_environment(isolation, config_dir, ctx.max_retries)
+            cli_model = model
+            judge = ctx.judge_override
+            if agent is not None:
+                script = render(agent.plan.script, sandbox, names, suite.checker.script_values())
+                server = stack.enter_context(ScriptedServer(script, agent.fault))
+                for key in [k for k in env if k.startswith("ANTHROPIC_")]:
+                    del env[key]
+                env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
+                cli_model = agent.cli_model
+                if judge is None and not _judge_env_set(suite):
+                    judge = FixedJudge(agent.plan.judge_answer)
+            command = agent_command(cli, read_task(scenario), cli_model, plugins)
+            try:
+                outcome = run_agent(
+                    command,
+                    sandbox / "project",
+                    env,
+                    sandbox / TRANSCRIPT,
+                    sandbox / "stderr.txt",
+                    ctx.timeout,
+                    ctx.stop,
+                )
+            except KeyboardInterrupt:
+                interrupted = True
+                outcome = ProcessOutcome(None, 0.0, "interrupted")
+            result = _finish(ctx, scenario, model, rep, sandbox, outcome, judge, cli)
+    finally:
+        if not ctx.keep_sandboxes:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+def _judge_env_set(suite: Suite) -> bool:
+    return any(os.environ.get(name) for name in suite.config.judge.command_env)
+
+
+def _harmless_unset(suite: Suite, scratch: Path) -> dict[str, str]:
+    """Reference policies may write to guarded real-world paths; point those into scratch
+    unless the caller already pointed them somewhere."""
+    return {k: v for k, v in suite.checker.harmless_env(scratch).items() if not os.environ.get(k)}
+
+
+def _verdict(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    sandbox: Path,
+    outcome: ProcessOutcome,
+    transcript: Transcript,
+    judge: Judge | None,
+) -> Verdict:
+    inp = CheckInput(ctx.suite, scenario, sandbox, transcript, model, judge or FixedJudge(""))
+    if outcome.stopped == "timeout":
+        return error_verdict(inp, f"timeout:{ctx.timeout:g}s")
+    if outcome.stopped == "interrupted":
+        return error_verdict(inp, "interrupted")
+    try:
+        verdict = score(
+            ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite)
+        )
+    except Exception as exc:  # a checker bug must cost a row its score, never the row
+        traceback.print_exc()
+        return error_verdict(inp, f"checker-crashed:{type(exc).__name__}")
+    if outcome.exit_code not in (0, None) and verdict.verdict != "ERROR":
+        verdict = error_verdict(inp, f"cli-exit:{outcome.exit_code}")
+    return verdict
+
+
+def _finish(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    sandbox: Path,
+    outcome: ProcessOutcome,
+    judge: Judge | None,
+    cli: Path,
+) -> RepOutcome:
+    raw = (sandbox / TRANSCRIPT).read_bytes().decode("utf-8", "replace")
+    redacted = redact_jsonl(raw)
+    transcript = parse_lines(redacted.splitlines())
+    verdict = _verdict(ctx, scenario, model, sandbox, outcome, transcript, judge)
+    folder = ctx.workdir / "evidence" / ctx.run_id / scenario.id / safe_name(model) / f"rep-{rep}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
+    stderr = (sandbox / "stderr.txt").read_bytes().decode("utf-8", "replace")
+    (folder / "stderr.txt").write_text(redact(stderr), encoding="utf-8")
+    files = {"transcript": TRANSCRIPT, "stderr": "stderr.txt", "check": "check.json"}
+    files.update(
+        {
+            f"{name}_diff": path
+            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder).items()
+        }
+    )
+    write_check(folder, verdict)
+    if verdict.judge is not None:
+        files["judge"] = "judge.json"
+    version = transcript.cli_version or ctx.cli_version(cli)
+    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version)
+    bid = bundle_id(decl)
+    row = row_from_verdict(
+        verdict,
+        rep=rep,
+        run_id=ctx.run_id,
+        time=datetime.now(UTC).isoformat(timespec="seconds"),
+        evalkit_version=__version__,
+        cli_version=version,
+        model_id=transcript.model_id or "-",
+        bundle_id=bid,
+    )
+    line = EvidenceLine(
+        run_id=ctx.run_id,
+        scenario=scenario.id,
+        model=model,
+        rep=rep,
+        evidence=_relative(folder, ctx.workdir),
+        files=files,
+        declarations=decl,
+        bundle_id=bid,
+        verdict=verdict.verdict,
+        results=_relative(ctx.results, ctx.workdir),
+    )
+    append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
+    append_row(ctx.results, row)
+    return RepOutcome(scenario.id, model, rep, verdict, row, folder, outcome.seconds)
+
+
+def run_reps(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    reps: int,
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> list[RepOutcome]:
+    record_plan(
+        ctx,
+        [PlanCell(scenario=scenario.id, model=model, reps=reps)],
+        f"run {scenario.id} {model} --reps {reps}",
+    )
+    done = []
+    for rep in range(1, reps + 1):
+        outcome = run_rep(ctx, scenario, model, rep)
+        done.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
+    return done
+
+
+def load_plans(workdir: Path) -> list[Plan]:
+    path = workdir / PLANS
+    if not path.is_file():
+        return []
+    return [
+        Plan.model_validate(json.loads(line))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
