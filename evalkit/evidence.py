@@ -63,10 +63,10 @@ def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
     because `git apply` inside another work tree resolves paths against that tree's root
     and silently applies nothing."""
     shutil.copytree(fixture, dest, symlinks=True, ignore=_ignore_git)
-    git(dest, "init", "-q")
     if diff.strip():
+        git(dest, "init", "-q")
         git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff)
-    shutil.rmtree(dest / ".git")
+        shutil.rmtree(dest / ".git")
 
 
 def hash_dirs(paths: list[Path], root: Path) -> dict[str, str]:

@@ -37,7 +37,7 @@ def front_matter(text: str) -> dict[str, Any] | None:
         return None
     parts = text.split("\n")
     for index in range(1, len(parts)):
-        if parts[index].strip() == "---":
+        if parts[index].rstrip() == "---":
             try:
                 data = yaml.safe_load("\n".join(parts[1:index]))
             except yaml.YAMLError:

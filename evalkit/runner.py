@@ -14,9 +14,8 @@ import secrets
 import shutil
 import tempfile
 import threading
-import traceback
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,10 +23,9 @@ from pathlib import Path
 from evalkit import __version__
 from evalkit.agent_process import ProcessOutcome, base_environment, run_agent
 from evalkit.appendlog import append_locked
-from evalkit.check import default_judge, score
-from evalkit.checkers.base import CheckInput
-from evalkit.checkers.common import error_verdict
+from evalkit.check import default_judge
 from evalkit.claude_cli import cli_version, find_cli
+from evalkit.decide import ProcessRecord, decide
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.evidence import (
     TRANSCRIPT,
@@ -37,7 +35,7 @@ from evalkit.evidence import (
     write_check,
 )
 from evalkit.judge import FixedJudge, Judge
-from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Verdict
 from evalkit.policy import ScriptedAgent, is_policy, scripted_agent
 from evalkit.redact import redact, redact_jsonl
 from evalkit.results import append_row, row_from_verdict
@@ -51,6 +49,7 @@ from evalkit.task import read_task
 from evalkit.transcript import parse_lines
 
 MANIFEST = "manifest.jsonl"
+PROCESS = "process.json"
 PLANS = "plans.jsonl"
 DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_RETRIES = 2
@@ -163,7 +162,9 @@ def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list
     return command
 
 
-def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> RepOutcome:
+def run_rep(
+    ctx: RunContext, scenario: ScenarioFile, model: str, rep: int, timeout: float | None = None
+) -> RepOutcome:
     """One rep, start to row. Re-raises KeyboardInterrupt only after its ERROR row is written."""
     suite = ctx.suite
     plugins = checked_plugin_dirs(suite)
@@ -177,7 +178,6 @@ def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> Re
         with ExitStack() as stack:
             if is_policy(model):
                 agent = scripted_agent(suite, model, scenario)
-                stack.enter_context(patched_env(_harmless_unset(suite, scratch)))
             build_sandbox(suite, scenario, sandbox)
             names = list(suite.fixture_dirs())
             isolation = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
@@ -193,7 +193,7 @@ def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> Re
                     del env[key]
                 env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
                 cli_model = agent.cli_model
-                if judge is None and not _judge_env_set(suite):
+                if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
             command = agent_command(cli, read_task(scenario), cli_model, plugins)
             try:
@@ -203,13 +203,15 @@ def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> Re
                     env,
                     sandbox / TRANSCRIPT,
                     sandbox / "stderr.txt",
-                    ctx.timeout,
+                    timeout or ctx.timeout,
                     ctx.stop,
                 )
             except KeyboardInterrupt:
                 interrupted = True
                 outcome = ProcessOutcome(None, 0.0, "interrupted")
-            result = _finish(ctx, scenario, model, rep, sandbox, outcome, judge, cli)
+            result = _finish(
+                ctx, scenario, model, rep, sandbox, outcome, judge, cli, timeout or ctx.timeout
+            )
     finally:
         if not ctx.keep_sandboxes:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -218,40 +220,27 @@ def run_rep(ctx: RunContext, scenario: ScenarioFile, model: str, rep: int) -> Re
     return result
 
 
-def _judge_env_set(suite: Suite) -> bool:
-    return any(os.environ.get(name) for name in suite.config.judge.command_env)
+def guarded_env(suite: Suite) -> dict[str, str]:
+    """The values, now, of the variables that point the checker's guarded real-world paths."""
+    return {k: os.environ.get(k, "") for k in suite.checker.harmless_env(Path("/")).keys()}
 
 
-def _harmless_unset(suite: Suite, scratch: Path) -> dict[str, str]:
-    """Reference policies may write to guarded real-world paths; point those into scratch
-    unless the caller already pointed them somewhere."""
-    return {k: v for k, v in suite.checker.harmless_env(scratch).items() if not os.environ.get(k)}
-
-
-def _verdict(
-    ctx: RunContext,
-    scenario: ScenarioFile,
-    model: str,
-    sandbox: Path,
-    outcome: ProcessOutcome,
-    transcript: Transcript,
-    judge: Judge | None,
-) -> Verdict:
-    inp = CheckInput(ctx.suite, scenario, sandbox, transcript, model, judge or FixedJudge(""))
-    if outcome.stopped == "timeout":
-        return error_verdict(inp, f"timeout:{ctx.timeout:g}s")
-    if outcome.stopped == "interrupted":
-        return error_verdict(inp, "interrupted")
+@contextmanager
+def policy_guard(suite: Suite, models: list[str]) -> Iterator[None]:
+    """Reference policies may write to the guarded real-world paths (the breach policy does,
+    on purpose): for a run with any policy model, point those paths into one scratch folder,
+    unless the caller already pointed them somewhere. Set once per run, since reps share
+    this process's environment."""
+    if not any(is_policy(m) for m in models):
+        yield
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-guard-", dir=scratch_root()))
+    values = {k: v for k, v in suite.checker.harmless_env(scratch).items() if not os.environ.get(k)}
     try:
-        verdict = score(
-            ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite)
-        )
-    except Exception as exc:  # a checker bug must cost a row its score, never the row
-        traceback.print_exc()
-        return error_verdict(inp, f"checker-crashed:{type(exc).__name__}")
-    if outcome.exit_code not in (0, None) and verdict.verdict != "ERROR":
-        verdict = error_verdict(inp, f"cli-exit:{outcome.exit_code}")
-    return verdict
+        with patched_env(values):
+            yield
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _finish(
@@ -263,17 +252,33 @@ def _finish(
     outcome: ProcessOutcome,
     judge: Judge | None,
     cli: Path,
+    timeout: float,
 ) -> RepOutcome:
     raw = (sandbox / TRANSCRIPT).read_bytes().decode("utf-8", "replace")
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
-    verdict = _verdict(ctx, scenario, model, sandbox, outcome, transcript, judge)
+    process = ProcessRecord(
+        exit_code=outcome.exit_code,
+        stopped=outcome.stopped,
+        timeout=timeout,
+        guarded_env=guarded_env(ctx.suite),
+        seconds=round(outcome.seconds, 3),
+    )
+    verdict = decide(
+        ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
+    )
     folder = ctx.workdir / "evidence" / ctx.run_id / scenario.id / safe_name(model) / f"rep-{rep}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = (sandbox / "stderr.txt").read_bytes().decode("utf-8", "replace")
     (folder / "stderr.txt").write_text(redact(stderr), encoding="utf-8")
-    files = {"transcript": TRANSCRIPT, "stderr": "stderr.txt", "check": "check.json"}
+    (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    files = {
+        "transcript": TRANSCRIPT,
+        "stderr": "stderr.txt",
+        "check": "check.json",
+        "process": PROCESS,
+    }
     files.update(
         {
             f"{name}_diff": path
@@ -326,11 +331,12 @@ def run_reps(
         f"run {scenario.id} {model} --reps {reps}",
     )
     done = []
-    for rep in range(1, reps + 1):
-        outcome = run_rep(ctx, scenario, model, rep)
-        done.append(outcome)
-        if on_done is not None:
-            on_done(outcome)
+    with policy_guard(ctx.suite, [model]):
+        for rep in range(1, reps + 1):
+            outcome = run_rep(ctx, scenario, model, rep)
+            done.append(outcome)
+            if on_done is not None:
+                on_done(outcome)
     return done
 
 

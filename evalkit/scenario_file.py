@@ -32,10 +32,10 @@ class ScenarioFile:
 def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
     """Return (front matter, body, line number where the body starts)."""
     lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != _FENCE:
+    if not lines or lines[0].rstrip() != _FENCE:
         raise ConfigError(f"{path}:1: front matter: the file must start with a '---' line")
     for index in range(1, len(lines)):
-        if lines[index].strip() == _FENCE:
+        if lines[index].rstrip() == _FENCE:
             return "".join(lines[1:index]), "".join(lines[index + 1 :]), index + 2
     raise ConfigError(f"{path}: front matter: no closing '---' line")
 

@@ -64,7 +64,7 @@ class Suite:
         loaded: dict[str, list[ScenarioFile]] = {}
         seen: dict[str, Path] = {}
         for which, folder in SET_FOLDERS.items():
-            files = sorted((self.root / folder).glob("*.md"))
+            files = sorted((self.root / folder).glob("*.md"), key=_ladder_order)
             loaded[which] = []
             for path in files:
                 sf = parse_scenario(path)
@@ -134,3 +134,9 @@ class Suite:
 
 def load_suite(explicit: str | Path | None = None, start: Path | None = None) -> Suite:
     return Suite(find_suite_root(explicit, start))
+
+
+def _ladder_order(path: Path) -> tuple[str, int, str]:
+    """P1, N1, P2, N2 …: the ladder's pairs side by side."""
+    name = path.stem
+    return (name[1:], 0 if name.startswith("P") else 1, name)

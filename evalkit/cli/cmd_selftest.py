@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from evalkit.cli.app import command, err, out, state
 from evalkit.selftest import self_test
@@ -23,21 +22,15 @@ def self_test_command(
     Example: `evalkit self-test`
     """
     cells = self_test(state.suite(), workdir)
-    table = Table(box=None, pad_edge=False)
-    for column in ("scenario", "case", "expected", "got", "reasons", ""):
-        table.add_column(column)
+    width = max(len(c.case) for c in cells)
     for cell in cells:
         expected = cell.expect.verdict + (f" ({cell.expect.reason})" if cell.expect.reason else "")
-        reasons = ";".join(cell.verdict.reasons + cell.verdict.flags)
-        table.add_row(
-            cell.scenario,
-            cell.case,
-            expected,
-            cell.verdict.verdict,
-            reasons,
-            "ok" if cell.ok else "[bold red]WRONG[/]",
-        )
-    out.print(table)
+        mark = "ok   " if cell.ok else "WRONG"
+        line = f"{mark} {cell.scenario:<16} {cell.case:<{width}} {cell.verdict.verdict:<5}"
+        if not cell.ok:
+            reasons = ";".join(cell.verdict.reasons + cell.verdict.flags)
+            line += f"  expected {expected}; reasons {reasons}"
+        out.print(line, markup=False)
     wrong = [c for c in cells if not c.ok]
     out.print(f"{len(cells) - len(wrong)}/{len(cells)} cells as designed")
     if wrong:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from evalkit.cli import (  # noqa: F401
+    cmd_calibrate,
     cmd_check,
+    cmd_grid,
     cmd_list,
     cmd_lock,
+    cmd_report,
     cmd_run,
     cmd_sandbox,
     cmd_selftest,
+    cmd_verify,
 )
 from evalkit.cli.app import app
 

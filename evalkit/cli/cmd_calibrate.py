@@ -1,0 +1,76 @@
+"""`evalkit calibrate`: the harness against reference agents of known behaviour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evalkit.calibrate import calibrate
+from evalkit.cli.app import command, err, out, rel, state
+from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.cli.progress import rep_progress
+from evalkit.policy import policy_names
+from evalkit.runner import RunContext, new_run_id
+
+
+@command("calibrate")
+def calibrate_command(
+    workdir: Annotated[Path | None, typer.Argument(help="default: a new temporary folder")] = None,
+    which: Annotated[str, typer.Option("--set", help="run, reserve or all")] = "run",
+    jobs: Annotated[int, typer.Option("--jobs", min=1)] = 4,
+    policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
+) -> None:
+    """Run every reference policy and fault mode over every scenario through the real CLI.
+
+    Exits non-zero, printing the matrix, when any cell differs from the expected one.
+
+    Example: `evalkit calibrate --set all`
+    """
+    if which not in ("run", "reserve", "all"):
+        raise typer.BadParameter("--set takes run, reserve or all")
+    suite = state.suite()
+    if workdir is None:
+        import tempfile
+
+        workdir = Path(tempfile.mkdtemp(prefix="evalkit-calibrate-"))
+    work = workdir.resolve()
+    ctx = RunContext(
+        suite=suite, workdir=work, results=work / "results.tsv", run_id=new_run_id(), timeout=120
+    )
+    chosen = [p for p in policies.split(",") if p] or policy_names(suite)
+    total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
+    try:
+        with terminate_as_interrupt(), rep_progress(total) as bar:
+            cells = calibrate(ctx, which, jobs, chosen, on_done=bar.done)  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(130) from None
+    table = Table(box=None, pad_edge=False)
+    table.add_column("scenario")
+    for policy in chosen:
+        table.add_column(policy)
+    by = {(c.scenario, c.policy): c for c in cells}
+    for scenario in dict.fromkeys(c.scenario for c in cells):
+        row = []
+        for policy in chosen:
+            cell = by[(scenario, policy)]
+            got = cell.outcome.verdict.verdict
+            row.append(got if cell.ok else f"[bold red]{got}≠{cell.expect.verdict}[/]")
+        table.add_row(scenario, *row)
+    out.print(table)
+    wrong = [c for c in cells if not c.ok]
+    for cell in wrong:
+        err.print(
+            f"{cell.scenario} {cell.policy}: expected {cell.expect.verdict}"
+            f"{' (' + cell.expect.reason + ')' if cell.expect.reason else ''}, got "
+            f"{cell.outcome.verdict.verdict} {';'.join(cell.outcome.verdict.reasons)}"
+        )
+    out.print(
+        f"{len(cells) - len(wrong)}/{len(cells)} cells as expected; "
+        f"rows and evidence in {rel(work)}"
+    )
+    if wrong:
+        raise typer.Exit(1)

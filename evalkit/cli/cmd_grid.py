@@ -1,0 +1,82 @@
+"""`evalkit grid`: scenarios × models × reps on a bounded pool, resumable, with progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, err, out, rel, state
+from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.cli.progress import rep_progress
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.grid import expand_cells, recorded, run_grid
+from evalkit.lock import ensure_frozen
+from evalkit.runner import DEFAULT_TIMEOUT, RunContext, default_workdir, new_run_id
+
+
+@command("grid")
+def grid(
+    workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
+    models: Annotated[
+        str, typer.Option("--models", help="comma-separated, e.g. sonnet,haiku")
+    ] = "",
+    which: Annotated[str, typer.Option("--set", help="run or reserve")] = "run",
+    scenarios: Annotated[str, typer.Option("--scenarios", help="comma-separated ids")] = "",
+    reps: Annotated[int, typer.Option("--reps", min=1)] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="reps at once")] = 2,
+    resume: Annotated[bool, typer.Option("--resume", help="skip reps already recorded")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="seconds per rep")] = DEFAULT_TIMEOUT,
+    allow_unfrozen: Annotated[bool, typer.Option("--allow-unfrozen")] = False,
+) -> None:
+    """Run a grid; its plan is written first, so anything missing can be counted.
+
+    Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
+    """
+    if which not in ("run", "reserve"):
+        raise typer.BadParameter("--set takes run or reserve")
+    model_list = [m for m in models.split(",") if m]
+    if not model_list:
+        raise ConfigError("grid needs --models, e.g. --models sonnet,haiku")
+    suite = state.suite()
+    pool = suite.scenarios(which)  # type: ignore[arg-type]
+    if scenarios:
+        pool = [suite.resolve(ref, which) for ref in scenarios.split(",") if ref]  # type: ignore[arg-type]
+    if which == "reserve":
+        err.print("running the reserve set: this is a measurement")
+    ensure_frozen(suite, allow_unfrozen)
+    work = (workdir or default_workdir(suite)).resolve()
+    ctx = RunContext(
+        suite=suite,
+        workdir=work,
+        results=work / "results.tsv",
+        run_id=new_run_id(),
+        timeout=timeout,
+    )
+    cells = expand_cells(pool, model_list, reps)
+    if resume:
+        seen = recorded(ctx)
+        cells = [c for c in cells if (c.scenario.id, c.model, c.rep) not in seen]
+        out.print(f"resuming: {len(cells)} rep(s) left to run")
+    if not cells:
+        out.print("nothing to run")
+        return
+    if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
+        raise RefusedError("reserve scenarios run only with --set reserve")
+    try:
+        with terminate_as_interrupt(), rep_progress(len(cells)) as bar:
+            run_grid(
+                ctx,
+                cells,
+                jobs,
+                f"grid --models {models} --set {which} --reps {reps}",
+                on_done=bar.done,
+            )
+    except KeyboardInterrupt:
+        err.print(
+            "interrupted: reps in flight were stopped and recorded as ERROR; "
+            "`evalkit grid --resume` runs what is missing"
+        )
+        raise typer.Exit(130) from None
+    out.print(f"rows in {rel(ctx.results)}; `evalkit report {rel(work)}` to read them")

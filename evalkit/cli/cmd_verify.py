@@ -1,0 +1,45 @@
+"""`evalkit verify`: re-derive every recorded row from its kept evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, out, state
+from evalkit.runner import default_workdir
+from evalkit.verify import verify_workdir
+
+
+@command("verify")
+def verify(
+    workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
+) -> None:
+    """Rebuild each trial's sandbox from fixture + diffs, re-score it, compare, then count.
+
+    Exits non-zero unless every trial re-derives and the counts match the plans.
+
+    Example: `evalkit verify results/`
+    """
+    suite = state.suite()
+    report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())
+    for trial in report.trials:
+        if trial.ok:
+            out.print(f"  ok        {trial.name}  {trial.verdict}")
+        else:
+            out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}")
+    for problem in report.count_problems:
+        out.print(f"  MISMATCH  {problem}")
+    if report.all_rederived:
+        out.print(f"All {len(report.trials)} trial(s) re-derived from the kept evidence.")
+    bad = sum(1 for t in report.trials if not t.ok)
+    if report.publishable:
+        out.print("PUBLISHABLE")
+    else:
+        out.print("NOT PUBLISHABLE: " + "; ".join(report.publish_problems))
+    if not report.all_rederived:
+        out.print(
+            f"{bad} trial(s) did not re-derive; {len(report.count_problems)} count problem(s)"
+        )
+        raise typer.Exit(1)

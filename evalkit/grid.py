@@ -1,0 +1,75 @@
+"""Running many reps on a bounded pool: plan first, then run, resumable, stoppable.
+
+Each rep is independent and records itself, so a grid is the same files as a shell
+loop of `evalkit run … &` would leave; this only adds bounds, resume and progress.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from evalkit.models import PlanCell
+from evalkit.runner import RepOutcome, RunContext, policy_guard, record_plan, run_rep
+from evalkit.scenario_file import ScenarioFile
+from evalkit.verify import read_manifest
+
+
+@dataclass(frozen=True)
+class GridCell:
+    scenario: ScenarioFile
+    model: str
+    rep: int
+    timeout: float | None = None
+
+
+def expand_cells(scenarios: list[ScenarioFile], models: list[str], reps: int) -> list[GridCell]:
+    return [GridCell(s, m, k) for s in scenarios for m in models for k in range(1, reps + 1)]
+
+
+def recorded(ctx: RunContext) -> set[tuple[str, str, int]]:
+    """(scenario, model, rep) already in the manifest, from any earlier run."""
+    if not (ctx.workdir / "manifest.jsonl").is_file():
+        return set()
+    lines, _ = read_manifest(ctx.workdir)
+    return {(x.scenario, x.model, x.rep) for x in lines}
+
+
+def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
+    counts = Counter((c.scenario.id, c.model) for c in cells)
+    return [PlanCell(scenario=s, model=m, reps=n) for (s, m), n in counts.items()]
+
+
+def run_grid(
+    ctx: RunContext,
+    cells: list[GridCell],
+    jobs: int,
+    command: str,
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> list[RepOutcome]:
+    """Run cells on at most `jobs` reps at once. On Ctrl-C, stop the reps in flight (each
+    leaves an ERROR row), start no more, and re-raise; the plan shows what is missing."""
+    record_plan(ctx, plan_cells(cells), command)
+    done: list[RepOutcome] = []
+    models = sorted({c.model for c in cells})
+    with policy_guard(ctx.suite, models):
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
+        pending: set[Future[RepOutcome]] = {
+            pool.submit(run_rep, ctx, c.scenario, c.model, c.rep, c.timeout) for c in cells
+        }
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcome = future.result()
+                    done.append(outcome)
+                    if on_done is not None:
+                        on_done(outcome)
+        except BaseException:
+            ctx.stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return done
