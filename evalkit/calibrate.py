@@ -17,7 +17,9 @@ from evalkit.runner import RepOutcome, RunContext
 from evalkit.selftest import meets
 from evalkit.suite import Which
 
-HANG_TIMEOUT = 8.0
+HANG_TIMEOUT = 5.0
+CALIBRATION_RETRIES = 1
+"""One retry is enough to show a fault is scored ERROR, and keeps calibration quick."""
 
 
 @dataclass
@@ -40,6 +42,7 @@ def calibrate(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[CalibrationCell]:
     suite = ctx.suite
+    ctx.max_retries = min(ctx.max_retries, CALIBRATION_RETRIES)
     chosen = policies or policy_names(suite)
     scenarios = suite.scenarios(which)
     expect: dict[tuple[str, str], Expectation] = {}

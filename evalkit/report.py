@@ -29,9 +29,25 @@ Z95 = 1.96
 LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
-VIA_KINDS = ("written", "offered")
-INFO_FLAGS = frozenset({"project-write", "b-info", "off-topic-note", "vault-deleted", "cited-adr"})
-"""Names of reasons-column entries that never decide a verdict; any `name:yes` counts too."""
+INFO_FLAGS = frozenset(
+    {
+        # vault-write
+        "project-write",
+        "b-info",
+        "off-topic-note",
+        "vault-deleted",
+        # adr-discrimination
+        "cited-adr",
+        "cited",
+        "off-topic-adr",
+        "adr-dir-changed",
+        "adr-dir-deleted",
+        "existing-file-edited",
+    }
+)
+"""Names of reasons-column entries that never decide a verdict; any `name:yes` counts too.
+
+The TSV keeps reasons and flags in one column, so the report has to know the flag names."""
 
 
 # --------------------------------------------------------------------------- the model
@@ -58,7 +74,7 @@ class Cell(BaseModel):
     fails: int
     b_fail: int = Field(description="rows whose b column is B:FAIL")
     a_via: dict[str, int] = Field(
-        description="positives: PASS rows by their A-via reason; empty for negatives"
+        description="positives: PASS rows by the kind of their A-via reason; empty for negatives"
     )
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
 
@@ -164,11 +180,11 @@ def flag_key(token: str) -> str | None:
 
 def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str]) -> Cell:
     flags: Counter[str] = Counter()
-    via: Counter[str] = Counter(dict.fromkeys(VIA_KINDS, 0) if polarity == "positive" else {})
+    via: Counter[str] = Counter()
     for row in rows:
         flags.update({k for k in map(flag_key, tokens(row)) if k is not None})
         if polarity == "positive" and row.verdict == "PASS":
-            via.update({t.partition(":")[2] for t in tokens(row) if t.startswith("A-via:")})
+            via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
     return Cell(
         model=model,
         polarity=polarity,
@@ -176,7 +192,7 @@ def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str])
         pass_rate=rate(rows),
         fails=sum(1 for r in rows if r.verdict == "FAIL"),
         b_fail=sum(1 for r in rows if r.b == "B:FAIL"),
-        a_via=dict(via),
+        a_via=dict(sorted(via.items())),
         flags=dict(sorted(flags.items())),
     )
 
@@ -332,9 +348,7 @@ def fmt_counts(counts: dict[str, int]) -> str:
 
 
 def fmt_via(cell: Cell) -> str:
-    if cell.polarity != "positive":
-        return "-"
-    return ", ".join(f"{k} {v}" for k, v in cell.a_via.items())
+    return "-" if cell.polarity != "positive" else fmt_counts(cell.a_via)
 
 
 LEVEL_COLUMNS = (

@@ -32,12 +32,20 @@ SCENARIO_DIRS = {"run": ROOT / "scenarios", "reserve": ROOT / "scenarios-reserve
 
 EXPECTED_IDS = {
     "run": {
-        "P1-L1-reporting", "N1-L1-reporting", "P2-L2-reporting",
-        "N2-L2-reporting", "P3-L3-reporting", "N3-L3-reporting",
+        "P1-L1-reporting",
+        "N1-L1-reporting",
+        "P2-L2-reporting",
+        "N2-L2-reporting",
+        "P3-L3-reporting",
+        "N3-L3-reporting",
     },
     "reserve": {
-        "P4-L1-delivery", "N4-L1-delivery", "P5-L2-delivery",
-        "N5-L2-delivery", "P6-L3-delivery", "N6-L3-delivery",
+        "P4-L1-delivery",
+        "N4-L1-delivery",
+        "P5-L2-delivery",
+        "N5-L2-delivery",
+        "P6-L3-delivery",
+        "N6-L3-delivery",
     },
 }
 ID_SHAPE = re.compile(r"^(?P<pol>[PN])(?P<num>[1-6])-(?P<level>L[123])-(?P<topic>[a-z]+)$")
@@ -71,7 +79,7 @@ TRIGGER_WORDING = re.compile(
     re.I,
 )
 CLAUDE_MD_BANNED = re.compile(r"\b(vault|memory|notes?|remember)\b", re.I)
-MACHINE_PATH = re.compile(r"(?<![\w.~$}])/(work|root|home|Users|tmp|var/folders)/")
+MACHINE_PATH = re.compile(r"(?<![\w.~$}])/(work|root|home|Users|tmp|var/folders)/[\w.-]+")
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 
 
@@ -107,7 +115,7 @@ def split_front_matter(text: str) -> tuple[Any, str] | None:
     match = FRONT_MATTER.match(text)
     if match is None:
         return None
-    return yaml.safe_load(match.group(1)), text[match.end():]
+    return yaml.safe_load(match.group(1)), text[match.end() :]
 
 
 def split_sections(body: str) -> list[tuple[str, str]]:
@@ -128,7 +136,9 @@ def scenario_docs() -> tuple[ScenarioDoc, ...]:
             parts = split_front_matter(path.read_text(encoding="utf-8"))
             assert parts is not None, f"{path.relative_to(ROOT)}: no YAML front matter block"
             meta, body = parts
-            assert isinstance(meta, dict), f"{path.relative_to(ROOT)}: front matter is not a mapping"
+            assert isinstance(meta, dict), (
+                f"{path.relative_to(ROOT)}: front matter is not a mapping"
+            )
             docs.append(ScenarioDoc(path, folder_set, meta, split_sections(body)))
     return tuple(docs)
 
@@ -175,7 +185,10 @@ def contract_problems(rel_path: str, content: str) -> list[str]:
         problems.append(f"file name {name!r} is not a lower-case kebab slug ending in .md")
     if DATE_PREFIX.match(name):
         problems.append(f"file name {name!r} starts with a date")
-    parsed = split_front_matter(content)
+    try:
+        parsed = split_front_matter(content)
+    except yaml.YAMLError:
+        return problems + ["front matter is not valid YAML"]
     if parsed is None:
         return problems + ["no YAML front matter block"]
     front = parsed[0]
@@ -211,7 +224,9 @@ def recommended_missing(content: str) -> list[str]:
 
 def test_suite_config_validates_and_points_at_real_files() -> None:
     config = SuiteConfig.model_validate(yaml.safe_load(SUITE_CONFIG.read_text(encoding="utf-8")))
-    assert (ROOT / config.fixtures.project).is_dir(), "evalkit.yaml: fixtures.project is not a folder"
+    assert (ROOT / config.fixtures.project).is_dir(), (
+        "evalkit.yaml: fixtures.project is not a folder"
+    )
     for name, folder in config.fixtures.extra.items():
         assert (ROOT / folder).is_dir(), f"evalkit.yaml: fixtures.extra.{name} is not a folder"
     for plugin in config.plugins:
@@ -228,8 +243,9 @@ def test_suite_config_validates_and_points_at_real_files() -> None:
     assert config.environment.get("OS_VAULT_SKIP_REBUILD") == "1", (
         "evalkit.yaml: environment.OS_VAULT_SKIP_REBUILD must be 1"
     )
-    assert any(h.event == "SessionStart" and "os-vault" in h.output_contains
-               for h in config.required_hooks), "evalkit.yaml: required_hooks lacks SessionStart"
+    assert any(
+        h.event == "SessionStart" and "os-vault" in h.output_contains for h in config.required_hooks
+    ), "evalkit.yaml: required_hooks lacks SessionStart"
 
 
 def test_judge_rubric_asks_for_yes_or_no_first() -> None:
@@ -298,15 +314,26 @@ def test_already_recorded_negatives_point_at_their_adrs() -> None:
         assert f"fixtures/project/{prefix}" in file, f"{docs[scenario_id].rel}: premise.file"
 
 
+def held_out(ok: bool, message: str) -> None:
+    """Fail with only ``message``: no assertion introspection, no traceback, no locals,
+    so nothing derived from a Task block reaches the output."""
+    if not ok:
+        pytest.fail(message, pytrace=False)
+
+
 @pytest.mark.parametrize("doc", ALL)
 def test_task_follows_the_ladder(doc: ScenarioDoc) -> None:
     task = doc.task
-    assert not VAULT_WORDS.search(task), f"{doc.rel}: Task mentions the vault"
+    held_out(VAULT_WORDS.search(task) is None, f"{doc.rel}: Task mentions the vault")
     if doc.meta["level"] == "L1":
-        assert L1_CUE.search(task), f"{doc.rel}: an L1 Task needs an explicit keep-this cue"
+        held_out(
+            L1_CUE.search(task) is not None,
+            f"{doc.rel}: an L1 Task needs an explicit keep-this cue",
+        )
     else:
-        assert not NOTE_WORDS.search(task), (
-            f"{doc.rel}: an {doc.meta['level']} Task must not mention notes or remembering"
+        held_out(
+            NOTE_WORDS.search(task) is None,
+            f"{doc.rel}: an {doc.meta['level']} Task must not mention notes or remembering",
         )
 
 
@@ -316,7 +343,7 @@ def _words(text: str) -> list[str]:
 
 def _ngrams(text: str) -> set[tuple[str, ...]]:
     words = _words(text)
-    return {tuple(words[i:i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
+    return {tuple(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
 
 
 def _own_fields(doc: ScenarioDoc) -> dict[str, str]:
@@ -348,10 +375,11 @@ def _suite_text_files() -> list[Path]:
 @pytest.mark.parametrize("doc", ALL)
 def test_task_text_appears_nowhere_else(doc: ScenarioDoc) -> None:
     task_grams = _ngrams(doc.task)
-    assert task_grams, f"{doc.rel}: Task block is too short to check"
+    held_out(bool(task_grams), f"{doc.rel}: Task block is too short to check")
     for field, text in _own_fields(doc).items():
-        assert not task_grams & _ngrams(text), (
-            f"{doc.rel}: {field} repeats a {NGRAM}-word run from the Task block"
+        held_out(
+            not task_grams & _ngrams(text),
+            f"{doc.rel}: {field} repeats a {NGRAM}-word run from the Task block",
         )
     for path in _suite_text_files():
         if path == doc.path:
@@ -360,16 +388,18 @@ def test_task_text_appears_nowhere_else(doc: ScenarioDoc) -> None:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        assert not task_grams & _ngrams(text), (
-            f"{doc.rel}: {path.relative_to(ROOT)} repeats a {NGRAM}-word run from the Task block"
+        held_out(
+            not task_grams & _ngrams(text),
+            f"{doc.rel}: {path.relative_to(ROOT)} repeats a {NGRAM}-word run from the Task block",
         )
 
 
 @pytest.mark.parametrize("doc", ALL)
 def test_topic_label_does_not_quote_the_task(doc: ScenarioDoc) -> None:
     topic = " ".join(_words(str(doc.meta["topic"])))
-    assert topic and topic not in " ".join(_words(doc.task)), (
-        f"{doc.rel}: topic is a quotation from the Task block"
+    held_out(
+        bool(topic) and topic not in " ".join(_words(doc.task)),
+        f"{doc.rel}: topic is a quotation from the Task block",
     )
     assert len(str(doc.meta["topic"])) <= 40, f"{doc.rel}: topic should be a short label"
 
@@ -426,8 +456,7 @@ def test_topic_patterns_match_no_other_positive_note(doc: ScenarioDoc) -> None:
         text = note_text(other.calibration["note"])
         for i, pattern in enumerate(patterns_of(doc)):
             assert not re.search(pattern, text, re.I), (
-                f"{doc.rel}: expect.topic_patterns[{i}] also matches "
-                f"{other.rel} calibration.note"
+                f"{doc.rel}: expect.topic_patterns[{i}] also matches {other.rel} calibration.note"
             )
 
 
@@ -459,7 +488,9 @@ def test_negative_edits_are_project_files(doc: ScenarioDoc) -> None:
         assert path and not path.startswith(("/", "~")) and ".." not in parts, (
             f"{doc.rel}: {field}.path is not project-relative"
         )
-        assert not path.startswith(("vault/", vault_prefix)), f"{doc.rel}: {field}.path is in the vault"
+        assert not path.startswith(("vault/", vault_prefix)), (
+            f"{doc.rel}: {field}.path is in the vault"
+        )
         assert str(item["content"]).strip(), f"{doc.rel}: {field}.content is empty"
         if path.endswith((".yml", ".yaml")):
             assert isinstance(yaml.safe_load(item["content"]), dict), (
@@ -498,8 +529,11 @@ def test_tempting_note_conforms_and_is_off_topic(doc: ScenarioDoc) -> None:
 
 
 def _vault_notes() -> list[Path]:
-    return [p for p in sorted(VAULT.rglob("*.md"))
-            if not p.relative_to(VAULT).as_posix().startswith(CHECKER_EXCLUDED)]
+    return [
+        p
+        for p in sorted(VAULT.rglob("*.md"))
+        if not p.relative_to(VAULT).as_posix().startswith(CHECKER_EXCLUDED)
+    ]
 
 
 def test_vault_has_conventions_and_four_seeded_notes() -> None:
@@ -524,8 +558,16 @@ def test_vault_note_conforms(path: Path) -> None:
 
 def test_conventions_state_the_contract() -> None:
     text = (VAULT / "vault-conventions.md").read_text(encoding="utf-8")
-    for needle in ("summary", "scope", "global", "project", "client", "type/<type>",
-                   "last_updated", "date prefix"):
+    for needle in (
+        "summary",
+        "scope",
+        "global",
+        "project",
+        "client",
+        "type/<type>",
+        "last_updated",
+        "date prefix",
+    ):
         assert needle in text, f"fixtures/vault/vault-conventions.md: does not mention {needle!r}"
 
 
@@ -533,8 +575,10 @@ def test_conventions_state_the_contract() -> None:
 
 
 def _ruby_sources() -> list[tuple[str, str]]:
-    sources = [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
-               for p in sorted(PROJECT.rglob("*.rb"))]
+    sources = [
+        (p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
+        for p in sorted(PROJECT.rglob("*.rb"))
+    ]
     for extra in ("bin/reportgen", "Rakefile"):
         path = PROJECT / extra
         sources.append((path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")))
@@ -555,16 +599,23 @@ def test_every_ruby_file_passes_ruby_c(tmp_path: Path) -> None:
     for i, (label, source) in enumerate(_ruby_sources()):
         file = tmp_path / f"source_{i}.rb"
         file.write_text(source, encoding="utf-8")
-        result = subprocess.run([ruby, "-c", str(file)], capture_output=True, text=True,
-                                timeout=60, check=False)
+        result = subprocess.run(
+            [ruby, "-c", str(file)], capture_output=True, text=True, timeout=60, check=False
+        )
         if result.returncode != 0:
             failures.append(f"{label}: {result.stderr.strip().replace(str(file), 'line')}")
     assert not failures, "ruby -c failed:\n" + "\n".join(failures)
 
 
 def test_project_has_the_expected_shape() -> None:
-    for rel in ("bin/reportgen", "README.md", "CLAUDE.md", "config/schema.yml",
-                "lib/reportgen.rb", "docs/adr/README.md"):
+    for rel in (
+        "bin/reportgen",
+        "README.md",
+        "CLAUDE.md",
+        "config/schema.yml",
+        "lib/reportgen.rb",
+        "docs/adr/README.md",
+    ):
         assert (PROJECT / rel).is_file(), f"fixtures/project/{rel}: missing"
     assert os.access(PROJECT / "bin" / "reportgen", os.X_OK), (
         "fixtures/project/bin/reportgen: not executable"
@@ -602,7 +653,9 @@ def test_adrs_share_one_format_and_are_indexed() -> None:
         assert front["status"] in {"Proposed", "Accepted", "Superseded", "Deprecated"}, (
             f"{rel}: status"
         )
-        assert path.name in index, f"{adr_dir.relative_to(ROOT)}/README.md: does not link {path.name}"
+        assert path.name in index, (
+            f"{adr_dir.relative_to(ROOT)}/README.md: does not link {path.name}"
+        )
         titles[path.name[:4]] = str(front["title"])
     assert "UTC" in titles["0002"], "docs/adr/0002: title should be about storing UTC"
     assert "SFTP" in titles["0003"], "docs/adr/0003: title should be about SFTP delivery"
@@ -648,14 +701,23 @@ def _run_hook(script: str, env: dict[str, str], stdin: str = "") -> subprocess.C
     if shutil.which("bash") is None:
         pytest.skip("bash is not installed: the plugin hooks were not run")
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    return subprocess.run([str(PLUGIN / "hooks" / script)], input=stdin, capture_output=True,
-                          text=True, env={**base, **env}, timeout=30, check=False)
+    return subprocess.run(
+        [str(PLUGIN / "hooks" / script)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**base, **env},
+        timeout=30,
+        check=False,
+    )
 
 
 def test_session_start_announces_the_vault(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
-    quiet = _run_hook("session-start.sh", {"OS_VAULT_PATH": str(vault), "OS_VAULT_SKIP_REBUILD": "1"})
+    quiet = _run_hook(
+        "session-start.sh", {"OS_VAULT_PATH": str(vault), "OS_VAULT_SKIP_REBUILD": "1"}
+    )
     assert quiet.returncode == 0, "hooks/session-start.sh: non-zero exit"
     for needle in ("os-vault", "os-vault:write", "$OS_VAULT_PATH", str(vault)):
         assert needle in quiet.stdout, f"hooks/session-start.sh: output lacks {needle!r}"
@@ -668,8 +730,14 @@ def test_session_start_announces_the_vault(tmp_path: Path) -> None:
 def test_session_end_appends_one_journal_line(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
-    payload = json.dumps({"session_id": "s-1", "cwd": str(tmp_path / "project"),
-                          "hook_event_name": "SessionEnd", "reason": "other"})
+    payload = json.dumps(
+        {
+            "session_id": "s-1",
+            "cwd": str(tmp_path / "project"),
+            "hook_event_name": "SessionEnd",
+            "reason": "other",
+        }
+    )
     result = _run_hook("session-end.sh", {"OS_VAULT_PATH": str(vault)}, payload)
     assert result.returncode == 0, "hooks/session-end.sh: non-zero exit"
     written = [p for p in vault.rglob("*") if p.is_file()]

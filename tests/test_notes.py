@@ -29,12 +29,19 @@ def test_a_conforming_note_passes_with_no_info_flags() -> None:
     [
         ("apis/2026-11-01-finch.md", GOOD, "date-prefixed-filename"),
         ("apis/Finch_Pagination.md", GOOD, "non-slug-filename"),
-        ("a.md", GOOD.replace("summary: Finch returns pages of 100 and a cursor.", "summary: ''"),
-         "no-summary"),
+        (
+            "a.md",
+            GOOD.replace("summary: Finch returns pages of 100 and a cursor.", "summary: ''"),
+            "no-summary",
+        ),
         ("a.md", GOOD.replace("scope: global", "scope: team"), "bad-scope"),
         ("a.md", GOOD.replace("title: Finch pagination\n", ""), "no-title"),
         ("a.md", GOOD.replace("type: reference", "type: howto"), "type-tag-mismatch"),
-        ("a.md", GOOD.replace("tags: [type/reference", "tags: [type/ref: [x"), "front-matter-unparseable"),
+        (
+            "a.md",
+            GOOD.replace("tags: [type/reference", "tags: [type/ref: [x"),
+            "front-matter-unparseable",
+        ),
         ("a.md", "no front matter\n", "front-matter-unparseable"),
     ],
 )

@@ -23,8 +23,9 @@ for k in range(50):
 
 def test_32_processes_appending_at_once_lose_and_tear_nothing(tmp_path: Path) -> None:
     target = tmp_path / "results.tsv"
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(target), str(n)])
-             for n in range(32)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(target), str(n)]) for n in range(32)
+    ]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     lines = target.read_text().splitlines()
     assert lines[0].split("\t") == COLUMNS
@@ -32,14 +33,30 @@ def test_32_processes_appending_at_once_lose_and_tear_nothing(tmp_path: Path) ->
     assert all(len(line.split("\t")) == len(COLUMNS) for line in lines)
     rows = read_rows(target)
     assert sorted((r.scenario, r.rep) for r in rows) == sorted(
-        (f"P{n}", k) for n in range(32) for k in range(50))
+        (f"P{n}", k) for n in range(32) for k in range(50)
+    )
 
 
 def test_the_first_six_columns_are_the_ones_the_loops_read(tmp_path: Path) -> None:
     target = tmp_path / "r.tsv"
-    append_row(target, ResultRow(scenario="N1", model="haiku", a="A:PASS", b="B:n/a",
-                                 verdict="PASS", reasons="project-write:yes\twith tab"))
+    append_row(
+        target,
+        ResultRow(
+            scenario="N1",
+            model="haiku",
+            a="A:PASS",
+            b="B:n/a",
+            verdict="PASS",
+            reasons="project-write:yes\twith tab",
+        ),
+    )
     header, row = target.read_text().splitlines()
     assert header.split("\t")[:6] == ["scenario", "model", "a", "b", "verdict", "reasons"]
-    assert row.split("\t")[:6] == ["N1", "haiku", "A:PASS", "B:n/a", "PASS",
-                                   "project-write:yes with tab"]
+    assert row.split("\t")[:6] == [
+        "N1",
+        "haiku",
+        "A:PASS",
+        "B:n/a",
+        "PASS",
+        "project-write:yes with tab",
+    ]

@@ -11,17 +11,48 @@ def line(**event: object) -> str:
     return json.dumps(event)
 
 
-INIT = line(type="system", subtype="init", cwd="/s/project", session_id="x", model="claude-x",
-            claude_code_version="2.1.328", tools=["Write"])
-HOOK = line(type="system", subtype="hook_response", hook_name="SessionStart:startup",
-            hook_event="SessionStart", output="os-vault ready", exit_code=0, outcome="success")
-USE = line(type="assistant", message={"id": "m1", "content": [
-    {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "/v/a.md"}}]})
-RESULT_FOR_USE = line(type="user", message={"content": [
-    {"type": "tool_result", "tool_use_id": "t1", "content": "File created"}]})
+INIT = line(
+    type="system",
+    subtype="init",
+    cwd="/s/project",
+    session_id="x",
+    model="claude-x",
+    claude_code_version="2.1.328",
+    tools=["Write"],
+)
+HOOK = line(
+    type="system",
+    subtype="hook_response",
+    hook_name="SessionStart:startup",
+    hook_event="SessionStart",
+    output="os-vault ready",
+    exit_code=0,
+    outcome="success",
+)
+USE = line(
+    type="assistant",
+    message={
+        "id": "m1",
+        "content": [
+            {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "/v/a.md"}}
+        ],
+    },
+)
+RESULT_FOR_USE = line(
+    type="user",
+    message={"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "File created"}]},
+)
 TEXT = line(type="assistant", message={"id": "m2", "content": [{"type": "text", "text": "Done."}]})
-OK = json.dumps({"is_error": False, "type": "result", "subtype": "success",
-                 "terminal_reason": "completed", "result": "Done.", "num_turns": 2})
+OK = json.dumps(
+    {
+        "is_error": False,
+        "type": "result",
+        "subtype": "success",
+        "terminal_reason": "completed",
+        "result": "Done.",
+        "num_turns": 2,
+    }
+)
 
 
 def test_a_complete_run_is_a_valid_measurement_with_its_tool_calls_paired() -> None:
@@ -38,8 +69,15 @@ def test_a_trace_cut_before_its_result_line_is_not_a_measurement() -> None:
 
 
 def test_an_api_error_result_is_not_a_measurement_although_its_subtype_says_success() -> None:
-    failed = json.dumps({"type": "result", "subtype": "success", "is_error": True,
-                         "terminal_reason": "api_error", "api_error_status": 529})
+    failed = json.dumps(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": True,
+            "terminal_reason": "api_error",
+            "api_error_status": 529,
+        }
+    )
     assert parse_lines([INIT, failed]).invalid_reason() == "agent-error:api_error:529"
 
 

@@ -29,4 +29,4 @@ def names() -> list[str]:
 
 def _load_builtins() -> None:
     """Built-in checkers register through the same decorator an outside one would use."""
-    from evalkit.checkers import vault_write  # noqa: F401
+    from evalkit.checkers import adr_discrimination, vault_write  # noqa: F401

@@ -22,6 +22,20 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="markdown",
+    epilog=(
+        "Examples:  \n"
+        "`evalkit list --set all`  \n"
+        "`evalkit sandbox P1 /tmp/sbx`  \n"
+        "`evalkit run P1 sonnet --reps 3`  \n"
+        "`evalkit check /tmp/sbx --tsv sonnet --results results.tsv`  \n"
+        "`evalkit self-test`  \n"
+        "`evalkit calibrate --set all`  \n"
+        "`evalkit grid --models sonnet,haiku --reps 3 --jobs 4`  \n"
+        "`evalkit report results/ --format markdown`  \n"
+        "`evalkit verify results/`  \n"
+        "`evalkit freeze`  \n"
+        "`evalkit contaminate --set run --note 'tuned the skill description'`"
+    ),
 )
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

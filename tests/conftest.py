@@ -1,0 +1,28 @@
+"""Every test runs with a throwaway HOME, scratch and real-vault stand-in: nothing real is touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalkit.suite import Suite
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = tmp_path_factory.mktemp("isolation")
+    for name in ("home", "scratch", "real-vault"):
+        (base / name).mkdir()
+    monkeypatch.setenv("HOME", str(base / "home"))
+    monkeypatch.setenv("EVALKIT_SCRATCH", str(base / "scratch"))
+    monkeypatch.setenv("EVALKIT_REAL_VAULT", str(base / "real-vault"))
+    for name in ("EVALKIT_SUITE", "EVALKIT_JUDGE_CMD", "OS_VAULT_EVAL_JUDGE_CMD", "EVALKIT_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def suite() -> Suite:
+    return Suite(REPO)
