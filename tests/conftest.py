@@ -1,4 +1,4 @@
-"""Every test runs with a throwaway HOME, scratch and real-vault stand-in: nothing real is touched."""
+"""Every test runs with a throwaway HOME, scratch and real-vault stand-in: nothing real."""
 
 from __future__ import annotations
 

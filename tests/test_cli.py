@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 
 from evalkit.checkers.base import Expectation, SelfTestCase
 from evalkit.cli.main import app
-from evalkit.models import Script
 from evalkit.selftest import run_case
 from evalkit.suite import Suite
 from tests.conftest import REPO

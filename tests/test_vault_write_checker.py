@@ -11,7 +11,7 @@ import pytest
 from evalkit.checkers.base import Expectation, SelfTestCase
 from evalkit.checkers.vault_write import PositiveCalibration
 from evalkit.judge import CommandJudge
-from evalkit.models import Script, Step, TextBlock, ToolUseBlock, Verdict
+from evalkit.models import Script, Step, ToolUseBlock, Verdict
 from evalkit.selftest import run_case
 from evalkit.suite import Suite
 from evalkit.transcript import read_transcript
