@@ -247,6 +247,7 @@ class Transcript(BaseModel):
 
 
 class JudgeRecord(BaseModel):
+    schema_version: int = SCHEMA_VERSION
     prompt_sha256: str
     raw_output: str
     answer: Literal["YES", "NO"] | None = None
@@ -274,7 +275,8 @@ class ResultRow(BaseModel):
     a: str
     b: str
     verdict: VerdictValue
-    reasons: str
+    reasons: str = Field(description="decisive reasons, then flags, ';'-separated")
+    flags: str = Field("-", description="the informational flags alone")
     rep: int = 0
     run_id: str = ""
     time: str = ""
@@ -282,6 +284,9 @@ class ResultRow(BaseModel):
     cli_version: str = ""
     model_id: str = ""
     bundle_id: str = ""
+    turns: int = 0
+    duration_ms: int = 0
+    cost_usd: float = 0.0
     schema_version: int = SCHEMA_VERSION
 
 

@@ -29,27 +29,6 @@ Z95 = 1.96
 LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
-INFO_FLAGS = frozenset(
-    {
-        # vault-write
-        "project-write",
-        "b-info",
-        "off-topic-note",
-        "vault-deleted",
-        # adr-discrimination
-        "cited-adr",
-        "cited",
-        "off-topic-adr",
-        "adr-dir-changed",
-        "adr-dir-deleted",
-        "existing-file-edited",
-    }
-)
-"""Names of reasons-column entries that never decide a verdict; any `name:yes` counts too.
-
-The TSV keeps reasons and flags in one column, so the report has to know the flag names."""
-
-
 # --------------------------------------------------------------------------- the model
 
 
@@ -168,21 +147,25 @@ def tokens(row: ResultRow) -> list[str]:
     return [t for t in row.reasons.split(";") if t and t != "-"]
 
 
+def flag_tokens(row: ResultRow) -> list[str]:
+    return [t for t in row.flags.split(";") if t and t != "-"]
+
+
 def flag_key(token: str) -> str | None:
-    """The name a flag is counted under: `name:yes` whole, other known flags by name alone."""
+    """The name a flag is counted under: `name:yes` whole, `name:no` not at all, others by name."""
     name, _, value = token.partition(":")
     if value == "yes":
         return token
-    if name in INFO_FLAGS and value != "no":
-        return name
-    return None
+    if value == "no":
+        return None
+    return name
 
 
 def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str]) -> Cell:
     flags: Counter[str] = Counter()
     via: Counter[str] = Counter()
     for row in rows:
-        flags.update({k for k in map(flag_key, tokens(row)) if k is not None})
+        flags.update({k for k in map(flag_key, flag_tokens(row)) if k is not None})
         if polarity == "positive" and row.verdict == "PASS":
             via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
     return Cell(

@@ -23,6 +23,7 @@ def _clean(value: object) -> str:
 
 def row_from_verdict(verdict: Verdict, **extra: object) -> ResultRow:
     reasons = ";".join(verdict.reasons + verdict.flags) or "-"
+    flags = ";".join(verdict.flags) or "-"
     return ResultRow(
         scenario=verdict.scenario,
         model=verdict.model,
@@ -30,6 +31,7 @@ def row_from_verdict(verdict: Verdict, **extra: object) -> ResultRow:
         b=verdict.axis_b,
         verdict=verdict.verdict,
         reasons=reasons,
+        flags=flags,
         **extra,
     )
 

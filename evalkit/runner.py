@@ -35,7 +35,7 @@ from evalkit.evidence import (
     write_check,
 )
 from evalkit.judge import FixedJudge, Judge
-from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Verdict
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
 from evalkit.policy import ScriptedAgent, is_policy, scripted_agent
 from evalkit.redact import redact, redact_jsonl
 from evalkit.results import append_row, row_from_verdict
@@ -300,6 +300,7 @@ def _finish(
         cli_version=version,
         model_id=transcript.model_id or "-",
         bundle_id=bid,
+        **_usage(transcript),
     )
     line = EvidenceLine(
         run_id=ctx.run_id,
@@ -316,6 +317,17 @@ def _finish(
     append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
     append_row(ctx.results, row)
     return RepOutcome(scenario.id, model, rep, verdict, row, folder, outcome.seconds)
+
+
+def _usage(transcript: Transcript) -> dict[str, int | float]:
+    result = transcript.result
+    if result is None:
+        return {}
+    return {
+        "turns": result.num_turns,
+        "duration_ms": result.duration_ms,
+        "cost_usd": round(result.total_cost_usd, 6),
+    }
 
 
 def run_reps(

@@ -111,9 +111,9 @@ def test_consultation_rules() -> None:
         call("Bash", command="/opt/p/os-adr/bin/adr-new --title x"),
         call("Bash", command="python3 plugins/os-adr/bin/adr-init"),
         call("Bash", command="ls docs/adr/"),
-        call("Read", file_path="/tmp/s/project/docs/adr/0002-x.md"),
+        call("Read", file_path="/sandbox/project/docs/adr/0002-x.md"),
         call("Grep", pattern="retry", path="docs/adr"),
-        call("Glob", pattern="adr/*.md", path="/tmp/s/project/docs"),
+        call("Glob", pattern="adr/*.md", path="/sandbox/project/docs"),
         call("Write", file_path="docs/adr/0007-x.md", content="x"),
     ]
     for c in counted:
@@ -124,7 +124,7 @@ def test_consultation_rules() -> None:
         call("Bash", command="grep -rn timeout taskq/"),
         call("Bash", command="cat docs/adr-archive/notes.md"),
         call("Bash", command="echo my-adr-finder"),
-        call("Read", file_path="/tmp/s/project/taskq/execution.py"),
+        call("Read", file_path="/sandbox/project/taskq/execution.py"),
         call("Glob", pattern="**/*.md"),
     ]
     for c in ignored:

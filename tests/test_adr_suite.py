@@ -247,7 +247,6 @@ def _tool(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=60,
-        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
     )
 
 
@@ -296,6 +295,7 @@ def test_adr_find_by_keyword_and_by_path(tmp_path: Path) -> None:
     assert nothing.returncode == 0 and "no matching ADRs" in nothing.stdout
     missing = _tool("adr-find", "x", cwd=tmp_path)
     assert missing.returncode == 2
+    assert not list(PLUGIN.rglob("__pycache__")), "the shared plugin folder must stay clean"
 
 
 def test_adr_new_numbers_indexes_and_supersedes(tmp_path: Path) -> None:

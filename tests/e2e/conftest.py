@@ -343,3 +343,16 @@ def kit(new_kit: Callable[..., Kit], tmp_path: Path) -> Iterator[Kit]:
 @pytest.fixture(scope="session")
 def tasks() -> list[tuple[str, str]]:
     return task_blocks()
+
+
+@pytest.fixture(scope="session")
+def suite_copier() -> Callable[..., Path]:
+    """copy_suite(dest, only=None): a private copy of the suite to edit."""
+    return copy_suite
+
+
+@pytest.fixture(scope="session")
+def task_leaks(tasks: list[tuple[str, str]]) -> Callable[[str], list[str]]:
+    """task_leaks(output) -> ids of the scenarios whose Task block the output contains."""
+    assert tasks, "no Task blocks read"
+    return lambda output: leaked_tasks(output, tasks)
