@@ -21,7 +21,7 @@ from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.evidence import bundle_id, replay_folder
 from evalkit.judge import ReplayJudge
 from evalkit.models import EvidenceLine, JudgeRecord, ResultRow, Verdict
-from evalkit.results import format_row, read_rows
+from evalkit.results import format_row, read_rows, row_from_verdict
 from evalkit.runner import MANIFEST, load_plans
 from evalkit.suite import Suite
 from evalkit.transcript import read_transcript
@@ -152,22 +152,13 @@ def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Res
         trial.problems.append(f"{len(rows)} TSV rows")
     else:
         row = rows[0]
-        expected = ";".join(again.reasons + again.flags) or "-"
-        wanted = format_row(
-            row.model_copy(
-                update={
-                    "a": again.axis_a,
-                    "b": again.axis_b,
-                    "verdict": again.verdict,
-                    "reasons": expected,
-                    "bundle_id": line.bundle_id,
-                }
-            )
-        )
-        if format_row(row) != wanted:
+        fresh = row_from_verdict(again, bundle_id=line.bundle_id)
+        decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id")
+        wanted = row.model_copy(update={k: getattr(fresh, k) for k in decided})
+        if format_row(row) != format_row(wanted):
             trial.problems.append(
                 f"TSV row says {row.verdict} {row.a} {row.b} {row.reasons!r} {row.bundle_id}; "
-                f"re-derived {again.verdict} {again.axis_a} {again.axis_b} {expected!r}"
+                f"re-derived {fresh.verdict} {fresh.a} {fresh.b} {fresh.reasons!r}"
             )
     return trial
 
