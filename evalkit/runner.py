@@ -141,6 +141,17 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve())
 
 
+def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
+    """Each rep loads its own copy of the plugins, so nothing a session writes there (caches,
+    bytecode, an agent's edits) reaches the frozen fixture or the next rep."""
+    copies = []
+    for index, plugin in enumerate(plugins):
+        target = dest / f"{index}-{plugin.name}"
+        shutil.copytree(plugin, target, symlinks=True)
+        copies.append(target)
+    return copies
+
+
 def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list[str]:
     command = [
         str(cli),
@@ -195,7 +206,8 @@ def run_rep(
                 cli_model = agent.cli_model
                 if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
-            command = agent_command(cli, read_task(scenario), cli_model, plugins)
+            rep_plugins = copy_plugins(plugins, scratch / "plugins")
+            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins)
             try:
                 outcome = run_agent(
                     command,

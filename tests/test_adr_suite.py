@@ -17,15 +17,23 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalkit.check import score
 from evalkit.checkers.adr_discrimination import (
     NegativeCalibration,
     PositiveCalibration,
     PositiveExpect,
     topic_matches,
 )
+from evalkit.claude_cli import find_cli
+from evalkit.errors import PrerequisiteError
+from evalkit.judge import FixedJudge
+from evalkit.models import Script, Step, ToolUseBlock
+from evalkit.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.scripted.server import ScriptedServer
 from evalkit.selftest import self_test
 from evalkit.suite import Suite
 from evalkit.task import read_task
+from evalkit.transcript import parse_lines
 
 REPO = Path(__file__).resolve().parents[1]
 ROOT = REPO / "suites" / "adr-discrimination"
@@ -376,3 +384,82 @@ def test_the_cli_lists_both_sets() -> None:
     rows = json.loads(done.stdout)
     assert sorted(r["id"] for r in rows) == sorted(RUN_IDS + RESERVE_IDS)
     assert {r["set"] for r in rows} == {"run", "reserve"}
+
+
+# --------------------------------------------------------------------------- real CLI
+
+
+@pytest.mark.e2e
+def test_the_real_cli_fires_the_hook_and_reaches_the_tools(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    """Measured: the hook runs, both skills load, ${CLAUDE_PLUGIN_ROOT} is expanded in a skill
+    body but not set for Bash, and the plugin's bin/ is on the Bash tool's PATH."""
+    try:
+        cli = find_cli()
+    except PrerequisiteError as exc:
+        pytest.skip(str(exc))
+    sandbox = tmp_path / "sb"
+    scenario = adr_suite.resolve("P1")
+    build_sandbox(adr_suite, scenario, sandbox)
+    probe = 'echo "root=${CLAUDE_PLUGIN_ROOT:-unset}"; adr-find --root . --path taskq/queue.py'
+    script = Script(
+        steps=[
+            Step(blocks=[ToolUseBlock(name="Skill", input={"skill": "os-adr:find"})]),
+            Step(blocks=[ToolUseBlock(name="Bash", input={"command": probe})]),
+        ],
+        final_text="ADR 0002 applies here.",
+    )
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg"),
+        "IS_SANDBOX": "1",
+        "ANTHROPIC_API_KEY": "sk-dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "2",
+    }
+    with ScriptedServer(script) as server:
+        env["ANTHROPIC_BASE_URL"] = server.base_url
+        command = [
+            str(cli), "-p", "probe", "--model", "probe-model",
+            "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+            "--no-session-persistence", "--setting-sources", "project",
+            "--plugin-dir", str(PLUGIN.resolve()),
+        ]  # fmt: skip
+        done = subprocess.run(
+            command,
+            cwd=sandbox / "project",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            start_new_session=True,
+        )
+    (sandbox / TRANSCRIPT).write_text(done.stdout, encoding="utf-8")
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    hook = [e for e in events if e.get("subtype") == "hook_response"]
+    assert hook and hook[0]["outcome"] == "success" and "os-adr" in hook[0]["output"]
+    init = next(e for e in events if e.get("subtype") == "init")
+    assert {"os-adr:find", "os-adr:create"} <= set(init["skills"])
+    skill_body = next(
+        block["text"]
+        for e in events
+        if e.get("type") == "user" and e.get("isSynthetic")
+        for block in e["message"]["content"]
+        if block.get("type") == "text"
+    )
+    assert f"{PLUGIN.resolve()}/bin/adr-find" in skill_body
+    bash = [
+        block
+        for e in events
+        if e.get("type") == "user"
+        for block in e["message"]["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ][-1]
+    assert "root=unset" in str(bash["content"]) and "0002  Accepted" in str(bash["content"])
+    transcript = parse_lines(done.stdout.splitlines())
+    verdict = score(adr_suite, scenario, sandbox, transcript, "probe", FixedJudge("NO"))
+    assert verdict.verdict == "PASS", verdict.reasons
+    assert "A-via:tool:adr-find" in verdict.reasons

@@ -283,7 +283,7 @@ class AdrDiscriminationChecker(Checker):
         flags += [f"adr-dir-deleted:{p}" for p in changes.deleted if p.startswith(folder)]
         edited = [p for p in changes.changed if not p.startswith(folder)]
         flags.append(f"existing-file-edited:{'yes' if edited else 'no'}")
-        known = sorted({Path(p).name.split("-", 1)[0] for p in _records(fixture, folder, record)})
+        known = _record_ids(fixture / folder, record)
         consulted = Consultation(self.opts).reasons(inp.transcript.tool_calls)
         final = inp.transcript.final_message
         if inp.scenario.scenario.polarity == "negative":
@@ -403,13 +403,9 @@ class AdrDiscriminationChecker(Checker):
         rel = premise if premise and not premise.startswith(folder) else "README.md"
         return [self._read_project_file(rel)]
 
-    def _calibration(self, scenario: ScenarioFile) -> PositiveCalibration | NegativeCalibration:
-        cal: PositiveCalibration | NegativeCalibration = self.calibration_for(scenario)
-        return cal
-
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
         positive = scenario.scenario.polarity == "positive"
-        cal = self._calibration(scenario)
+        cal: PositiveCalibration | NegativeCalibration = self.calibration_for(scenario)
         edits = self._writes(cal.edits)
         passing = Expectation("PASS")
         if policy == "oracle":
@@ -583,8 +579,13 @@ class AdrDiscriminationChecker(Checker):
         ]
 
 
-def _records(fixture: Path, folder: str, record: re.Pattern[str]) -> list[str]:
-    root = fixture / folder
-    if not root.is_dir():
+def _record_ids(folder: Path, record: re.Pattern[str]) -> list[str]:
+    """The ids of the fixture's records: the leading digits of each record file's name."""
+    if not folder.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_file() and record.match(p.name))
+    ids = set()
+    for path in folder.iterdir():
+        digits = re.match(r"\d+", path.name)
+        if path.is_file() and record.match(path.name) and digits:
+            ids.add(digits.group(0))
+    return sorted(ids)

@@ -1,0 +1,99 @@
+"""How fast `evalkit verify` re-derives trials.
+
+A small real grid runs once (scenarios x two policies, one rep each); its evidence folders,
+manifest lines, TSV rows and plan are then copied under new run ids until the workdir holds
+at least --trials trials. Only `evalkit.verify.verify_workdir` on that folder is timed.
+
+Usage: .venv/bin/python bench/verify_rate.py [--trials 200] [--scenarios P1,N1,P2,N2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EVALKIT = Path(sys.executable).parent / "evalkit"
+GOAL = 20.0
+
+
+def isolate(base: Path) -> None:
+    for name in ("home", "scratch", "real-vault", "tmp"):
+        (base / name).mkdir(parents=True, exist_ok=True)
+    os.environ.update(
+        HOME=str(base / "home"),
+        EVALKIT_SCRATCH=str(base / "scratch"),
+        EVALKIT_REAL_VAULT=str(base / "real-vault"),
+        TMPDIR=str(base / "tmp"),
+    )
+    for key in [k for k in os.environ if k.startswith(("ANTHROPIC_", "EVALKIT_SUITE"))]:
+        del os.environ[key]
+    tempfile.tempdir = None
+
+
+def replicate(work: Path, copies: int) -> None:
+    """Append `copies` copies of the one recorded run, each under its own run id."""
+    manifest = (work / "manifest.jsonl").read_text()
+    plans = (work / "plans.jsonl").read_text()
+    lines = (work / "results.tsv").read_text().splitlines(keepends=True)
+    header, rows = lines[0], "".join(lines[1:])
+    column = header.rstrip("\n").split("\t").index("run_id")
+    (run_id,) = {row.split("\t")[column] for row in lines[1:]}
+    more_manifest, more_plans, more_rows = [], [], []
+    for number in range(1, copies + 1):
+        new_id = f"{run_id}-x{number:04d}"
+        shutil.copytree(work / "evidence" / run_id, work / "evidence" / new_id)
+        more_manifest.append(manifest.replace(run_id, new_id))
+        more_plans.append(plans.replace(run_id, new_id))
+        more_rows.append(rows.replace(run_id, new_id))
+    with (work / "manifest.jsonl").open("a") as out:
+        out.write("".join(more_manifest))
+    with (work / "plans.jsonl").open("a") as out:
+        out.write("".join(more_plans))
+    with (work / "results.tsv").open("a") as out:
+        out.write("".join(more_rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--scenarios", default="P1,N1,P2,N2")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="evalkit-bench-verify-") as tmp:
+        base = Path(tmp)
+        isolate(base)
+        work = base / "work"
+        models = "policy:oracle,policy:offer-only"
+        command = [str(EVALKIT), "--suite", str(REPO), "grid", str(work),
+                   "--scenarios", args.scenarios, "--models", models, "--jobs", "4"]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            sys.exit(f"the seed grid failed (exit {done.returncode}):\n{done.stderr}")
+        seed = len((work / "results.tsv").read_text().splitlines()) - 1
+        replicate(work, math.ceil(args.trials / seed) - 1)
+
+        from evalkit.suite import load_suite
+        from evalkit.verify import verify_workdir
+
+        suite = load_suite(REPO)
+        began = time.perf_counter()
+        report = verify_workdir(suite, work)
+        seconds = time.perf_counter() - began
+    n = len(report.trials)
+    if not report.all_rederived:
+        bad = [t for t in report.trials if not t.ok][:3]
+        sys.exit(f"the replicated workdir does not verify: {bad} {report.count_problems[:3]}")
+    rate = n / seconds
+    print(f"verify: {n} trials in {seconds:.1f} s = {rate:.1f} trials/s (goal >= {GOAL:g}/s)")
+    print(f"goal {'met' if rate >= GOAL else 'NOT met'}; seed grid of {seed} real reps, copied")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""`evalkit grid` end to end: a whole run set, verify, resume, report, and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import Done, Kit
+
+pytestmark = pytest.mark.e2e
+
+MODELS = "policy:oracle,policy:always-write"
+GRID = ("--models", MODELS, "--set", "run", "--reps", "2", "--jobs", "2")
+
+
+@pytest.fixture(scope="module")
+def grid_run(
+    new_kit: Callable[..., Kit], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Kit, Path, Done]:
+    kit = new_kit(tmp_path_factory.mktemp("grid"))
+    work = kit.base / "work"
+    done = kit.run("grid", str(work), *GRID, timeout=300)
+    assert done.returncode == 0, done.why()
+    return kit, work, done
+
+
+def test_the_run_set_grid_writes_every_planned_rep(grid_run: tuple[Kit, Path, Done]) -> None:
+    kit, work, _ = grid_run
+    rows = kit.tsv(work)
+    assert len(rows) == 24
+    cells = Counter((r["scenario"], r["model"]) for r in rows)
+    assert len(cells) == 12 and set(cells.values()) == {2}, cells
+    assert {(r["scenario"], r["model"], r["rep"]) for r in rows} == {
+        (s, m, rep) for (s, m) in cells for rep in ("1", "2")
+    }
+    assert len({r["run_id"] for r in rows}) == 1
+    assert len(kit.manifest(work)) == 24
+    assert not any(r["verdict"] == "ERROR" for r in rows), [
+        r for r in rows if r["verdict"] == "ERROR"
+    ]
+    assert not kit.leftovers(), "claude processes left behind"
+
+
+def test_the_grid_verifies(grid_run: tuple[Kit, Path, Done]) -> None:
+    kit, work, _ = grid_run
+    done = kit.run("verify", str(work))
+    assert done.returncode == 0, done.why()
+    tail = done.stdout.strip().splitlines()[-2:]
+    assert tail == ["All 24 trial(s) re-derived from the kept evidence.", "PUBLISHABLE"], tail
+
+
+def test_resume_after_a_complete_grid_runs_nothing(grid_run: tuple[Kit, Path, Done]) -> None:
+    kit, work, _ = grid_run
+    before = {n: (work / n).read_bytes() for n in ("results.tsv", "manifest.jsonl", "plans.jsonl")}
+    done = kit.run("grid", str(work), *GRID, "--resume")
+    assert done.returncode == 0, done.why()
+    assert "resuming: 0 rep(s) left to run" in done.stdout, done.why()
+    assert "nothing to run" in done.stdout, done.why()
+    for name, data in before.items():
+        assert (work / name).read_bytes() == data, f"--resume changed {name}"
+    assert not list(kit.scratch.glob("evalkit-rep-*")), "--resume started a rep"
+
+
+def test_report_shows_the_reference_rates(grid_run: tuple[Kit, Path, Done]) -> None:
+    kit, work, _ = grid_run
+    if "report" not in kit.run("--help").stdout:
+        pytest.skip("`evalkit report` is not in this evalkit yet")
+    done = kit.run("report", str(work), "--format", "json")
+    assert done.returncode == 0, done.why()
+    report = json.loads(done.stdout)
+    summaries = {(m["set"], m["model"]): m for m in report["models"]}
+    expected = {"policy:oracle": (1.0, 1.0), "policy:always-write": (1.0, 0.0)}
+    for model, (recall, specificity) in expected.items():
+        summary = summaries[("run", model)]
+        assert summary["recall"]["n"] == 6 and summary["specificity"]["n"] == 6, summary
+        assert summary["recall"]["rate"] == recall, summary
+        assert summary["specificity"]["rate"] == specificity, summary
+    assert report["rows"] == 24
+    assert report["incomplete"] is False and report["missing"] == []
+    assert report["publishability"]["publishable"] is True, report["publishability"]
+
+
+PLAN_LINE = re.compile(r"plan (\S+) (\S+) (\S+): (\d+) rep\(s\) planned, (\d+) recorded")
+
+
+def test_ctrl_c_stops_the_reps_in_flight_and_verify_counts_the_rest(kit: Kit) -> None:
+    work = kit.base / "work"
+    proc = kit.start(
+        "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:fault-hang",
+        "--reps", "2", "--jobs", "2", "--timeout", "60",
+    )  # fmt: skip
+    try:
+        kit.wait_for_agents(2)
+        time.sleep(0.3)
+        began = time.monotonic()
+        proc.send_signal(signal.SIGINT)  # to evalkit alone: each CLI runs in its own session
+        stdout, stderr = proc.communicate(timeout=30)
+        took = time.monotonic() - began
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, f"exit {proc.returncode}\n{stdout}\n{stderr}"
+    assert took < 8, f"the grid took {took:.1f} s to stop"
+    assert "interrupted" in stderr and "Traceback" not in stderr, stderr
+    assert not kit.leftovers(), "claude processes left behind"
+
+    rows = kit.tsv(work)  # also checks every line has the header's column count
+    assert [(r["verdict"], r["reasons"]) for r in rows] == [("ERROR", "interrupted")] * 2, rows
+    assert len(kit.manifest(work)) == 2
+
+    verify = kit.run("verify", str(work))
+    assert verify.returncode != 0, verify.why()
+    assert verify.stdout.count("  ok        ") == 2, verify.why()
+    missing = 0
+    for planned_run, scenario, model, planned, recorded in PLAN_LINE.findall(verify.stdout):
+        assert planned_run == rows[0]["run_id"] and model == "policy:fault-hang", verify.why()
+        assert scenario in {"P1-L1-reporting", "N1-L1-reporting"}, verify.why()
+        missing += int(planned) - int(recorded)
+    assert missing == 2, verify.why()
+    assert "counts differ: 2 TSV row(s), 2 manifest line(s), 4 planned rep(s)" in verify.stdout
