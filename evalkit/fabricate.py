@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,28 @@ def _apply(block: ToolUseBlock, project: Path, env: dict[str, str]) -> tuple[str
         if done.returncode:
             return f"Exit code {done.returncode}\n{out}", True
         return out, False
+    if block.name == "Skill":
+        return f"Launching skill: {data.get('skill', '')}", None
+    if block.name in ("Glob", "Grep"):
+        return _search(block.name, data, project), None
     return f"<tool_use_error>No such tool available: {block.name}</tool_use_error>", True
+
+
+def _search(tool: str, data: dict[str, Any], project: Path) -> str:
+    """Enough of Glob and Grep for a fabricated run: matching paths, one per line."""
+    root = Path(data.get("path") or project)
+    if tool == "Glob":
+        hits = sorted(str(p) for p in root.glob(str(data.get("pattern", "*"))))
+    else:
+        pattern = re.compile(str(data.get("pattern", "")))
+        hits = sorted(
+            str(p)
+            for p in root.rglob("*")
+            if p.is_file()
+            and ".git" not in p.parts
+            and pattern.search(p.read_bytes().decode("utf-8", "replace"))
+        )
+    return "\n".join(hits) if hits else "No files found"
 
 
 def fabricate(

@@ -48,8 +48,12 @@ def meets(verdict: Verdict, expect: Expectation) -> bool:
 
 
 def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
+    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it."""
     names = list(suite.fixture_dirs())
-    return {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    env = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
+    env["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *bins])
+    return env
 
 
 @contextmanager
