@@ -124,9 +124,7 @@ def main() -> None:
             startup.append(time.perf_counter() - began)
     ev, bare = statistics.median(evalkit_s), statistics.median(bare_s)
     ratio = ev / bare
-    print(
-        f"overhead: {ratio:.2f}x (evalkit {ev:.2f} s, bare {bare:.2f} s, median of {args.reps})"
-    )
+    print(f"overhead: {ratio:.2f}x (evalkit {ev:.2f} s, bare {bare:.2f} s, median of {args.reps})")
     print(f"goal: <= {GOAL:.2f}x -> {'met' if ratio <= GOAL else 'NOT met'}")
     print(
         "evalkit = whole `evalkit run "

@@ -26,6 +26,7 @@ from evalkit.appendlog import append_locked
 from evalkit.check import default_judge
 from evalkit.claude_cli import cli_version, find_cli
 from evalkit.decide import ProcessRecord, decide
+from evalkit.environ import patched_env
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.evidence import (
     TRANSCRIPT,
@@ -43,7 +44,6 @@ from evalkit.sandbox import build_sandbox, claude_md_above, expand
 from evalkit.scenario_file import ScenarioFile
 from evalkit.scripted.server import ScriptedServer
 from evalkit.scripts import render
-from evalkit.selftest import patched_env
 from evalkit.suite import Suite
 from evalkit.task import read_task
 from evalkit.transcript import parse_lines

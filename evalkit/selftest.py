@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.check import score
 from evalkit.checkers.base import Expectation, SelfTestCase
+from evalkit.environ import patched_env
 from evalkit.fabricate import fabricate
 from evalkit.judge import FixedJudge
 from evalkit.models import Verdict
@@ -54,20 +53,6 @@ def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
     bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
     env["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *bins])
     return env
-
-
-@contextmanager
-def patched_env(values: dict[str, str]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
 
 
 def run_case(suite: Suite, scenario: ScenarioFile, case: SelfTestCase, workdir: Path) -> Cell:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.decide import ProcessRecord, decide
+from evalkit.environ import patched_env
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.evidence import bundle_id, replay_folder
 from evalkit.judge import ReplayJudge
@@ -140,9 +141,10 @@ def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Res
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
         transcript = read_transcript(folder / line.files["transcript"])
-        again = decide(
-            suite, scenario, sandbox, transcript, line.model, ReplayJudge(record), process
-        )
+        with patched_env({k: v for k, v in process.guarded_env.items() if v}):
+            again = decide(
+                suite, scenario, sandbox, transcript, line.model, ReplayJudge(record), process
+            )
     trial.problems += [f"check.json {d}" for d in _same(again, kept)]
     if again.verdict != line.verdict:
         trial.problems.append(f"manifest verdict {line.verdict} re-derived as {again.verdict}")

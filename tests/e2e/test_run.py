@@ -427,7 +427,7 @@ def test_no_command_output_contains_a_task_block(
     run_kit.run("check", str(sandbox))
     run_kit.run("list", "--set", "all")
     run_kit.run("list", "--set", "all", "--json")
-    # self-test over every scenario takes ~30 s; a copy with one pair per set runs the same
+    # self-test over every scenario takes ~30 s; a copy holding one pair (P1, N1) runs the same
     # code paths in a fraction of that
     mini = new_kit(tmp_path, suite=suite_copier(tmp_path / "mini", only={"P1", "N1"}))
     self_test = mini.run("self-test")
