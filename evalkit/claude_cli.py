@@ -10,6 +10,10 @@ from pathlib import Path
 from evalkit.errors import PrerequisiteError
 
 PINNED_VERSION = "2.1.328"
+HOW = (
+    f"run `make setup` (installs @anthropic-ai/claude-code@{PINNED_VERSION} into .tools/), or "
+    f"`npm install -g @anthropic-ai/claude-code@{PINNED_VERSION}`, or set EVALKIT_CLAUDE to it"
+)
 LOCAL_COPY = Path(__file__).resolve().parents[1] / ".tools" / "claude" / "node_modules" / ".bin"
 
 
@@ -19,18 +23,14 @@ def find_cli() -> Path:
         path = Path(explicit).expanduser()
         if path.is_file() and os.access(path, os.X_OK):
             return path.resolve()
-        raise PrerequisiteError(f"EVALKIT_CLAUDE={explicit} is not an executable file")
+        raise PrerequisiteError(f"EVALKIT_CLAUDE={explicit} is not an executable file; {HOW}")
     local = LOCAL_COPY / "claude"
     if local.is_file() and os.access(local, os.X_OK):
         return local
     found = shutil.which("claude")
     if found:
         return Path(found)
-    raise PrerequisiteError(
-        "the Claude Code CLI was not found: run `make setup` (installs "
-        f"@anthropic-ai/claude-code@{PINNED_VERSION} into .tools/), or "
-        f"`npm install -g @anthropic-ai/claude-code@{PINNED_VERSION}`, or set EVALKIT_CLAUDE"
-    )
+    raise PrerequisiteError(f"the Claude Code CLI was not found; {HOW}")
 
 
 def cli_version(cli: Path) -> str:

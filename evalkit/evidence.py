@@ -17,6 +17,7 @@ from evalkit import __version__
 from evalkit.gitutil import git
 from evalkit.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.models import SCHEMA_VERSION, Verdict
+from evalkit.redact import redact
 from evalkit.suite import Suite
 
 TRANSCRIPT = "transcript.jsonl"
@@ -112,11 +113,24 @@ def write_check(folder: Path, verdict: Verdict) -> None:
         )
 
 
+def redact_diff(diff: bytes) -> bytes:
+    """Redact secret-shaped values on the added lines of a text diff. The hunk still applies
+    (line counts are unchanged); the file it rebuilds holds the redacted text."""
+    lines = diff.split(b"\n")
+    for index, line in enumerate(lines):
+        if line.startswith(b"+") and not line.startswith(b"+++"):
+            lines[index] = redact(line.decode("utf-8", "surrogateescape")).encode(
+                "utf-8", "surrogateescape"
+            )
+    return b"\n".join(lines)
+
+
 def keep_folder_diffs(suite: Suite, sandbox: Path, folder: Path) -> dict[str, str]:
     """Write <name>.diff for every fixture folder; return name -> path relative to folder."""
     written = {}
     for name, fixture in suite.fixture_dirs().items():
-        (folder / f"{name}.diff").write_bytes(folder_diff(fixture, sandbox / name))
+        diff = redact_diff(folder_diff(fixture, sandbox / name))
+        (folder / f"{name}.diff").write_bytes(diff)
         written[name] = f"{name}.diff"
     return written
 

@@ -12,7 +12,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from evalkit.models import PlanCell
-from evalkit.runner import RepOutcome, RunContext, policy_guard, record_plan, run_rep
+from evalkit.runner import (
+    RepOutcome,
+    RunContext,
+    policy_guard,
+    preflight,
+    record_plan,
+    run_rep,
+)
 from evalkit.scenario_file import ScenarioFile
 from evalkit.verify import read_manifest
 
@@ -49,8 +56,9 @@ def run_grid(
     command: str,
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
-    """Run cells on at most `jobs` reps at once. On Ctrl-C, stop the reps in flight (each
-    leaves an ERROR row), start no more, and re-raise; the plan shows what is missing."""
+    """Run cells on at most `jobs` reps at once. Once ctx.stop is set, the reps in flight stop
+    (each leaves an ERROR row) and no more start; the plan shows what is missing."""
+    preflight(ctx.suite)
     record_plan(ctx, plan_cells(cells), command)
     done: list[RepOutcome] = []
     models = sorted({c.model for c in cells})
@@ -61,6 +69,8 @@ def run_grid(
         }
         try:
             while pending:
+                if ctx.stop.is_set():
+                    pending = {f for f in pending if not f.cancel()}
                 finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in finished:
                     outcome = future.result()

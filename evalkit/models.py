@@ -303,6 +303,9 @@ class EvidenceLine(BaseModel):
     rep: int
     evidence: str = Field(description="folder relative to WORKDIR")
     files: dict[str, str] = Field(description="role -> path relative to the evidence folder")
+    file_hashes: dict[str, str] = Field(
+        default_factory=dict, description="role -> sha256 of that file, as it was kept"
+    )
     declarations: dict[str, Any]
     bundle_id: str
     verdict: VerdictValue

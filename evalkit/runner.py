@@ -35,6 +35,7 @@ from evalkit.evidence import (
     keep_folder_diffs,
     write_check,
 )
+from evalkit.hashing import sha256_file
 from evalkit.judge import FixedJudge, Judge
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
 from evalkit.policy import ScriptedAgent, is_policy, scripted_agent
@@ -176,14 +177,12 @@ def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list
 def run_rep(
     ctx: RunContext, scenario: ScenarioFile, model: str, rep: int, timeout: float | None = None
 ) -> RepOutcome:
-    """One rep, start to row. Re-raises KeyboardInterrupt only after its ERROR row is written."""
+    """One rep, start to row. A stop requested at any point still ends in its ERROR row."""
     suite = ctx.suite
-    plugins = checked_plugin_dirs(suite)
-    cli = find_cli()
+    plugins, cli = preflight(suite)
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
     sandbox = scratch / "sandbox"
-    interrupted = False
-    outcome = ProcessOutcome(None, 0.0, None)
+    outcome = ProcessOutcome(None, 0.0, "interrupted")
     agent: ScriptedAgent | None = None
     try:
         with ExitStack() as stack:
@@ -208,7 +207,7 @@ def run_rep(
                     judge = FixedJudge(agent.plan.judge_answer)
             rep_plugins = copy_plugins(plugins, scratch / "plugins")
             command = agent_command(cli, read_task(scenario), cli_model, rep_plugins)
-            try:
+            if not ctx.stop.is_set():
                 outcome = run_agent(
                     command,
                     sandbox / "project",
@@ -218,18 +217,18 @@ def run_rep(
                     timeout or ctx.timeout,
                     ctx.stop,
                 )
-            except KeyboardInterrupt:
-                interrupted = True
-                outcome = ProcessOutcome(None, 0.0, "interrupted")
             result = _finish(
                 ctx, scenario, model, rep, sandbox, outcome, judge, cli, timeout or ctx.timeout
             )
     finally:
         if not ctx.keep_sandboxes:
             shutil.rmtree(scratch, ignore_errors=True)
-    if interrupted:
-        raise KeyboardInterrupt
     return result
+
+
+def preflight(suite: Suite) -> tuple[list[Path], Path]:
+    """What every rep needs before anything is planned or launched: the plugins and the CLI."""
+    return checked_plugin_dirs(suite), find_cli()
 
 
 def guarded_env(suite: Suite) -> dict[str, str]:
@@ -255,6 +254,10 @@ def policy_guard(suite: Suite, models: list[str]) -> Iterator[None]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _read_text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+
+
 def _finish(
     ctx: RunContext,
     scenario: ScenarioFile,
@@ -266,7 +269,7 @@ def _finish(
     cli: Path,
     timeout: float,
 ) -> RepOutcome:
-    raw = (sandbox / TRANSCRIPT).read_bytes().decode("utf-8", "replace")
+    raw = _read_text(sandbox / TRANSCRIPT)
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
@@ -282,7 +285,7 @@ def _finish(
     folder = ctx.workdir / "evidence" / ctx.run_id / scenario.id / safe_name(model) / f"rep-{rep}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
-    stderr = (sandbox / "stderr.txt").read_bytes().decode("utf-8", "replace")
+    stderr = _read_text(sandbox / "stderr.txt")
     (folder / "stderr.txt").write_text(redact(stderr), encoding="utf-8")
     (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
     files = {
@@ -321,6 +324,7 @@ def _finish(
         rep=rep,
         evidence=_relative(folder, ctx.workdir),
         files=files,
+        file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
         declarations=decl,
         bundle_id=bid,
         verdict=verdict.verdict,
@@ -349,6 +353,7 @@ def run_reps(
     reps: int,
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
+    preflight(ctx.suite)
     record_plan(
         ctx,
         [PlanCell(scenario=scenario.id, model=model, reps=reps)],
@@ -357,6 +362,8 @@ def run_reps(
     done = []
     with policy_guard(ctx.suite, [model]):
         for rep in range(1, reps + 1):
+            if ctx.stop.is_set():
+                break
             outcome = run_rep(ctx, scenario, model, rep)
             done.append(outcome)
             if on_done is not None:

@@ -20,6 +20,7 @@ from evalkit.decide import ProcessRecord, decide
 from evalkit.environ import patched_env
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.evidence import bundle_id, replay_folder
+from evalkit.hashing import sha256_file
 from evalkit.judge import ReplayJudge
 from evalkit.models import EvidenceLine, JudgeRecord, ResultRow, Verdict
 from evalkit.results import format_row, read_rows, row_from_verdict
@@ -102,6 +103,12 @@ def _same(a: Verdict, b: Verdict) -> list[str]:
 
 
 def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[ResultRow]) -> Trial:
+    trial = _rederive(suite, workdir, line, rows)
+    trial.problems += _edited(line, workdir / line.evidence)
+    return trial
+
+
+def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[ResultRow]) -> Trial:
     trial = Trial(_trial_name(line), verdict=line.verdict)
     folder = workdir / line.evidence
     for role, rel in sorted(line.files.items()):
@@ -163,6 +170,17 @@ def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Res
                 f"re-derived {fresh.verdict} {fresh.a} {fresh.b} {fresh.reasons!r}"
             )
     return trial
+
+
+def _edited(line: EvidenceLine, folder: Path) -> list[str]:
+    """Kept files whose bytes changed since the run, even where the verdict would not."""
+    return [
+        f"evidence-edited:{role}"
+        for role, kept_hash in sorted(line.file_hashes.items())
+        if role in line.files
+        and (folder / line.files[role]).is_file()
+        and sha256_file(folder / line.files[role]) != kept_hash
+    ]
 
 
 def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:

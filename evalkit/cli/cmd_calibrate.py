@@ -10,7 +10,7 @@ from rich.table import Table
 
 from evalkit.calibrate import calibrate
 from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.cli.interrupts import stop_on_signals
 from evalkit.cli.progress import rep_progress
 from evalkit.policy import policy_names
 from evalkit.runner import RunContext, new_run_id
@@ -42,12 +42,11 @@ def calibrate_command(
     )
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
-    try:
-        with terminate_as_interrupt(), rep_progress(total) as bar:
-            cells = calibrate(ctx, which, jobs, chosen, on_done=bar.done)  # type: ignore[arg-type]
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        raise typer.Exit(130) from None
+    with stop_on_signals(ctx.stop), rep_progress(total) as bar:
+        cells = calibrate(ctx, which, jobs, chosen, on_done=bar.done)  # type: ignore[arg-type]
+    if ctx.stop.is_set():
+        err.print("interrupted: the calibration is incomplete")
+        raise typer.Exit(130)
     table = Table(box=None, pad_edge=False)
     table.add_column("scenario")
     for policy in chosen:

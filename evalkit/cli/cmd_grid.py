@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.cli.interrupts import stop_on_signals
 from evalkit.cli.progress import rep_progress
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.grid import expand_cells, recorded, run_grid
@@ -64,19 +64,18 @@ def grid(
         return
     if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
         raise RefusedError("reserve scenarios run only with --set reserve")
-    try:
-        with terminate_as_interrupt(), rep_progress(len(cells)) as bar:
-            run_grid(
-                ctx,
-                cells,
-                jobs,
-                f"grid --models {models} --set {which} --reps {reps}",
-                on_done=bar.done,
-            )
-    except KeyboardInterrupt:
+    with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
+        run_grid(
+            ctx,
+            cells,
+            jobs,
+            f"grid --models {models} --set {which} --reps {reps}",
+            on_done=bar.done,
+        )
+    if ctx.stop.is_set():
         err.print(
             "interrupted: reps in flight were stopped and recorded as ERROR; "
             "`evalkit grid --resume` runs what is missing"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(130)
     out.print(f"rows in {rel(ctx.results)}; `evalkit report {rel(work)}` to read them")

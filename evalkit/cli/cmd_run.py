@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import terminate_as_interrupt
+from evalkit.cli.interrupts import stop_on_signals
 from evalkit.errors import RefusedError
 from evalkit.lock import ensure_frozen
 from evalkit.runner import (
@@ -68,10 +68,9 @@ def run(
             f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
         )
 
-    try:
-        with terminate_as_interrupt():
-            run_reps(ctx, chosen, model, reps, on_done=show)
-    except KeyboardInterrupt:
+    with stop_on_signals(ctx.stop):
+        run_reps(ctx, chosen, model, reps, on_done=show)
+    if ctx.stop.is_set():
         err.print("interrupted: the rep in flight was stopped and recorded as ERROR")
-        raise typer.Exit(130) from None
+        raise typer.Exit(130)
     out.print(f"rows appended to {rel(ctx.results)}; evidence under {rel(work / 'evidence')}")

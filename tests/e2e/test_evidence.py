@@ -113,6 +113,18 @@ def test_a_diff_that_changes_the_note_is_named(recorded: Recorded) -> None:
     assert_names(recorded.verify(work), recorded.name(line), "re-derived as")
 
 
+def test_an_evidence_edit_that_leaves_the_verdict_alone_is_still_named(
+    recorded: Recorded,
+) -> None:
+    work = recorded.copy()
+    line = recorded.line("P1", "policy:oracle")
+    diff = recorded.evidence(work, line, "vault_diff")
+    text = diff.read_text()
+    assert "\n+- " in text, "the oracle note has no list item to reword"
+    diff.write_text(text.replace("\n+- ", "\n+- (reworded) ", 1))
+    assert_names(recorded.verify(work), recorded.name(line), "evidence-edited:vault_diff")
+
+
 def test_a_diff_that_no_longer_applies_is_named(recorded: Recorded) -> None:
     work = recorded.copy()
     line = recorded.line("P1", "policy:oracle")
@@ -220,7 +232,15 @@ def test_planted_secrets_never_reach_the_kept_evidence(
     text = scenario.read_text()
     assert "\n  reply: Fixed." in text, "P1's calibration reply moved"
     leak = f"Fixed. While debugging I used key {api_key} with header Bearer {bearer} and aws {aws}."
-    scenario.write_text(text.replace("\n  reply: Fixed.", f"\n  reply: {leak}", 1))
+    text = text.replace("\n  reply: Fixed.", f"\n  reply: {leak}", 1)
+    # the kept vault.diff: the note the agent writes carries one too
+    assert "\n      # Finch API list pagination\n" in text, "P1's calibration note moved"
+    text = text.replace(
+        "\n      # Finch API list pagination\n",
+        f"\n      # Finch API list pagination\n\n      token={api_key}\n",
+        1,
+    )
+    scenario.write_text(text)
 
     # stderr: the CLI is started through a wrapper that prints them first
     wrapper = tmp_path / "claude-wrapper"

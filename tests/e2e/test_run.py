@@ -282,12 +282,6 @@ def test_a_signal_stops_the_rep_and_records_it_as_interrupted(
     assert not kit.leftovers(), "claude processes left behind"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evalkit bug: a Ctrl-C that lands while `evalkit run` builds the sandbox (before the "
-    "CLI starts) propagates out of run_rep without an ERROR row or manifest line, although "
-    "evalkit exits 130 saying the rep was recorded as ERROR",
-)
 def test_a_signal_during_sandbox_setup_still_leaves_an_error_row(kit: Kit) -> None:
     work = kit.base / "work"
     proc = kit.start("run", "P1", "policy:oracle", str(work), "--timeout", "60")
@@ -341,11 +335,6 @@ def test_a_wrong_evalkit_claude_is_refused(kit: Kit) -> None:
     assert not kit.tsv(work) and not kit.manifest(work)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evalkit bug: with EVALKIT_CLAUDE pointing at nothing, the message does not say "
-    "how to install the CLI (claude_cli.find_cli)",
-)
 def test_a_wrong_evalkit_claude_says_how_to_install(kit: Kit) -> None:
     env = {**kit.env, "EVALKIT_CLAUDE": "/nonexistent"}
     done = kit.run("run", "P1", "policy:oracle", str(kit.base / "work"), env=env)
@@ -380,12 +369,6 @@ def test_no_cli_anywhere_says_how_to_install(kit: Kit) -> None:
     assert not kit.tsv(work)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="evalkit bug: run_reps/run_grid record the plan before run_rep checks the plugin "
-    "dirs and finds the CLI, so a refused run leaves a plan of reps that never ran and "
-    "`evalkit verify` of the folder fails on the count",
-)
 def test_a_refused_run_leaves_nothing_that_verify_counts(kit: Kit) -> None:
     work = kit.base / "work"
     assert kit.run("run", "N1", "policy:oracle", str(work)).returncode == 0
