@@ -33,6 +33,7 @@ PASS_THROUGH = (
     "NO_PROXY",
 )
 KILL_GRACE_SECONDS = 3.0
+POLL_SECONDS = 0.01
 
 
 @dataclass
@@ -117,7 +118,7 @@ def run_agent(
                     kill_group(proc)
                     break
                 try:
-                    proc.wait(timeout=0.05)
+                    proc.wait(timeout=POLL_SECONDS)
                 except subprocess.TimeoutExpired:
                     pass
         except BaseException:

@@ -9,18 +9,16 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from evalkit.check import score
 from evalkit.checkers.base import CheckInput
 from evalkit.checkers.common import error_verdict
 from evalkit.judge import FixedJudge, Judge
-from evalkit.models import SCHEMA_VERSION, Transcript, Verdict
+from evalkit.models import SCHEMA_VERSION, Model, Transcript, Verdict
 from evalkit.scenario_file import ScenarioFile
 from evalkit.suite import Suite
 
 
-class ProcessRecord(BaseModel):
+class ProcessRecord(Model):
     """How the agent process ended, kept as evidence (process.json)."""
 
     schema_version: int = SCHEMA_VERSION

@@ -7,9 +7,11 @@ A hash names an artifact; only the diff can re-derive one.
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,33 +27,60 @@ CHECK = "check.json"
 JUDGE = "judge.json"
 
 
+class _FixtureCommits:
+    """One bare git dir per fixture folder, holding it as a single commit, made on first use
+    and shared by every rep of the command: a rep's diff then costs two git calls."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._made: dict[Path, tuple[Path, str]] = {}
+        self._root: Path | None = None
+
+    def get(self, fixture: Path) -> tuple[Path, str]:
+        with self._lock:
+            if fixture not in self._made:
+                if self._root is None:
+                    self._root = Path(tempfile.mkdtemp(prefix="evalkit-fixtures-"))
+                    atexit.register(shutil.rmtree, self._root, True)
+                gitdir = self._root / f"{len(self._made)}.git"
+                index = gitdir.with_suffix(".index")
+                git(self._root, "init", "-q", "--bare", str(gitdir))
+                at = (f"--git-dir={gitdir}", f"--work-tree={fixture}")
+                git(fixture, *at, "add", "-A", "--force", ".", index=index)
+                tree = git(fixture, *at, "write-tree", index=index).decode().strip()
+                self._made[fixture] = (gitdir, tree)
+            return self._made[fixture]
+
+
+_COMMITS = _FixtureCommits()
+
+
 def folder_diff(fixture: Path, current: Path) -> bytes:
     """`git diff --binary` from fixture to current, as paths relative to the folder.
 
-    A throwaway git dir indexes the fixture first and then the current tree, so new,
-    deleted and binary files and mode changes are all captured, ignored files included.
+    The fixture's tree is indexed once; each rep indexes its own folder in a private
+    index file against it, so new, deleted and binary files and mode changes are all
+    captured, ignored files included.
     """
+    if current.is_dir() and tree_hash(fixture) == tree_hash(current):
+        return b""
+    gitdir, tree = _COMMITS.get(fixture.resolve())
     with tempfile.TemporaryDirectory(prefix="evalkit-diff-") as tmp:
-        gitdir = Path(tmp) / "git"
-
-        def at(tree: Path, *args: str) -> bytes:
-            return git(tree, f"--git-dir={gitdir}", f"--work-tree={tree}", *args)
-
-        git(Path(tmp), "init", "-q", "--bare", str(gitdir))
-        at(fixture, "add", "-A", "--force", ".")
-        at(fixture, "commit", "-q", "--allow-empty", "--no-verify", "-m", "fixture")
-        if current.is_dir():
-            at(current, "add", "-A", "--force", ".")
-        else:
-            at(fixture, "rm", "-r", "-q", "--cached", "--ignore-unmatch", ".")
-        return at(
-            current if current.is_dir() else fixture,
+        index = Path(tmp) / "index"
+        work = current if current.is_dir() else Path(tmp) / "empty"
+        work.mkdir(exist_ok=True)
+        at = (f"--git-dir={gitdir}", f"--work-tree={work}")
+        git(work, *at, "add", "-A", "--force", ".", index=index)
+        return git(
+            work,
+            *at,
             "diff",
             "--cached",
             "--binary",
             "--no-color",
             "--no-ext-diff",
-            "HEAD",
+            tree,
+            index=index,
         )
 
 
@@ -70,17 +99,6 @@ def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
         shutil.rmtree(dest / ".git")
 
 
-def hash_dirs(paths: list[Path], root: Path) -> dict[str, str]:
-    out = {}
-    for path in paths:
-        try:
-            key = path.relative_to(root).as_posix()
-        except ValueError:
-            key = str(path)
-        out[key] = tree_hash(path)
-    return out
-
-
 def declarations(
     suite: Suite, scenario_sha256: str, requested_model: str, model_id: str, cli_version: str
 ) -> dict[str, Any]:
@@ -91,7 +109,7 @@ def declarations(
         "fixture_hashes": suite.fixture_hashes(),
         "scenario_sha256": scenario_sha256,
         "rubric_sha256": sha256_file(rubric) if rubric.is_file() else "",
-        "plugin_hashes": hash_dirs(suite.plugin_dirs(), suite.root),
+        "plugin_hashes": suite.plugin_hashes(),
         "checker": f"{suite.checker.name}@{suite.checker.version}",
         "model": requested_model,
         "model_id": model_id,

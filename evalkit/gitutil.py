@@ -26,11 +26,18 @@ def git_env() -> dict[str, str]:
     return env
 
 
-def git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
+def git(
+    cwd: Path,
+    *args: str,
+    check: bool = True,
+    input: bytes | None = None,
+    index: Path | None = None,
+) -> bytes:
+    env = git_env()
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, env=git_env(), capture_output=True, input=input
-        )
+        done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, input=input)
     except FileNotFoundError:
         raise PrerequisiteError("git is not installed; evalkit needs it for sandboxes") from None
     if check and done.returncode != 0:

@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.hashing import sha256_file, tree_hash
-from evalkit.models import SCHEMA_VERSION
+from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.suite import SET_FOLDERS, Suite
 from evalkit.yamlio import dump, load_file
 
@@ -22,13 +22,13 @@ LOCK_NAME = "evalkit.lock"
 SetName = Literal["run", "reserve"]
 
 
-class Contamination(BaseModel):
+class Contamination(Model):
     model_config = {"extra": "forbid"}
     date: str
     note: str
 
 
-class Lock(BaseModel):
+class Lock(Model):
     model_config = {"extra": "forbid"}
     schema_version: int = SCHEMA_VERSION
     checker: str

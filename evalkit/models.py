@@ -18,7 +18,14 @@ ScenarioSet = Literal["run", "reserve"]
 VerdictValue = Literal["PASS", "FAIL", "ERROR"]
 
 
-class Strict(BaseModel):
+class Model(BaseModel):
+    """Base of every evalkit model. Schemas build on first use, not at import, so a command
+    pays only for the models it touches."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Strict(Model):
     """Base for anything a person writes: unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid")
@@ -129,7 +136,7 @@ class Script(Strict):
 # --------------------------------------------------------------------------- sandbox
 
 
-class SandboxManifest(BaseModel):
+class SandboxManifest(Model):
     schema_version: int = SCHEMA_VERSION
     scenario: str
     suite: str
@@ -141,7 +148,7 @@ class SandboxManifest(BaseModel):
 # --------------------------------------------------------------------------- transcript
 
 
-class InitEvent(BaseModel):
+class InitEvent(Model):
     model_config = ConfigDict(extra="ignore")
 
     cwd: str = ""
@@ -153,7 +160,7 @@ class InitEvent(BaseModel):
     plugins: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class HookEvent(BaseModel):
+class HookEvent(Model):
     model_config = ConfigDict(extra="ignore")
 
     subtype: str
@@ -164,7 +171,7 @@ class HookEvent(BaseModel):
     output: str = ""
 
 
-class ApiRetry(BaseModel):
+class ApiRetry(Model):
     model_config = ConfigDict(extra="ignore")
 
     attempt: int = 0
@@ -172,7 +179,7 @@ class ApiRetry(BaseModel):
     error: str | None = None
 
 
-class ToolCall(BaseModel):
+class ToolCall(Model):
     id: str
     name: str
     input: dict[str, Any]
@@ -180,7 +187,7 @@ class ToolCall(BaseModel):
     is_error: bool | None = None
 
 
-class ResultEvent(BaseModel):
+class ResultEvent(Model):
     model_config = ConfigDict(extra="ignore")
 
     subtype: str = ""
@@ -194,7 +201,7 @@ class ResultEvent(BaseModel):
     api_error_status: int | None = None
 
 
-class Transcript(BaseModel):
+class Transcript(Model):
     """What a stream-json transcript says, and what follows from it."""
 
     init: InitEvent | None = None
@@ -246,7 +253,7 @@ class Transcript(BaseModel):
 # --------------------------------------------------------------------------- verdicts
 
 
-class JudgeRecord(BaseModel):
+class JudgeRecord(Model):
     schema_version: int = SCHEMA_VERSION
     prompt_sha256: str
     raw_output: str
@@ -254,7 +261,7 @@ class JudgeRecord(BaseModel):
     error: str | None = None
 
 
-class Verdict(BaseModel):
+class Verdict(Model):
     schema_version: int = SCHEMA_VERSION
     scenario: str
     model: str
@@ -267,7 +274,7 @@ class Verdict(BaseModel):
     judge: JudgeRecord | None = None
 
 
-class ResultRow(BaseModel):
+class ResultRow(Model):
     """One line of a results TSV; the first six columns are the seeds' own."""
 
     scenario: str
@@ -293,7 +300,7 @@ class ResultRow(BaseModel):
 # --------------------------------------------------------------------------- evidence
 
 
-class EvidenceLine(BaseModel):
+class EvidenceLine(Model):
     """One rep in WORKDIR/manifest.jsonl: where its evidence is and what it was run against."""
 
     schema_version: int = SCHEMA_VERSION
@@ -312,13 +319,13 @@ class EvidenceLine(BaseModel):
     results: str = Field("", description="the results TSV the row went to, relative to WORKDIR")
 
 
-class PlanCell(BaseModel):
+class PlanCell(Model):
     scenario: str
     model: str
     reps: int
 
 
-class Plan(BaseModel):
+class Plan(Model):
     """What a run or grid set out to do, so anyone can count what should be there."""
 
     schema_version: int = SCHEMA_VERSION

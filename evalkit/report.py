@@ -12,11 +12,11 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.lock import read_lock, set_label
-from evalkit.models import Level, Plan, Polarity, ResultRow, ScenarioSet
+from evalkit.models import Level, Model, Plan, Polarity, ResultRow, ScenarioSet
 from evalkit.results import read_rows
 from evalkit.runner import MANIFEST, load_plans
 from evalkit.scenario_file import ScenarioFile
@@ -32,7 +32,7 @@ POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 # --------------------------------------------------------------------------- the model
 
 
-class Rate(BaseModel):
+class Rate(Model):
     """PASS k of n, where n counts PASS, FAIL and ERROR rows alike."""
 
     k: int = Field(description="PASS rows")
@@ -43,7 +43,7 @@ class Rate(BaseModel):
     high: float | None = Field(description="Wilson 95 % upper bound; null when n is 0")
 
 
-class Cell(BaseModel):
+class Cell(Model):
     """One model on one polarity at one level of one set."""
 
     model: str
@@ -58,14 +58,14 @@ class Cell(BaseModel):
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
 
 
-class LevelTable(BaseModel):
+class LevelTable(Model):
     set: ScenarioSet
     label: str = Field(description="contamination label of the set")
     level: Level
     cells: list[Cell]
 
 
-class ModelSummary(BaseModel):
+class ModelSummary(Model):
     """Recall and specificity kept apart: one number across polarities would hide either."""
 
     set: ScenarioSet
@@ -75,7 +75,7 @@ class ModelSummary(BaseModel):
     specificity: Rate = Field(description="PASS over negative rows")
 
 
-class MissingCell(BaseModel):
+class MissingCell(Model):
     run_id: str
     scenario: str
     model: str
@@ -83,7 +83,7 @@ class MissingCell(BaseModel):
     recorded: int
 
 
-class UnknownScenario(BaseModel):
+class UnknownScenario(Model):
     """Rows whose scenario is no longer in the suite: counted, never dropped."""
 
     scenario: str
@@ -94,13 +94,13 @@ class UnknownScenario(BaseModel):
     errors: int
 
 
-class Publishability(BaseModel):
+class Publishability(Model):
     publishable: bool
     problems: list[str]
     verdict: str = Field(description="PUBLISHABLE, or NOT PUBLISHABLE: reasons")
 
 
-class Report(BaseModel):
+class Report(Model):
     schema_version: int = REPORT_SCHEMA_VERSION
     suite: str
     workdir: str

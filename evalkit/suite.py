@@ -54,6 +54,8 @@ class Suite:
                 )
             ) from None
         self.checker: Checker = cls(options)
+        self._fixture_hashes: dict[str, str] | None = None
+        self._plugin_hashes: dict[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -124,12 +126,24 @@ class Suite:
     def plugin_dirs(self) -> list[Path]:
         return [(self.root / p).resolve() for p in self.config.plugins]
 
+    def plugin_hashes(self) -> dict[str, str]:
+        """Suite-relative plugin path -> content hash, once per command like the fixtures."""
+        if self._plugin_hashes is None:
+            self._plugin_hashes = {
+                _relative(p, self.root): tree_hash(p) for p in self.plugin_dirs()
+            }
+        return dict(self._plugin_hashes)
+
     @property
     def rubric_path(self) -> Path:
         return self.root / self.config.judge.rubric
 
     def fixture_hashes(self) -> dict[str, str]:
-        return {name: tree_hash(path) for name, path in self.fixture_dirs().items()}
+        """Hashed once per command: reps of one run share the fixtures they were built from,
+        and a later command (verify) hashes them afresh and sees any drift."""
+        if self._fixture_hashes is None:
+            self._fixture_hashes = {n: tree_hash(p) for n, p in self.fixture_dirs().items()}
+        return dict(self._fixture_hashes)
 
 
 def load_suite(explicit: str | Path | None = None, start: Path | None = None) -> Suite:
@@ -140,3 +154,10 @@ def _ladder_order(path: Path) -> tuple[str, int, str]:
     """P1, N1, P2, N2 …: the ladder's pairs side by side."""
     name = path.stem
     return (name[1:], 0 if name.startswith("P") else 1, name)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

@@ -41,7 +41,7 @@ from evalkit.checkers.base import (
 from evalkit.checkers.common import error_verdict, preflight
 from evalkit.fsdiff import compare
 from evalkit.judge import build_prompt
-from evalkit.models import Polarity, Script, Step, TextBlock, ToolCall, ToolUseBlock, Verdict
+from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolCall, ToolUseBlock, Verdict
 from evalkit.scenario_file import ScenarioFile
 
 
@@ -55,7 +55,7 @@ def _record_id(value: Any) -> Any:
 RecordId = Annotated[str, BeforeValidator(_record_id), Field(pattern=r"^\d{1,6}$")]
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 

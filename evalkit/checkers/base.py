@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from evalkit.models import Polarity, Script, Transcript, Verdict, VerdictValue
+from evalkit.models import Model, Polarity, Script, Transcript, Verdict, VerdictValue
 
 if TYPE_CHECKING:
     from evalkit.judge import Judge
@@ -71,7 +71,7 @@ class PolicyPlan:
     notes: list[str] = field(default_factory=list)
 
 
-class CheckerOptions(BaseModel):
+class CheckerOptions(Model):
     model_config = ConfigDict(extra="forbid")
 
 

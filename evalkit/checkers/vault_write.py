@@ -28,12 +28,12 @@ from evalkit.checkers.base import (
 from evalkit.checkers.common import breach_reasons, error_verdict, preflight
 from evalkit.fsdiff import compare
 from evalkit.judge import build_prompt
-from evalkit.models import Polarity, Script, Step, TextBlock, ToolUseBlock, Verdict
+from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolUseBlock, Verdict
 from evalkit.notes import check_note
 from evalkit.scenario_file import ScenarioFile
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 

@@ -6,12 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from evalkit.calibrate import calibrate
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
-from evalkit.cli.progress import rep_progress
 from evalkit.policy import policy_names
 from evalkit.runner import RunContext, new_run_id
 
@@ -29,6 +26,11 @@ def calibrate_command(
 
     Example: `evalkit calibrate --set all`
     """
+    from rich.table import Table
+
+    from evalkit.calibrate import calibrate
+    from evalkit.cli.progress import rep_progress
+
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")
     suite = state.suite()

@@ -9,9 +9,7 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
-from evalkit.cli.progress import rep_progress
 from evalkit.errors import ConfigError, RefusedError
-from evalkit.grid import expand_cells, recorded, run_grid
 from evalkit.lock import ensure_frozen
 from evalkit.runner import DEFAULT_TIMEOUT, RunContext, default_workdir, new_run_id
 
@@ -34,6 +32,9 @@ def grid(
 
     Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
     """
+    from evalkit.cli.progress import rep_progress
+    from evalkit.grid import expand_cells, recorded, run_grid
+
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
     model_list = [m for m in models.split(",") if m]

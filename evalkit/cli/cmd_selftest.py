@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, err, out, state
-from evalkit.selftest import self_test
 
 
 @command("self-test")
@@ -21,6 +20,8 @@ def self_test_command(
 
     Example: `evalkit self-test`
     """
+    from evalkit.selftest import self_test
+
     cells = self_test(state.suite(), workdir)
     width = max(len(c.case) for c in cells)
     for cell in cells:

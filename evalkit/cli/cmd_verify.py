@@ -9,7 +9,6 @@ import typer
 
 from evalkit.cli.app import command, out, state
 from evalkit.runner import default_workdir
-from evalkit.verify import verify_workdir
 
 
 @command("verify")
@@ -22,6 +21,8 @@ def verify(
 
     Example: `evalkit verify results/`
     """
+    from evalkit.verify import verify_workdir
+
     suite = state.suite()
     report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())
     for trial in report.trials:
