@@ -38,6 +38,26 @@ def interpret(prompt: str, raw: str, error: str | None = None) -> JudgeRecord:
     return record
 
 
+def ask_process(
+    prompt: str,
+    argv: list[str],
+    timeout: float,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> JudgeRecord:
+    """Prompt on stdin, answer on stdout; a timeout or a non-zero exit is a judge error."""
+    try:
+        done = subprocess.run(
+            argv, input=prompt.encode(), capture_output=True, timeout=timeout, cwd=cwd, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return interpret(prompt, "", "judge-timeout")
+    raw = done.stdout.decode(errors="replace")
+    if done.returncode != 0:
+        return interpret(prompt, raw, f"judge-exit:{done.returncode}")
+    return interpret(prompt, raw)
+
+
 class Judge(ABC):
     @abstractmethod
     def ask(self, prompt: str) -> JudgeRecord: ...
@@ -51,19 +71,7 @@ class CommandJudge(Judge):
         self.timeout = timeout
 
     def ask(self, prompt: str) -> JudgeRecord:
-        try:
-            done = subprocess.run(
-                ["/bin/sh", "-c", self.command],
-                input=prompt.encode(),
-                capture_output=True,
-                timeout=self.timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return interpret(prompt, "", "judge-timeout")
-        raw = done.stdout.decode(errors="replace")
-        if done.returncode != 0:
-            return interpret(prompt, raw, f"judge-exit:{done.returncode}")
-        return interpret(prompt, raw)
+        return ask_process(prompt, ["/bin/sh", "-c", self.command], self.timeout)
 
 
 class ClaudeJudge(Judge):
@@ -78,7 +86,7 @@ class ClaudeJudge(Judge):
         with tempfile.TemporaryDirectory(prefix="evalkit-judge-") as scratch:
             env = dict(os.environ, CLAUDE_CONFIG_DIR=scratch, DISABLE_TELEMETRY="1")
             env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
-            cmd = [
+            argv = [
                 str(self.cli),
                 "-p",
                 "--model",
@@ -89,21 +97,7 @@ class ClaudeJudge(Judge):
                 "",
                 "--no-session-persistence",
             ]
-            try:
-                done = subprocess.run(
-                    cmd,
-                    input=prompt.encode(),
-                    capture_output=True,
-                    timeout=self.timeout,
-                    cwd=scratch,
-                    env=env,
-                )
-            except subprocess.TimeoutExpired:
-                return interpret(prompt, "", "judge-timeout")
-        raw = done.stdout.decode(errors="replace")
-        if done.returncode != 0:
-            return interpret(prompt, raw, f"judge-exit:{done.returncode}")
-        return interpret(prompt, raw)
+            return ask_process(prompt, argv, self.timeout, cwd=Path(scratch), env=env)
 
 
 class FixedJudge(Judge):

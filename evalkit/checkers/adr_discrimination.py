@@ -440,30 +440,8 @@ class AdrDiscriminationChecker(Checker):
         known = ", ".join(p.name for p in self.policies)
         raise KeyError(f"unknown policy '{policy}' for {self.name} (known: {known})")
 
-    def self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
-        cases = [
-            SelfTestCase(p.name, plan.script, plan.expect, plan.judge_answer)
-            for p in self.policies
-            for plan in [self.plan_policy(p.name, scenario)]
-        ]
-        oracle = cases[0].script
-        cases += [
-            SelfTestCase(
-                "cut-before-result",
-                oracle,
-                Expectation("ERROR", "no-result-line"),
-                fault="cut-before-result",
-            ),
-            SelfTestCase(
-                "is-error-result",
-                oracle,
-                Expectation("ERROR", "agent-error"),
-                fault="is-error-result",
-            ),
-            SelfTestCase(
-                "hook-missing", oracle, Expectation("FAIL", "hook-missing"), fault="no-hook"
-            ),
-        ]
+    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        cases: list[SelfTestCase] = []
         if scenario.scenario.polarity == "positive":
             cases += self._positive_cases(scenario)
         else:

@@ -84,6 +84,7 @@ class Checker(ABC):
     expect_models: ClassVar[dict[Polarity, type[BaseModel]]]
     calibration_models: ClassVar[dict[Polarity, type[BaseModel]]]
     policies: ClassVar[tuple[Policy, ...]]
+    """The first is the ideal behaviour; the generic self-test cases replay it."""
 
     def __init__(self, options: BaseModel) -> None:
         self.options = options
@@ -92,9 +93,37 @@ class Checker(ABC):
     def check(self, inp: CheckInput) -> Verdict:
         """Score one rep. Must never return PASS for a trace that is not a valid measurement."""
 
-    @abstractmethod
     def self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
-        """Fabricated behaviours in both directions for this scenario."""
+        """Every reference policy, the ways a trace fails to be a measurement, then the
+        checker's own cases: fabricated behaviours in both directions for this scenario."""
+        cases = [
+            SelfTestCase(p.name, plan.script, plan.expect, plan.judge_answer)
+            for p in self.policies
+            for plan in [self.plan_policy(p.name, scenario)]
+        ]
+        ideal = cases[0].script
+        cases += [
+            SelfTestCase(
+                "cut-before-result",
+                ideal,
+                Expectation("ERROR", "no-result-line"),
+                fault="cut-before-result",
+            ),
+            SelfTestCase(
+                "is-error-result",
+                ideal,
+                Expectation("ERROR", "agent-error"),
+                fault="is-error-result",
+            ),
+            SelfTestCase(
+                "hook-missing", ideal, Expectation("FAIL", "hook-missing"), fault="no-hook"
+            ),
+        ]
+        return cases + self.own_self_test_cases(scenario)
+
+    @abstractmethod
+    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """The checker's own rules, each in both directions."""
 
     @abstractmethod
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
