@@ -38,6 +38,8 @@ demo: setup
 
 bench: setup
 	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/verify_rate.py
+	$(BIN)/python bench/grid_jobs.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache

@@ -16,7 +16,6 @@ Usage: .venv/bin/python bench/overhead.py [--reps 5] [--scenario P1]
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -25,24 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-EVALKIT = Path(sys.executable).parent / "evalkit"
+from _common import EVALKIT, REPO, isolate
+
 GOAL = 1.15
-
-
-def isolate(base: Path) -> None:
-    """This process and every child: a throwaway HOME, scratch and real-vault stand-in."""
-    for name in ("home", "scratch", "real-vault", "tmp"):
-        (base / name).mkdir(parents=True, exist_ok=True)
-    os.environ.update(
-        HOME=str(base / "home"),
-        EVALKIT_SCRATCH=str(base / "scratch"),
-        EVALKIT_REAL_VAULT=str(base / "real-vault"),
-        TMPDIR=str(base / "tmp"),
-    )
-    for key in [k for k in os.environ if k.startswith(("ANTHROPIC_", "EVALKIT_SUITE"))]:
-        del os.environ[key]
-    tempfile.tempdir = None
 
 
 def time_evalkit(base: Path, scenario: str, number: int, reps: int = 1) -> float:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -19,23 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-EVALKIT = Path(sys.executable).parent / "evalkit"
+from _common import EVALKIT, REPO, isolate
+
 GOAL = 20.0
-
-
-def isolate(base: Path) -> None:
-    for name in ("home", "scratch", "real-vault", "tmp"):
-        (base / name).mkdir(parents=True, exist_ok=True)
-    os.environ.update(
-        HOME=str(base / "home"),
-        EVALKIT_SCRATCH=str(base / "scratch"),
-        EVALKIT_REAL_VAULT=str(base / "real-vault"),
-        TMPDIR=str(base / "tmp"),
-    )
-    for key in [k for k in os.environ if k.startswith(("ANTHROPIC_", "EVALKIT_SUITE"))]:
-        del os.environ[key]
-    tempfile.tempdir = None
 
 
 def replicate(work: Path, copies: int) -> None:
