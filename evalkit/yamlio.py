@@ -18,6 +18,7 @@ M = TypeVar("M", bound=BaseModel)
 def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.preserve_quotes = True
+    y.width = 4096
     return y
 
 
