@@ -38,9 +38,8 @@ from evalkit.checkers.base import (
     PolicyPlan,
     SelfTestCase,
 )
-from evalkit.checkers.common import error_verdict, preflight
+from evalkit.checkers.common import ask_judge, preflight
 from evalkit.fsdiff import compare
-from evalkit.judge import build_prompt
 from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolCall, ToolUseBlock, Verdict
 from evalkit.scenario_file import ScenarioFile
 
@@ -347,14 +346,10 @@ class AdrDiscriminationChecker(Checker):
         elif governing:
             verdict.reasons.append("B-via:cited-governing")
         else:
-            rubric = inp.suite.rubric_path.read_text(encoding="utf-8")
-            record = inp.judge.ask(build_prompt(rubric, final))
-            verdict.judge = record
-            if record.error is not None or record.answer is None:
-                failed = error_verdict(inp, f"judge-error:{record.error}")
-                failed.judge, failed.flags = record, verdict.reasons + flags
+            failed = ask_judge(inp, verdict, final)
+            if failed is not None:
                 return failed
-            if record.answer == "YES":
+            if verdict.judge is not None and verdict.judge.answer == "YES":
                 verdict.reasons.append("B-via:judge-proposed")
             else:
                 verdict.axis_b = "B:FAIL"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from evalkit.checkers.base import CheckInput
 from evalkit.fsdiff import links_into
+from evalkit.judge import build_prompt
 from evalkit.models import RequiredHook, ToolCall, Transcript, Verdict
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
@@ -96,3 +97,19 @@ def breach_reasons(inp: CheckInput, real_vault: Path) -> list[str]:
     hits = breach_calls(inp.transcript.tool_calls, root, cwd)
     hits += [f"symlink:{p}" for p in links_into(inp.sandbox, root)]
     return [f"real-vault-breach:{h}" for h in hits]
+
+
+def ask_judge(inp: CheckInput, verdict: Verdict, message: str) -> Verdict | None:
+    """Put the frozen rubric and one message to the judge; the record goes on the verdict.
+
+    Returns an ERROR verdict, keeping the record and the flags, when the judge failed or
+    answered anything but YES or NO; None when its answer is on the verdict to read.
+    """
+    rubric = inp.suite.rubric_path.read_text(encoding="utf-8")
+    record = inp.judge.ask(build_prompt(rubric, message))
+    verdict.judge = record
+    if record.error is None and record.answer is not None:
+        return None
+    failed = error_verdict(inp, f"judge-error:{record.error}")
+    failed.judge, failed.flags = record, list(verdict.flags)
+    return failed
