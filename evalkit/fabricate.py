@@ -41,6 +41,17 @@ def _apply(block: ToolUseBlock, project: Path, env: dict[str, str]) -> tuple[str
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(data["content"], encoding="utf-8")
         return f"File created successfully at: {path}", None
+    if block.name == "Edit":
+        path = Path(data["file_path"])
+        if not path.is_file():
+            return f"<tool_use_error>File does not exist: {path}</tool_use_error>", True
+        text = path.read_text(encoding="utf-8")
+        old, new = str(data.get("old_string", "")), str(data.get("new_string", ""))
+        if not old or old not in text:
+            return "<tool_use_error>String to replace not found in file.</tool_use_error>", True
+        count = -1 if data.get("replace_all") else 1
+        path.write_text(text.replace(old, new, count), encoding="utf-8")
+        return f"The file {path} has been updated.", None
     if block.name == "Read":
         path = Path(data["file_path"])
         if not path.is_file():

@@ -197,3 +197,17 @@ def test_a_missing_transcript_is_an_error_row_not_a_crash(suite: Suite, tmp_path
     from evalkit.check import check_sandbox
 
     assert check_sandbox(suite, sandbox).reasons == ["transcript-missing"]
+
+
+def test_an_edit_to_a_seeded_note_fails_a_negative(suite: Suite, tmp_path: Path) -> None:
+    edit = ToolUseBlock(
+        name="Edit",
+        input={
+            "file_path": "{vault}/vault-conventions.md",
+            "old_string": "---",
+            "new_string": "--- ",
+        },
+    )
+    verdict = play(suite, tmp_path, "N3", [edit])
+    assert verdict.verdict == "FAIL"
+    assert "vault-write:vault-conventions.md" in verdict.reasons
