@@ -216,7 +216,7 @@ class ScriptedServer:
         self._httpd = httpd
         self.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
         self._thread.start()
         return self
