@@ -175,7 +175,12 @@ def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list
 
 
 def run_rep(
-    ctx: RunContext, scenario: ScenarioFile, model: str, rep: int, timeout: float | None = None
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    timeout: float | None = None,
+    run_id: str | None = None,
 ) -> RepOutcome:
     """One rep, start to row. A stop requested at any point still ends in its ERROR row."""
     suite = ctx.suite
@@ -218,7 +223,16 @@ def run_rep(
                     ctx.stop,
                 )
             result = _finish(
-                ctx, scenario, model, rep, sandbox, outcome, judge, cli, timeout or ctx.timeout
+                ctx,
+                run_id or ctx.run_id,
+                scenario,
+                model,
+                rep,
+                sandbox,
+                outcome,
+                judge,
+                cli,
+                timeout or ctx.timeout,
             )
     finally:
         if not ctx.keep_sandboxes:
@@ -260,6 +274,7 @@ def _read_text(path: Path) -> str:
 
 def _finish(
     ctx: RunContext,
+    run_id: str,
     scenario: ScenarioFile,
     model: str,
     rep: int,
@@ -282,7 +297,7 @@ def _finish(
     verdict = decide(
         ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
     )
-    folder = ctx.workdir / "evidence" / ctx.run_id / scenario.id / safe_name(model) / f"rep-{rep}"
+    folder = ctx.workdir / "evidence" / run_id / scenario.id / safe_name(model) / f"rep-{rep}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / "stderr.txt")
@@ -309,7 +324,7 @@ def _finish(
     row = row_from_verdict(
         verdict,
         rep=rep,
-        run_id=ctx.run_id,
+        run_id=run_id,
         time=datetime.now(UTC).isoformat(timespec="seconds"),
         evalkit_version=__version__,
         cli_version=version,
@@ -318,7 +333,7 @@ def _finish(
         **_usage(transcript),
     )
     line = EvidenceLine(
-        run_id=ctx.run_id,
+        run_id=run_id,
         scenario=scenario.id,
         model=model,
         rep=rep,

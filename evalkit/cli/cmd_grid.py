@@ -33,7 +33,7 @@ def grid(
     Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
     """
     from evalkit.cli.progress import rep_progress
-    from evalkit.grid import expand_cells, recorded, run_grid
+    from evalkit.grid import expand_cells, resume_cells, run_grid
 
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
@@ -57,9 +57,9 @@ def grid(
     )
     cells = expand_cells(pool, model_list, reps)
     if resume:
-        seen = recorded(ctx)
-        cells = [c for c in cells if (c.scenario.id, c.model, c.rep) not in seen]
-        out.print(f"resuming: {len(cells)} rep(s) left to run")
+        cells = resume_cells(ctx, cells)
+        adopted = sum(1 for c in cells if c.run_id is not None)
+        out.print(f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before")
     if not cells:
         out.print("nothing to run")
         return

@@ -128,3 +128,18 @@ def test_ctrl_c_stops_the_reps_in_flight_and_verify_counts_the_rest(kit: Kit) ->
         missing += int(planned) - int(recorded)
     assert missing == 2, verify.why()
     assert "counts differ: 2 TSV row(s), 2 manifest line(s), 4 planned rep(s)" in verify.stdout
+
+    resumed = kit.run(
+        "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:fault-hang",
+        "--reps", "2", "--jobs", "2", "--timeout", "3", "--resume",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.why()
+    assert "2 rep(s) left to run, 2 of them planned before" in resumed.stdout, resumed.why()
+    rows = kit.tsv(work)
+    assert len(rows) == 4 and {r["run_id"] for r in rows} == {rows[0]["run_id"]}, rows
+    plans = (work / "plans.jsonl").read_text().splitlines()
+    assert len(plans) == 1, "resume planned the same reps twice"
+    verify = kit.run("verify", str(work))
+    assert verify.returncode == 0, verify.why()
+    assert "All 4 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
+    assert "NOT PUBLISHABLE" in verify.stdout and "4 ERROR row(s)" in verify.stdout
