@@ -111,6 +111,7 @@ def declarations(
         "rubric_sha256": sha256_file(rubric) if rubric.is_file() else "",
         "plugin_hashes": suite.plugin_hashes(),
         "checker": f"{suite.checker.name}@{suite.checker.version}",
+        "checker_source": suite.checker.source_hash(),
         "model": requested_model,
         "model_id": model_id,
         "cli_version": cli_version,

@@ -44,6 +44,7 @@ def current_hashes(suite: Suite) -> dict[str, str]:
         hashes[f"plugin:{path.name}"] = tree_hash(path)
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
+    hashes["checker-source"] = suite.checker.source_hash()
     rubric = suite.rubric_path
     hashes["rubric"] = "sha256:" + sha256_file(rubric) if rubric.is_file() else "missing"
     return hashes

@@ -28,7 +28,14 @@ from evalkit.runner import MANIFEST, load_plans
 from evalkit.suite import Suite
 from evalkit.transcript import read_transcript
 
-FROZEN_KEYS = ("fixture_hashes", "rubric_sha256", "plugin_hashes", "checker", "cli_version")
+FROZEN_KEYS = (
+    "fixture_hashes",
+    "rubric_sha256",
+    "plugin_hashes",
+    "checker",
+    "checker_source",
+    "cli_version",
+)
 
 
 @dataclass

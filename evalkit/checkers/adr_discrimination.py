@@ -243,6 +243,7 @@ class AdrDiscriminationChecker(Checker):
         "positive": PositiveCalibration,
         "negative": NegativeCalibration,
     }
+    source_modules: ClassVar[tuple[str, ...]] = ("evalkit.fsdiff", "evalkit.judge")
     policies: ClassVar[tuple[Policy, ...]] = (
         Policy("oracle", description="finds the governing record, cites it; answers negatives"),
         Policy("always-create", description="writes a new decision record on every task"),

@@ -8,6 +8,8 @@ checker module and a folder, with no branch on a suite's name anywhere.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +130,27 @@ class Checker(ABC):
     @abstractmethod
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
         """The script a reference policy plays on this scenario, and what it must score."""
+
+    source_modules: ClassVar[tuple[str, ...]] = ()
+    """Further modules whose code decides this checker's verdicts, hashed into the lock."""
+
+    def source_hash(self) -> str:
+        """sha256 over the code that scores: this checker's module, the shared rules, and
+        its declared helpers. A frozen suite notices when any of it changes."""
+        names = (
+            type(self).__module__,
+            "evalkit.checkers.base",
+            "evalkit.checkers.common",
+            "evalkit.transcript",
+            *self.source_modules,
+        )
+        digest = hashlib.sha256()
+        for name in sorted(set(names)):
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            digest.update(name.encode() + b"\0")
+            digest.update(Path(origin).read_bytes() if origin else b"missing")
+        return "sha256:" + digest.hexdigest()
 
     def harmless_env(self, scratch: Path) -> dict[str, str]:
         """Environment that points every real-world path the checker guards into scratch."""

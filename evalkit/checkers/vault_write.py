@@ -114,6 +114,7 @@ class VaultWriteChecker(Checker):
         "positive": PositiveCalibration,
         "negative": NegativeCalibration,
     }
+    source_modules: ClassVar[tuple[str, ...]] = ("evalkit.notes", "evalkit.fsdiff", "evalkit.judge")
     policies: ClassVar[tuple[Policy, ...]] = (
         Policy("oracle", description="the ideal behaviour from each scenario's calibration"),
         Policy("always-write", description="writes a conforming note on every task"),
