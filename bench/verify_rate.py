@@ -60,9 +60,9 @@ def main() -> None:
                    "--scenarios", args.scenarios, "--models", models, "--jobs", "4"]  # fmt: skip
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
-            sys.exit(f"the seed grid failed (exit {done.returncode}):\n{done.stderr}")
-        seed = len((work / "results.tsv").read_text().splitlines()) - 1
-        replicate(work, math.ceil(args.trials / seed) - 1)
+            sys.exit(f"the first grid failed (exit {done.returncode}):\n{done.stderr}")
+        first = len((work / "results.tsv").read_text().splitlines()) - 1
+        replicate(work, math.ceil(args.trials / first) - 1)
 
         from evalkit.suite import load_suite
         from evalkit.verify import verify_workdir
@@ -77,7 +77,7 @@ def main() -> None:
         sys.exit(f"the replicated workdir does not verify: {bad} {report.count_problems[:3]}")
     rate = n / seconds
     print(f"verify: {n} trials in {seconds:.1f} s = {rate:.1f} trials/s (goal >= {GOAL:g}/s)")
-    print(f"goal {'met' if rate >= GOAL else 'NOT met'}; seed grid of {seed} real reps, copied")
+    print(f"goal {'met' if rate >= GOAL else 'NOT met'}; a grid of {first} real reps, copied")
 
 
 if __name__ == "__main__":

@@ -275,7 +275,7 @@ class Verdict(Model):
 
 
 class ResultRow(Model):
-    """One line of a results TSV; the first six columns are the seeds' own."""
+    """One line of a results TSV; the first six columns are the ones autoresearch loops read."""
 
     scenario: str
     model: str
