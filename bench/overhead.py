@@ -56,7 +56,7 @@ def time_bare(base: Path, scenario_ref: str, number: int) -> float:
     from evalkit.claude_cli import find_cli
     from evalkit.policy import scripted_agent
     from evalkit.runner import agent_command, checked_plugin_dirs
-    from evalkit.sandbox import build_sandbox, expand
+    from evalkit.sandbox import build_sandbox, isolation_env
     from evalkit.scripted.server import ScriptedServer
     from evalkit.scripts import render
     from evalkit.suite import load_suite
@@ -69,7 +69,7 @@ def time_bare(base: Path, scenario_ref: str, number: int) -> float:
     sandbox = scratch / "sandbox"
     build_sandbox(suite, scenario, sandbox)
     names = list(suite.fixture_dirs())
-    isolation = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    isolation = isolation_env(suite, sandbox)
     config_dir = scratch / "claude-config"
     config_dir.mkdir()
     env = base_environment(isolation, config_dir, 2)

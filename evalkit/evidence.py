@@ -25,6 +25,7 @@ from evalkit.suite import Suite
 TRANSCRIPT = "transcript.jsonl"
 CHECK = "check.json"
 JUDGE = "judge.json"
+STDERR = "stderr.txt"
 
 
 class _FixtureCommits:

@@ -19,11 +19,11 @@ from evalkit.runner import (
     load_plans,
     policy_guard,
     preflight,
+    read_manifest,
     record_plan,
     run_rep,
 )
 from evalkit.scenario_file import ScenarioFile
-from evalkit.verify import read_manifest
 
 
 @dataclass(frozen=True)

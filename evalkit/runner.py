@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from evalkit import __version__
 from evalkit.agent_process import ProcessOutcome, base_environment, run_agent
 from evalkit.appendlog import append_locked
@@ -27,8 +29,11 @@ from evalkit.check import default_judge
 from evalkit.claude_cli import cli_version, find_cli
 from evalkit.decide import ProcessRecord, decide
 from evalkit.environ import patched_env
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.evidence import (
+    CHECK,
+    JUDGE,
+    STDERR,
     TRANSCRIPT,
     bundle_id,
     declarations,
@@ -41,11 +46,11 @@ from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, 
 from evalkit.policy import ScriptedAgent, is_policy, scripted_agent
 from evalkit.redact import redact, redact_jsonl
 from evalkit.results import append_row, row_from_verdict
-from evalkit.sandbox import build_sandbox, claude_md_above, expand
+from evalkit.sandbox import build_sandbox, claude_md_above, isolation_env
 from evalkit.scenario_file import ScenarioFile
 from evalkit.scripted.server import ScriptedServer
 from evalkit.scripts import render
-from evalkit.suite import Suite
+from evalkit.suite import Suite, relative_path
 from evalkit.task import read_task
 from evalkit.transcript import parse_lines
 
@@ -130,16 +135,9 @@ def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         command=command,
         cells=cells,
-        results=_relative(ctx.results, ctx.workdir),
+        results=relative_path(ctx.results, ctx.workdir),
     )
     append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path.resolve())
 
 
 def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
@@ -195,7 +193,7 @@ def run_rep(
                 agent = scripted_agent(suite, model, scenario)
             build_sandbox(suite, scenario, sandbox)
             names = list(suite.fixture_dirs())
-            isolation = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+            isolation = isolation_env(suite, sandbox)
             config_dir = scratch / "claude-config"
             config_dir.mkdir()
             env = base_environment(isolation, config_dir, ctx.max_retries)
@@ -218,7 +216,7 @@ def run_rep(
                     sandbox / "project",
                     env,
                     sandbox / TRANSCRIPT,
-                    sandbox / "stderr.txt",
+                    sandbox / STDERR,
                     timeout or ctx.timeout,
                     ctx.stop,
                 )
@@ -300,13 +298,13 @@ def _finish(
     folder = ctx.workdir / "evidence" / run_id / scenario.id / safe_name(model) / f"rep-{rep}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
-    stderr = _read_text(sandbox / "stderr.txt")
-    (folder / "stderr.txt").write_text(redact(stderr), encoding="utf-8")
+    stderr = _read_text(sandbox / STDERR)
+    (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
     (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
     files = {
         "transcript": TRANSCRIPT,
-        "stderr": "stderr.txt",
-        "check": "check.json",
+        "stderr": STDERR,
+        "check": CHECK,
         "process": PROCESS,
     }
     files.update(
@@ -317,7 +315,7 @@ def _finish(
     )
     write_check(folder, verdict)
     if verdict.judge is not None:
-        files["judge"] = "judge.json"
+        files["judge"] = JUDGE
     version = transcript.cli_version or ctx.cli_version(cli)
     decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version)
     bid = bundle_id(decl)
@@ -337,13 +335,13 @@ def _finish(
         scenario=scenario.id,
         model=model,
         rep=rep,
-        evidence=_relative(folder, ctx.workdir),
+        evidence=relative_path(folder, ctx.workdir),
         files=files,
         file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
         declarations=decl,
         bundle_id=bid,
         verdict=verdict.verdict,
-        results=_relative(ctx.results, ctx.workdir),
+        results=relative_path(ctx.results, ctx.workdir),
     )
     append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
     append_row(ctx.results, row)
@@ -384,6 +382,22 @@ def run_reps(
             if on_done is not None:
                 on_done(outcome)
     return done
+
+
+def read_manifest(workdir: Path) -> tuple[list[EvidenceLine], list[str]]:
+    """Every manifest line, and a problem named for each line that does not read."""
+    path = workdir / MANIFEST
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no manifest; nothing was run into this folder")
+    lines, problems = [], []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(EvidenceLine.model_validate(json.loads(text)))
+        except (json.JSONDecodeError, ValidationError):
+            problems.append(f"{MANIFEST}:{number}: unreadable manifest line")
+    return lines, problems
 
 
 def load_plans(workdir: Path) -> list[Plan]:

@@ -78,3 +78,9 @@ def expand(text: str, sandbox: Path, names: list[str], extra: dict[str, str] | N
     for key, value in values.items():
         text = text.replace("{" + key + "}", value)
     return text
+
+
+def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
+    """The suite's isolation environment with its placeholders pointed into this sandbox."""
+    names = list(suite.fixture_dirs())
+    return {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}

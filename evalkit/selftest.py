@@ -19,7 +19,8 @@ from evalkit.environ import patched_env
 from evalkit.fabricate import fabricate
 from evalkit.judge import FixedJudge
 from evalkit.models import Verdict
-from evalkit.sandbox import TRANSCRIPT, build_sandbox, expand
+from evalkit.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scenario_file import ScenarioFile
 from evalkit.scripts import render
 from evalkit.suite import Suite, Which
@@ -48,8 +49,7 @@ def meets(verdict: Verdict, expect: Expectation) -> bool:
 
 def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
     """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it."""
-    names = list(suite.fixture_dirs())
-    env = {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    env = sandbox_isolation_env(suite, sandbox)
     bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
     env["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *bins])
     return env

@@ -130,7 +130,7 @@ class Suite:
         """Suite-relative plugin path -> content hash, once per command like the fixtures."""
         if self._plugin_hashes is None:
             self._plugin_hashes = {
-                _relative(p, self.root): tree_hash(p) for p in self.plugin_dirs()
+                relative_path(p, self.root): tree_hash(p) for p in self.plugin_dirs()
             }
         return dict(self._plugin_hashes)
 
@@ -156,8 +156,9 @@ def _ladder_order(path: Path) -> tuple[str, int, str]:
     return (name[1:], 0 if name.startswith("P") else 1, name)
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative_path(path: Path, root: Path) -> str:
+    """path relative to root where it lies under it (as kept in manifests), else absolute."""
     try:
-        return path.relative_to(root).as_posix()
+        return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        return str(path)
+        return str(path.resolve())

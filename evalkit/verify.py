@@ -14,17 +14,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from evalkit.decide import ProcessRecord, decide
 from evalkit.environ import patched_env
-from evalkit.errors import EvalkitError, NotFoundError
+from evalkit.errors import EvalkitError
 from evalkit.evidence import bundle_id, replay_folder
 from evalkit.hashing import sha256_file
 from evalkit.judge import ReplayJudge
 from evalkit.models import EvidenceLine, JudgeRecord, ResultRow, Verdict
 from evalkit.results import format_row, read_rows, row_from_verdict
-from evalkit.runner import MANIFEST, load_plans
+from evalkit.runner import load_plans, read_manifest
 from evalkit.suite import Suite
 from evalkit.transcript import read_transcript
 
@@ -70,21 +68,6 @@ def _key(run_id: str, scenario: str, model: str, rep: int) -> tuple[str, str, st
 
 def _trial_name(line: EvidenceLine) -> str:
     return f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
-
-
-def read_manifest(workdir: Path) -> tuple[list[EvidenceLine], list[str]]:
-    path = workdir / MANIFEST
-    if not path.is_file():
-        raise NotFoundError(f"{path}: no manifest; nothing was run into this folder")
-    lines, problems = [], []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            lines.append(EvidenceLine.model_validate(json.loads(text)))
-        except (json.JSONDecodeError, ValidationError):
-            problems.append(f"{MANIFEST}:{number}: unreadable manifest line")
-    return lines, problems
 
 
 def _rows(

@@ -294,6 +294,23 @@ class Kit:
             time.sleep(0.05)
         raise AssertionError(f"fewer than {count} claude process(es) after {timeout} s")
 
+    def interrupt(
+        self, proc: subprocess.Popen[str], agents: int, sig: int, timeout: float
+    ) -> tuple[str, str, float]:
+        """Once `agents` CLI processes run, send sig to evalkit alone (each CLI has its own
+        session) and wait: (stdout, stderr, seconds from the signal to the exit)."""
+        try:
+            self.wait_for_agents(agents)
+            time.sleep(0.3)
+            began = time.monotonic()
+            proc.send_signal(sig)
+            stdout, stderr = proc.communicate(timeout=timeout)
+            return stdout, stderr, time.monotonic() - began
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
     def leftovers(self, grace: float = 3.0) -> list[Agent]:
         """Processes still alive after a short grace (a killed process may take a moment to be
         reaped by init). Kills them, by pid, so one failing test does not leak into others."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -98,17 +97,7 @@ def test_ctrl_c_stops_the_reps_in_flight_and_verify_counts_the_rest(kit: Kit) ->
         "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:fault-hang",
         "--reps", "2", "--jobs", "2", "--timeout", "60",
     )  # fmt: skip
-    try:
-        kit.wait_for_agents(2)
-        time.sleep(0.3)
-        began = time.monotonic()
-        proc.send_signal(signal.SIGINT)  # to evalkit alone: each CLI runs in its own session
-        stdout, stderr = proc.communicate(timeout=30)
-        took = time.monotonic() - began
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    stdout, stderr, took = kit.interrupt(proc, 2, signal.SIGINT, timeout=30)
     assert proc.returncode == 130, f"exit {proc.returncode}\n{stdout}\n{stderr}"
     assert took < 8, f"the grid took {took:.1f} s to stop"
     assert "interrupted" in stderr and "Traceback" not in stderr, stderr

@@ -260,17 +260,7 @@ def test_a_signal_stops_the_rep_and_records_it_as_interrupted(
 ) -> None:
     work = kit.base / "work"
     proc = kit.start("run", "N1", "policy:fault-hang", str(work), "--timeout", "60")
-    try:
-        kit.wait_for_agents(1)
-        time.sleep(0.3)
-        began = time.monotonic()
-        proc.send_signal(sig)  # to evalkit alone: the CLI runs in its own session
-        stdout, stderr = proc.communicate(timeout=20)
-        took = time.monotonic() - began
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    stdout, stderr, took = kit.interrupt(proc, 1, sig, timeout=20)
     assert proc.returncode == 130, f"exit {proc.returncode}\n{stdout}\n{stderr}"
     assert took < 6, f"evalkit took {took:.1f} s to stop"
     assert "Traceback" not in stderr, stderr
