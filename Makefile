@@ -6,7 +6,7 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
 DEMO_DIR := results/demo
 
-.PHONY: setup test lint self-test demo bench clean
+.PHONY: setup unit test lint self-test demo bench clean
 
 setup: $(BIN)/.installed $(CLAUDE)
 
@@ -24,6 +24,9 @@ $(CLAUDE):
 lint: setup
 	$(BIN)/ruff check evalkit tests bench
 	$(BIN)/mypy
+
+unit: setup
+	$(BIN)/pytest -q tests/unit
 
 test: setup lint
 	$(BIN)/pytest -q

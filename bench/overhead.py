@@ -52,15 +52,15 @@ def time_evalkit(base: Path, scenario: str, number: int, reps: int = 1) -> float
 
 
 def time_bare(base: Path, scenario_ref: str, number: int) -> float:
-    from evalkit.agent_process import base_environment
-    from evalkit.claude_cli import find_cli
-    from evalkit.policy import scripted_agent
-    from evalkit.runner import agent_command, checked_plugin_dirs
-    from evalkit.sandbox import build_sandbox, isolation_env
-    from evalkit.scripted.server import ScriptedServer
-    from evalkit.scripts import render
-    from evalkit.suite import load_suite
-    from evalkit.task import read_task
+    from evalkit.reference.placeholders import render
+    from evalkit.reference.policy import scripted_agent
+    from evalkit.reference.scripted_server import ScriptedServer
+    from evalkit.run.agent import base_environment
+    from evalkit.run.claude_cli import find_cli
+    from evalkit.run.runner import agent_command, checked_plugin_dirs
+    from evalkit.run.sandbox import build_sandbox, isolation_env
+    from evalkit.suite.config import load_suite
+    from evalkit.suite.task import read_task
 
     suite = load_suite(REPO)
     scenario = suite.resolve(scenario_ref)

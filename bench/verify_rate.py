@@ -64,8 +64,8 @@ def main() -> None:
         first = len((work / "results.tsv").read_text().splitlines()) - 1
         replicate(work, math.ceil(args.trials / first) - 1)
 
-        from evalkit.suite import load_suite
-        from evalkit.verify import verify_workdir
+        from evalkit.records.verify import verify_workdir
+        from evalkit.suite.config import load_suite
 
         suite = load_suite(REPO)
         began = time.perf_counter()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.suite import Suite
+from evalkit.suite.config import Suite
 
 REPO = Path(__file__).resolve().parents[1]
 

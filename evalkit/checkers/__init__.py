@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalkit.checkers.base import Checker
 from evalkit.errors import ConfigError
+from evalkit.scoring.checker import Checker
 
 _REGISTRY: dict[str, type[Checker]] = {}
 
@@ -29,4 +29,5 @@ def names() -> list[str]:
 
 def _load_builtins() -> None:
     """Built-in checkers register through the same decorator an outside one would use."""
-    from evalkit.checkers import adr_discrimination, vault_write  # noqa: F401
+    from evalkit.checkers.adr_discrimination import scoring as _adr  # noqa: F401
+    from evalkit.checkers.vault_write import scoring as _vault  # noqa: F401

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from evalkit.errors import EvalkitError
-from evalkit.suite import Suite, load_suite
+from evalkit.suite.config import Suite, load_suite
 
 app = typer.Typer(
     name="evalkit",

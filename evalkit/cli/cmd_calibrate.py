@@ -9,8 +9,8 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
-from evalkit.policy import policy_names
-from evalkit.runner import RunContext, new_run_id
+from evalkit.reference.policy import policy_names
+from evalkit.run.runner import RunContext, new_run_id
 
 
 @command("calibrate")
@@ -28,8 +28,8 @@ def calibrate_command(
     """
     from rich.table import Table
 
-    from evalkit.calibrate import calibrate
     from evalkit.cli.progress import rep_progress
+    from evalkit.reference.calibrate import calibrate
 
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")

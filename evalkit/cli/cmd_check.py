@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from evalkit import __version__
-from evalkit.check import check_sandbox
 from evalkit.cli.app import command, out, state
 from evalkit.errors import ConfigError
-from evalkit.results import append_row, format_row, row_from_verdict
+from evalkit.records.results import append_row, format_row, row_from_verdict
+from evalkit.scoring.score import check_sandbox
 
 EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
 

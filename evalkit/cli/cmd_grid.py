@@ -10,8 +10,8 @@ import typer
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
 from evalkit.errors import ConfigError, RefusedError
-from evalkit.lock import ensure_frozen
-from evalkit.runner import DEFAULT_TIMEOUT, RunContext, default_workdir, new_run_id
+from evalkit.run.runner import DEFAULT_TIMEOUT, RunContext, default_workdir, new_run_id
+from evalkit.suite.lock import ensure_frozen
 
 
 @command("grid")
@@ -33,7 +33,7 @@ def grid(
     Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
     """
     from evalkit.cli.progress import rep_progress
-    from evalkit.grid import expand_cells, resume_cells, run_grid
+    from evalkit.run.grid import expand_cells, resume_cells, run_grid
 
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")

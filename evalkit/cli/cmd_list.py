@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from evalkit.cli.app import command, out, state
-from evalkit.suite import Which
+from evalkit.suite.config import Which
 
 
 @command("list")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, out, rel, state
-from evalkit.lock import contaminate, freeze, lock_path
+from evalkit.suite.lock import contaminate, freeze, lock_path
 
 
 @command("freeze")

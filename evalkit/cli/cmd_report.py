@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalkit.cli.app import command, out, state
-from evalkit.report import (
+from evalkit.records.report import (
     LEVEL_COLUMNS,
     MODEL_COLUMNS,
     SETS,
@@ -24,7 +24,7 @@ from evalkit.report import (
     to_markdown,
     unknown_lines,
 )
-from evalkit.runner import default_workdir
+from evalkit.run.runner import default_workdir
 
 
 class Format(StrEnum):

@@ -10,8 +10,7 @@ import typer
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
 from evalkit.errors import RefusedError
-from evalkit.lock import ensure_frozen
-from evalkit.runner import (
+from evalkit.run.runner import (
     DEFAULT_TIMEOUT,
     RepOutcome,
     RunContext,
@@ -19,6 +18,7 @@ from evalkit.runner import (
     new_run_id,
     run_reps,
 )
+from evalkit.suite.lock import ensure_frozen
 
 
 @command("run")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, out, rel, state
-from evalkit.sandbox import build_sandbox
+from evalkit.run.sandbox import build_sandbox
 
 
 @command("sandbox")

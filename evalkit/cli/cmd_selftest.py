@@ -20,7 +20,7 @@ def self_test_command(
 
     Example: `evalkit self-test`
     """
-    from evalkit.selftest import self_test
+    from evalkit.reference.selftest import self_test
 
     cells = self_test(state.suite(), workdir)
     width = max(len(c.case) for c in cells)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, out, state
-from evalkit.runner import default_workdir
+from evalkit.run.runner import default_workdir
 
 
 @command("verify")
@@ -21,7 +21,7 @@ def verify(
 
     Example: `evalkit verify results/`
     """
-    from evalkit.verify import verify_workdir
+    from evalkit.records.verify import verify_workdir
 
     suite = state.suite()
     report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())

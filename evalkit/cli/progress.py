@@ -16,7 +16,7 @@ from rich.progress import (
 )
 
 from evalkit.cli.app import err
-from evalkit.runner import RepOutcome
+from evalkit.run.runner import RepOutcome
 
 
 class RepProgress:

@@ -165,8 +165,8 @@ def copy_suite(dest: Path, only: set[str] | None = None, source: Path = REPO_ROO
 def task_blocks(suite_root: Path = REPO_ROOT) -> list[tuple[str, str]]:
     """(scenario id, Task block) for every scenario of both sets. Only ever used to check
     that some output does NOT contain a Task block; never printed."""
-    from evalkit.suite import load_suite
-    from evalkit.task import read_task
+    from evalkit.suite.config import load_suite
+    from evalkit.suite.task import read_task
 
     suite = load_suite(suite_root)
     return [(s.id, read_task(s)) for s in suite.scenarios("all")]

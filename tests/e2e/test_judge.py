@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.judge import ClaudeJudge, build_prompt, prompt_hash
 from evalkit.models import Script
-from evalkit.scripted.server import ScriptedServer
+from evalkit.reference.scripted_server import ScriptedServer
+from evalkit.scoring.judge import ClaudeJudge, build_prompt, prompt_hash
 
 
 @pytest.mark.e2e

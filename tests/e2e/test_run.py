@@ -112,7 +112,7 @@ def test_a_policy_grid_writes_one_row_and_one_manifest_line_per_rep(
 def test_breach_lands_in_the_real_vault_stand_in_and_nowhere_near_home(
     policy_grid: tuple[Kit, Path, Done],
 ) -> None:
-    from evalkit.suite import load_suite
+    from evalkit.suite.config import load_suite
 
     kit, work, _ = policy_grid
     suite = load_suite(REPO_ROOT)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evalkit.models import Script, Step, TextBlock, ToolUseBlock
-from evalkit.scripted.server import ScriptedServer
+from evalkit.reference.scripted_server import ScriptedServer
 
 pytestmark = pytest.mark.e2e
 

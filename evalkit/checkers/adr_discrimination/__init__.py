@@ -1,0 +1,1 @@
+"""The ADR discrimination eval: its scoring module is hashed; the rest is reference."""

@@ -1,0 +1,1 @@
+"""The results folder: rows, plans, manifest, evidence, verify and report."""

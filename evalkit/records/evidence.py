@@ -1,0 +1,158 @@
+"""Evidence kept beside every row: enough to rebuild the sandbox and re-score it without a model.
+
+The artifact is a binary-safe git diff of each sandbox folder against its pinned
+fixture, plus the redacted transcript, the judge's kept answer and the verdict.
+A hash names an artifact; only the diff can re-derive one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from evalkit import __version__
+from evalkit.models import SCHEMA_VERSION, Verdict
+from evalkit.records.redact import redact
+from evalkit.run.gitutil import git
+from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
+from evalkit.suite.config import Suite
+
+TRANSCRIPT = "transcript.jsonl"
+CHECK = "check.json"
+JUDGE = "judge.json"
+STDERR = "stderr.txt"
+
+
+class _FixtureCommits:
+    """One bare git dir per fixture folder, holding it as a single commit, made on first use
+    and shared by every rep of the command: a rep's diff then costs two git calls."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._made: dict[Path, tuple[Path, str]] = {}
+        self._root: Path | None = None
+
+    def get(self, fixture: Path) -> tuple[Path, str]:
+        with self._lock:
+            if fixture not in self._made:
+                if self._root is None:
+                    self._root = Path(tempfile.mkdtemp(prefix="evalkit-fixtures-"))
+                    atexit.register(shutil.rmtree, self._root, True)
+                gitdir = self._root / f"{len(self._made)}.git"
+                index = gitdir.with_suffix(".index")
+                git(self._root, "init", "-q", "--bare", str(gitdir))
+                at = (f"--git-dir={gitdir}", f"--work-tree={fixture}")
+                git(fixture, *at, "add", "-A", "--force", ".", index=index)
+                tree = git(fixture, *at, "write-tree", index=index).decode().strip()
+                self._made[fixture] = (gitdir, tree)
+            return self._made[fixture]
+
+
+_COMMITS = _FixtureCommits()
+
+
+def folder_diff(fixture: Path, current: Path) -> bytes:
+    """`git diff --binary` from fixture to current, as paths relative to the folder.
+
+    The fixture's tree is indexed once; each rep indexes its own folder in a private
+    index file against it, so new, deleted and binary files and mode changes are all
+    captured, ignored files included.
+    """
+    if current.is_dir() and tree_hash(fixture) == tree_hash(current):
+        return b""
+    gitdir, tree = _COMMITS.get(fixture.resolve())
+    with tempfile.TemporaryDirectory(prefix="evalkit-diff-") as tmp:
+        index = Path(tmp) / "index"
+        work = current if current.is_dir() else Path(tmp) / "empty"
+        work.mkdir(exist_ok=True)
+        at = (f"--git-dir={gitdir}", f"--work-tree={work}")
+        git(work, *at, "add", "-A", "--force", ".", index=index)
+        return git(
+            work,
+            *at,
+            "diff",
+            "--cached",
+            "--binary",
+            "--no-color",
+            "--no-ext-diff",
+            tree,
+            index=index,
+        )
+
+
+def _ignore_git(_: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == ".git"]
+
+
+def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
+    """Copy the fixture to dest and apply diff there. dest becomes its own git top level,
+    because `git apply` inside another work tree resolves paths against that tree's root
+    and silently applies nothing."""
+    shutil.copytree(fixture, dest, symlinks=True, ignore=_ignore_git)
+    if diff.strip():
+        git(dest, "init", "-q")
+        git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff)
+        shutil.rmtree(dest / ".git")
+
+
+def declarations(
+    suite: Suite, scenario_sha256: str, requested_model: str, model_id: str, cli_version: str
+) -> dict[str, Any]:
+    """Everything a rep's result depends on that is not the agent's own behaviour."""
+    rubric = suite.rubric_path
+    return {
+        "suite": suite.name,
+        "fixture_hashes": suite.fixture_hashes(),
+        "scenario_sha256": scenario_sha256,
+        "rubric_sha256": sha256_file(rubric) if rubric.is_file() else "",
+        "plugin_hashes": suite.plugin_hashes(),
+        "checker": f"{suite.checker.name}@{suite.checker.version}",
+        "checker_source": suite.checker.source_hash(),
+        "model": requested_model,
+        "model_id": model_id,
+        "cli_version": cli_version,
+        "evalkit_version": __version__,
+    }
+
+
+def bundle_id(decl: dict[str, Any]) -> str:
+    canonical = json.dumps(decl, sort_keys=True, separators=(",", ":")).encode()
+    return "evb-" + sha256_bytes(canonical)[:16]
+
+
+def write_check(folder: Path, verdict: Verdict) -> None:
+    (folder / CHECK).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if verdict.judge is not None:
+        (folder / JUDGE).write_text(
+            verdict.judge.model_dump_json(indent=2) + "\n", encoding="utf-8"
+        )
+
+
+def redact_diff(diff: bytes) -> bytes:
+    """Redact secret-shaped values on the added lines of a text diff. The hunk still applies
+    (line counts are unchanged); the file it rebuilds holds the redacted text."""
+    lines = diff.split(b"\n")
+    for index, line in enumerate(lines):
+        if line.startswith(b"+") and not line.startswith(b"+++"):
+            lines[index] = redact(line.decode("utf-8", "surrogateescape")).encode(
+                "utf-8", "surrogateescape"
+            )
+    return b"\n".join(lines)
+
+
+def keep_folder_diffs(suite: Suite, sandbox: Path, folder: Path) -> dict[str, str]:
+    """Write <name>.diff for every fixture folder; return name -> path relative to folder."""
+    written = {}
+    for name, fixture in suite.fixture_dirs().items():
+        diff = redact_diff(folder_diff(fixture, sandbox / name))
+        (folder / f"{name}.diff").write_bytes(diff)
+        written[name] = f"{name}.diff"
+    return written
+
+
+MANIFEST_SCHEMA = SCHEMA_VERSION

@@ -1,0 +1,431 @@
+"""`evalkit report`: what a results folder says, with the uncertainty and the gaps in view.
+
+Rates are always split by set, level, model and polarity, each with a Wilson 95 %
+interval; ERROR rows stay in every denominator so a crash can never raise a rate.
+Planned reps with no row are named, and the publishability verdict comes from
+re-deriving the evidence, so a table is never read without knowing how far to trust it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+from pydantic import Field
+
+from evalkit.errors import EvalkitError, NotFoundError
+from evalkit.models import Level, Model, Plan, Polarity, ResultRow, ScenarioSet
+from evalkit.records.results import read_rows
+from evalkit.records.verify import verify_workdir
+from evalkit.run.runner import MANIFEST, load_plans
+from evalkit.suite.config import Suite
+from evalkit.suite.lock import read_lock, set_label
+from evalkit.suite.scenarios import ScenarioFile
+
+REPORT_SCHEMA_VERSION = 1
+DEFAULT_RESULTS = "results.tsv"
+Z95 = 1.96
+LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
+SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
+POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
+# --------------------------------------------------------------------------- the model
+
+
+class Rate(Model):
+    """PASS k of n, where n counts PASS, FAIL and ERROR rows alike."""
+
+    k: int = Field(description="PASS rows")
+    n: int = Field(description="PASS + FAIL + ERROR rows")
+    errors: int = Field(description="ERROR rows, inside n and never passes")
+    rate: float | None = Field(description="k / n; null when n is 0")
+    low: float | None = Field(description="Wilson 95 % lower bound; null when n is 0")
+    high: float | None = Field(description="Wilson 95 % upper bound; null when n is 0")
+
+
+class Cell(Model):
+    """One model on one polarity at one level of one set."""
+
+    model: str
+    polarity: Polarity
+    scenarios: list[str]
+    pass_rate: Rate
+    fails: int
+    b_fail: int = Field(description="rows whose b column is B:FAIL")
+    a_via: dict[str, int] = Field(
+        description="positives: PASS rows by the kind of their A-via reason; empty for negatives"
+    )
+    flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
+
+
+class LevelTable(Model):
+    set: ScenarioSet
+    label: str = Field(description="contamination label of the set")
+    level: Level
+    cells: list[Cell]
+
+
+class ModelSummary(Model):
+    """Recall and specificity kept apart: one number across polarities would hide either."""
+
+    set: ScenarioSet
+    label: str
+    model: str
+    recall: Rate = Field(description="PASS over positive rows")
+    specificity: Rate = Field(description="PASS over negative rows")
+
+
+class MissingCell(Model):
+    run_id: str
+    scenario: str
+    model: str
+    planned: int
+    recorded: int
+
+
+class UnknownScenario(Model):
+    """Rows whose scenario is no longer in the suite: counted, never dropped."""
+
+    scenario: str
+    model: str
+    rows: int
+    passes: int
+    fails: int
+    errors: int
+
+
+class Publishability(Model):
+    publishable: bool
+    problems: list[str]
+    verdict: str = Field(description="PUBLISHABLE, or NOT PUBLISHABLE: reasons")
+
+
+class Report(Model):
+    schema_version: int = REPORT_SCHEMA_VERSION
+    suite: str
+    workdir: str
+    results_files: dict[str, int] = Field(description="file (as named) -> rows read from it")
+    rows: int
+    sets: dict[str, str] = Field(description="run / reserve -> contamination label")
+    levels: list[LevelTable]
+    models: list[ModelSummary]
+    incomplete: bool
+    missing: list[MissingCell]
+    unknown: list[UnknownScenario]
+    publishability: Publishability
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval: honest at small n and at 0/n or n/n, unlike p ± z·se."""
+    if n == 0:
+        return None
+    p = k / n
+    scale = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / scale
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def rate(rows: list[ResultRow]) -> Rate:
+    k = sum(1 for r in rows if r.verdict == "PASS")
+    n = len(rows)
+    bounds = wilson(k, n)
+    return Rate(
+        k=k,
+        n=n,
+        errors=sum(1 for r in rows if r.verdict == "ERROR"),
+        rate=k / n if n else None,
+        low=bounds[0] if bounds else None,
+        high=bounds[1] if bounds else None,
+    )
+
+
+def tokens(row: ResultRow) -> list[str]:
+    return [t for t in row.reasons.split(";") if t and t != "-"]
+
+
+def flag_tokens(row: ResultRow) -> list[str]:
+    return [t for t in row.flags.split(";") if t and t != "-"]
+
+
+def flag_key(token: str) -> str | None:
+    """The name a flag is counted under: `name:yes` whole, `name:no` not at all, others by name."""
+    name, _, value = token.partition(":")
+    if value == "yes":
+        return token
+    if value == "no":
+        return None
+    return name
+
+
+def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str]) -> Cell:
+    flags: Counter[str] = Counter()
+    via: Counter[str] = Counter()
+    for row in rows:
+        flags.update({k for k in map(flag_key, flag_tokens(row)) if k is not None})
+        if polarity == "positive" and row.verdict == "PASS":
+            via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
+    return Cell(
+        model=model,
+        polarity=polarity,
+        scenarios=sorted(set(ids)),
+        pass_rate=rate(rows),
+        fails=sum(1 for r in rows if r.verdict == "FAIL"),
+        b_fail=sum(1 for r in rows if r.b == "B:FAIL"),
+        a_via=dict(sorted(via.items())),
+        flags=dict(sorted(flags.items())),
+    )
+
+
+# --------------------------------------------------------------------------- gathering
+
+
+def _results_files(workdir: Path, plans: list[Plan]) -> dict[Path, str]:
+    files: dict[Path, str] = {}
+    for name in [DEFAULT_RESULTS] + [p.results or DEFAULT_RESULTS for p in plans]:
+        files.setdefault((workdir / name).resolve(), name)
+    return files
+
+
+def _missing(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]:
+    planned: Counter[tuple[str, str, str]] = Counter()
+    for plan in plans:
+        for cell in plan.cells:
+            planned[(plan.run_id, cell.scenario, cell.model)] += cell.reps
+    have = Counter((r.run_id, r.scenario, r.model) for r in rows)
+    return [
+        MissingCell(run_id=k[0], scenario=k[1], model=k[2], planned=n, recorded=have[k])
+        for k, n in sorted(planned.items())
+        if have[k] < n
+    ]
+
+
+def _publishability(suite: Suite, workdir: Path) -> Publishability:
+    if not (workdir / MANIFEST).is_file():
+        problems = ["no evidence manifest"]
+    else:
+        try:
+            verified = verify_workdir(suite, workdir)
+        except NotFoundError:
+            problems = ["no evidence manifest"]
+        except EvalkitError as exc:
+            problems = [f"verify could not run: {str(exc).splitlines()[0]}"]
+        else:
+            problems = [] if verified.publishable else list(verified.publish_problems)
+            if not problems and not verified.publishable:
+                problems = ["not every row re-derives from its evidence"]
+    verdict = "NOT PUBLISHABLE: " + "; ".join(problems) if problems else "PUBLISHABLE"
+    return Publishability(publishable=not problems, problems=problems, verdict=verdict)
+
+
+def build_report(suite: Suite, workdir: Path) -> Report:
+    """Everything `evalkit report` shows, from WORKDIR's results, plans and manifest."""
+    workdir = workdir.resolve()
+    plans = load_plans(workdir) if workdir.is_dir() else []
+    files = _results_files(workdir, plans)
+    counts: dict[str, int] = {}
+    rows: list[ResultRow] = []
+    for path, name in files.items():
+        read = read_rows(path)
+        counts[name] = len(read)
+        rows += read
+    if not rows:
+        what = "is empty" if any(path.is_file() for path in files) else "does not exist"
+        raise NotFoundError(
+            f"{workdir / DEFAULT_RESULTS}: the results file {what}; run `evalkit run` or "
+            "`evalkit grid` into this folder first"
+        )
+
+    lock = read_lock(suite)
+    labels = {which: set_label(lock, which) for which in SETS}
+    known: dict[str, ScenarioFile | None] = {}
+    groups: dict[tuple[ScenarioSet, Level, str, Polarity], list[tuple[str, ResultRow]]] = {}
+    unknown: dict[tuple[str, str], list[ResultRow]] = {}
+    for row in rows:
+        if row.scenario not in known:
+            try:
+                known[row.scenario] = suite.resolve(row.scenario)
+            except EvalkitError:
+                known[row.scenario] = None
+        sf = known[row.scenario]
+        if sf is None:
+            unknown.setdefault((row.scenario, row.model), []).append(row)
+            continue
+        s = sf.scenario
+        groups.setdefault((s.set, s.level, row.model, s.polarity), []).append((sf.id, row))
+
+    models = sorted({key[2] for key in groups})
+    levels = []
+    for which in SETS:
+        for level in LEVELS:
+            cells = [
+                _cell(model, pol, [r for _, r in group], [i for i, _ in group])
+                for model in models
+                for pol in POLARITIES
+                if (group := groups.get((which, level, model, pol)))
+            ]
+            if cells:
+                levels.append(LevelTable(set=which, label=labels[which], level=level, cells=cells))
+
+    pooled: dict[tuple[ScenarioSet, str, Polarity], list[ResultRow]] = {}
+    for (which, _, model, pol), group in groups.items():
+        pooled.setdefault((which, model, pol), []).extend(r for _, r in group)
+    summaries = [
+        ModelSummary(
+            set=which,
+            label=labels[which],
+            model=model,
+            recall=rate(pooled.get((which, model, "positive"), [])),
+            specificity=rate(pooled.get((which, model, "negative"), [])),
+        )
+        for which in SETS
+        for model in models
+        if any((which, model, pol) in pooled for pol in POLARITIES)
+    ]
+
+    missing = _missing(plans, rows)
+    return Report(
+        suite=suite.name,
+        workdir=str(workdir),
+        results_files=counts,
+        rows=len(rows),
+        sets=labels,
+        levels=levels,
+        models=summaries,
+        incomplete=bool(missing),
+        missing=missing,
+        unknown=[
+            UnknownScenario(
+                scenario=scenario,
+                model=model,
+                rows=len(found),
+                passes=sum(1 for r in found if r.verdict == "PASS"),
+                fails=sum(1 for r in found if r.verdict == "FAIL"),
+                errors=sum(1 for r in found if r.verdict == "ERROR"),
+            )
+            for (scenario, model), found in sorted(unknown.items())
+        ],
+        publishability=_publishability(suite, workdir),
+    )
+
+
+# --------------------------------------------------------------------------- text forms
+
+
+def fmt_bound(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def fmt_rate(r: Rate) -> str:
+    """`k/n [low, high]`, or `0/0 [none]` when there is nothing to estimate from."""
+    if r.n == 0:
+        return "0/0 [none]"
+    return f"{r.k}/{r.n} [{fmt_bound(r.low)}, {fmt_bound(r.high)}]"
+
+
+def fmt_counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "-"
+
+
+def fmt_via(cell: Cell) -> str:
+    return "-" if cell.polarity != "positive" else fmt_counts(cell.a_via)
+
+
+LEVEL_COLUMNS = (
+    "model",
+    "polarity",
+    "PASS k/n [Wilson 95%]",
+    "ERROR",
+    "A-via (PASS)",
+    "B:FAIL",
+    "flags (rows)",
+)
+MODEL_COLUMNS = (
+    "model",
+    "recall: PASS k/n positives [Wilson 95%]",
+    "ERROR (pos)",
+    "specificity: PASS k/n negatives [Wilson 95%]",
+    "ERROR (neg)",
+)
+
+
+def level_title(table: LevelTable) -> str:
+    return f"{table.level} - {table.set} set ({table.label})"
+
+
+def level_rows(table: LevelTable) -> list[tuple[str, ...]]:
+    return [
+        (
+            c.model,
+            c.polarity,
+            fmt_rate(c.pass_rate),
+            str(c.pass_rate.errors),
+            fmt_via(c),
+            str(c.b_fail),
+            fmt_counts(c.flags),
+        )
+        for c in table.cells
+    ]
+
+
+def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
+    return [
+        (
+            m.model,
+            fmt_rate(m.recall),
+            str(m.recall.errors),
+            fmt_rate(m.specificity),
+            str(m.specificity.errors),
+        )
+        for m in report.models
+        if m.set == which
+    ]
+
+
+def missing_lines(report: Report) -> list[str]:
+    return [
+        f"{m.run_id} {m.scenario} {m.model}: {m.planned} rep(s) planned, {m.recorded} recorded"
+        for m in report.missing
+    ]
+
+
+def unknown_lines(report: Report) -> list[str]:
+    return [
+        f"{u.scenario} {u.model}: {u.rows} row(s) (PASS {u.passes}, FAIL {u.fails}, "
+        f"ERROR {u.errors})"
+        for u in report.unknown
+    ]
+
+
+def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    def line(cells: tuple[str, ...]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return [line(columns), "|" + "---|" * len(columns)] + [line(r) for r in rows]
+
+
+def to_markdown(report: Report) -> str:
+    """GitHub-flavoured markdown: the same content as the table form, pasteable into an issue."""
+    out = [f"# evalkit report: {report.suite}", ""]
+    out.append(f"{report.rows} row(s) from {report.workdir}")
+    out.append("")
+    out += [f"- {which} set: {label}" for which, label in report.sets.items()]
+    out.append("")
+    if report.incomplete:
+        out += ["## INCOMPLETE", ""] + [f"- {line}" for line in missing_lines(report)] + [""]
+    for table in report.levels:
+        out += [f"## {level_title(table)}", ""]
+        out += _md_table(LEVEL_COLUMNS, level_rows(table)) + [""]
+    for which in SETS:
+        rows = model_rows(report, which)
+        if rows:
+            out += [f"## Per model - {which} set ({report.sets[which]})", ""]
+            out += _md_table(MODEL_COLUMNS, rows) + [""]
+    if report.unknown:
+        out += ["## Unknown scenarios (no longer in the suite)", ""]
+        out += [f"- {line}" for line in unknown_lines(report)] + [""]
+    out.append(f"**{report.publishability.verdict}**")
+    return "\n".join(out) + "\n"

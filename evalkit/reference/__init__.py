@@ -1,0 +1,1 @@
+"""Reference behaviour that proves the instrument: scripted model, policies, self-test."""

@@ -1,0 +1,62 @@
+"""`evalkit calibrate`: every reference policy over every scenario, through the real CLI.
+
+The harness is held against agents whose behaviour is known: the ideal one must
+pass everything, the always- and never-acting ones must pass exactly one polarity,
+and every fault mode must come out ERROR. Any other cell fails the calibration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evalkit.reference.policy import FAULT_POLICIES, PREFIX, policy_names, scripted_agent
+from evalkit.reference.selftest import meets
+from evalkit.run.grid import GridCell, run_grid
+from evalkit.run.runner import RepOutcome, RunContext
+from evalkit.scoring.checker import Expectation
+from evalkit.suite.config import Which
+
+HANG_TIMEOUT = 5.0
+CALIBRATION_RETRIES = 1
+"""One retry is enough to show a fault is scored ERROR, and keeps calibration quick."""
+
+
+@dataclass
+class CalibrationCell:
+    scenario: str
+    policy: str
+    expect: Expectation
+    outcome: RepOutcome
+
+    @property
+    def ok(self) -> bool:
+        return meets(self.outcome.verdict, self.expect)
+
+
+def calibrate(
+    ctx: RunContext,
+    which: Which,
+    jobs: int,
+    policies: list[str] | None = None,
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> list[CalibrationCell]:
+    suite = ctx.suite
+    ctx.max_retries = min(ctx.max_retries, CALIBRATION_RETRIES)
+    chosen = policies or policy_names(suite)
+    scenarios = suite.scenarios(which)
+    expect: dict[tuple[str, str], Expectation] = {}
+    cells = []
+    for scenario in scenarios:
+        for policy in chosen:
+            model = PREFIX + policy
+            expect[(scenario.id, model)] = scripted_agent(suite, model, scenario).plan.expect
+            timeout = HANG_TIMEOUT if FAULT_POLICIES.get(policy) == "hang" else None
+            cells.append(GridCell(scenario, model, 1, timeout))
+    outcomes = run_grid(ctx, cells, jobs, f"calibrate --set {which}", on_done)
+    result = [
+        CalibrationCell(o.scenario, o.model[len(PREFIX) :], expect[(o.scenario, o.model)], o)
+        for o in outcomes
+    ]
+    order = {(s.id, p): i for i, (s, p) in enumerate((s, p) for s in scenarios for p in chosen)}
+    return sorted(result, key=lambda c: order[(c.scenario, c.policy)])

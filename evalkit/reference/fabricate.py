@@ -1,0 +1,206 @@
+"""Playing a script without any model, to fabricate a run for self-test.
+
+The effects are real (files are written, Bash commands run in the sandbox) and the
+transcript is written line by line in the CLI's stream-json shape, so the checker
+sees exactly what it would see from a real run. Only self-test uses this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from evalkit.models import Script, ToolUseBlock
+from evalkit.scoring.checker import Fault
+
+FABRICATED_VERSION = "0.0.0-fabricated"
+
+
+class _Lines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.counter = 0
+
+    def add(self, event: dict[str, Any]) -> None:
+        self.lines.append(json.dumps(event))
+
+    def next_id(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}_fab{self.counter:04d}"
+
+
+def _apply(block: ToolUseBlock, project: Path, env: dict[str, str]) -> tuple[str, bool | None]:
+    """Carry out one tool call as the CLI would; return its result text and is_error."""
+    data = block.input
+    if block.name == "Write":
+        path = Path(data["file_path"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data["content"], encoding="utf-8")
+        return f"File created successfully at: {path}", None
+    if block.name == "Edit":
+        path = Path(data["file_path"])
+        if not path.is_file():
+            return f"<tool_use_error>File does not exist: {path}</tool_use_error>", True
+        text = path.read_text(encoding="utf-8")
+        old, new = str(data.get("old_string", "")), str(data.get("new_string", ""))
+        if not old or old not in text:
+            return "<tool_use_error>String to replace not found in file.</tool_use_error>", True
+        count = -1 if data.get("replace_all") else 1
+        path.write_text(text.replace(old, new, count), encoding="utf-8")
+        return f"The file {path} has been updated.", None
+    if block.name == "Read":
+        path = Path(data["file_path"])
+        if not path.is_file():
+            return f"<tool_use_error>File does not exist: {path}</tool_use_error>", True
+        return path.read_text(encoding="utf-8", errors="replace"), None
+    if block.name == "Bash":
+        done = subprocess.run(
+            ["bash", "-c", data["command"]],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        out = done.stdout + done.stderr
+        if done.returncode:
+            return f"Exit code {done.returncode}\n{out}", True
+        return out, False
+    if block.name == "Skill":
+        return f"Launching skill: {data.get('skill', '')}", None
+    if block.name in ("Glob", "Grep"):
+        return _search(block.name, data, project), None
+    return f"<tool_use_error>No such tool available: {block.name}</tool_use_error>", True
+
+
+def _search(tool: str, data: dict[str, Any], project: Path) -> str:
+    """Enough of Glob and Grep for a fabricated run: matching paths, one per line."""
+    root = Path(data.get("path") or project)
+    if tool == "Glob":
+        hits = sorted(str(p) for p in root.glob(str(data.get("pattern", "*"))))
+    else:
+        pattern = re.compile(str(data.get("pattern", "")))
+        hits = sorted(
+            str(p)
+            for p in root.rglob("*")
+            if p.is_file()
+            and ".git" not in p.parts
+            and pattern.search(p.read_bytes().decode("utf-8", "replace"))
+        )
+    return "\n".join(hits) if hits else "No files found"
+
+
+def fabricate(
+    script: Script,
+    sandbox: Path,
+    env: dict[str, str],
+    hook_output: str,
+    fault: Fault | None = None,
+    model: str = "fabricated",
+) -> list[str]:
+    """Play script in sandbox; return the stream-json lines a real run would have printed."""
+    out = _Lines()
+    project = sandbox / "project"
+    run_env = dict(os.environ, **env)
+    if fault != "no-hook":
+        out.add(
+            {
+                "type": "system",
+                "subtype": "hook_response",
+                "hook_name": "SessionStart:startup",
+                "hook_event": "SessionStart",
+                "output": hook_output,
+                "stdout": hook_output,
+                "stderr": "",
+                "exit_code": 0,
+                "outcome": "success",
+            }
+        )
+    out.add(
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(project),
+            "session_id": "fabricated",
+            "tools": ["Bash", "Edit", "Read", "Skill", "Write"],
+            "model": model,
+            "permissionMode": "bypassPermissions",
+            "claude_code_version": FABRICATED_VERSION,
+            "plugins": [],
+            "skills": [],
+        }
+    )
+    for step in script.steps:
+        message_id = out.next_id("msg")
+        uses: list[ToolUseBlock] = []
+        for block in step.blocks:
+            if isinstance(block, ToolUseBlock):
+                tool_id = out.next_id("toolu")
+                content: dict[str, Any] = {
+                    "type": "tool_use",
+                    "id": tool_id,
+                    "name": block.name,
+                    "input": block.input,
+                }
+                uses.append(block)
+                block_ids = tool_id
+            else:
+                content = {"type": "text", "text": block.text}
+                block_ids = ""
+            out.add(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": message_id,
+                        "role": "assistant",
+                        "model": model,
+                        "content": [content],
+                        "stop_reason": None,
+                    },
+                }
+            )
+            if block_ids:
+                assert isinstance(block, ToolUseBlock)
+                text, is_error = _apply(block, project, run_env)
+                result: dict[str, Any] = {
+                    "type": "tool_result",
+                    "tool_use_id": block_ids,
+                    "content": text,
+                }
+                if is_error is not None:
+                    result["is_error"] = is_error
+                out.add({"type": "user", "message": {"role": "user", "content": [result]}})
+    out.add(
+        {
+            "type": "assistant",
+            "message": {
+                "id": out.next_id("msg"),
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": script.final_text}],
+                "stop_reason": None,
+            },
+        }
+    )
+    if fault == "cut-before-result":
+        return out.lines
+    failed = fault == "is-error-result"
+    out.add(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": failed,
+            "terminal_reason": "api_error" if failed else "completed",
+            "api_error_status": 500 if failed else None,
+            "result": script.final_text,
+            "num_turns": len(script.steps) + 1,
+            "duration_ms": 1,
+            "total_cost_usd": 0.0,
+            "usage": {},
+        }
+    )
+    return out.lines

@@ -1,0 +1,58 @@
+"""Models spelled ``policy:<name>``: reference agents played by the embedded scripted model.
+
+A policy is either one of the checker's reference behaviours (its script comes from
+the scenario's calibration data) or a fault mode, which makes the same server fail
+in one way so the harness can show it scores the run as an ERROR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalkit.errors import ConfigError
+from evalkit.models import Script
+from evalkit.scoring.checker import Expectation, PolicyPlan
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
+
+PREFIX = "policy:"
+FAULT_POLICIES = {
+    "fault-500": "500",
+    "fault-529": "529",
+    "fault-401": "401",
+    "fault-cut": "cut",
+    "fault-hang": "hang",
+}
+
+
+@dataclass(frozen=True)
+class ScriptedAgent:
+    policy: str
+    plan: PolicyPlan
+    fault: str | None
+
+    @property
+    def cli_model(self) -> str:
+        """What --model says; the init event reports it back as the model id."""
+        return f"evalkit-{self.policy}"
+
+
+def is_policy(model: str) -> bool:
+    return model.startswith(PREFIX)
+
+
+def policy_names(suite: Suite) -> list[str]:
+    return [p.name for p in suite.checker.policies] + list(FAULT_POLICIES)
+
+
+def scripted_agent(suite: Suite, model: str, scenario: ScenarioFile) -> ScriptedAgent:
+    name = model[len(PREFIX) :]
+    if name in FAULT_POLICIES:
+        plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
+        return ScriptedAgent(name, plan, FAULT_POLICIES[name])
+    if name not in {p.name for p in suite.checker.policies}:
+        known = ", ".join(policy_names(suite))
+        raise ConfigError(
+            f"unknown policy '{name}' for checker {suite.checker.name}; known: {known}"
+        )
+    return ScriptedAgent(name, suite.checker.plan_policy(name, scenario), None)

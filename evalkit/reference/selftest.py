@@ -1,0 +1,84 @@
+"""Model-free proof that the checker scores both directions as designed.
+
+For every scenario of both sets, each behaviour the checker declares is played
+without a model into a fresh sandbox, and its verdict is held against the one it
+must get. The Task blocks are never read.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.models import Verdict
+from evalkit.reference.fabricate import fabricate
+from evalkit.reference.placeholders import render
+from evalkit.run.environ import patched_env
+from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
+from evalkit.scoring.checker import Expectation, SelfTestCase
+from evalkit.scoring.judge import FixedJudge
+from evalkit.scoring.score import score
+from evalkit.scoring.transcript import parse_lines
+from evalkit.suite.config import Suite, Which
+from evalkit.suite.scenarios import ScenarioFile
+
+
+@dataclass
+class Cell:
+    scenario: str
+    case: str
+    expect: Expectation
+    verdict: Verdict
+
+    @property
+    def ok(self) -> bool:
+        return meets(self.verdict, self.expect)
+
+
+def meets(verdict: Verdict, expect: Expectation) -> bool:
+    if verdict.verdict != expect.verdict:
+        return False
+    if expect.reason is None:
+        return True
+    return any(expect.reason in r for r in verdict.reasons + verdict.flags)
+
+
+def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
+    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it."""
+    env = sandbox_isolation_env(suite, sandbox)
+    bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
+    env["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *bins])
+    return env
+
+
+def run_case(suite: Suite, scenario: ScenarioFile, case: SelfTestCase, workdir: Path) -> Cell:
+    sandbox = workdir / scenario.id / case.name
+    build_sandbox(suite, scenario, sandbox)
+    names = list(suite.fixture_dirs())
+    script = render(case.script, sandbox, names, suite.checker.script_values())
+    hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
+    lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
+    (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    verdict = score(
+        suite, scenario, sandbox, parse_lines(lines), "self-test", FixedJudge(case.judge_answer)
+    )
+    return Cell(scenario.id, case.name, case.expect, verdict)
+
+
+def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
+    """Every case of every scenario, with every guarded real-world path pointed into scratch."""
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
+    root = workdir.resolve() if workdir else scratch / "sandboxes"
+    try:
+        with patched_env(suite.checker.harmless_env(scratch)):
+            return [
+                run_case(suite, scenario, case, root)
+                for scenario in suite.scenarios(which)
+                for case in suite.checker.self_test_cases(scenario)
+            ]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,1 @@
+"""Running reps: sandboxes, the agent process, one rep, plans and grids."""

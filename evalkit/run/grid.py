@@ -1,0 +1,105 @@
+"""Running many reps on a bounded pool: plan first, then run, resumable, stoppable.
+
+Each rep is independent and records itself, so a grid is the same files as a shell
+loop of `evalkit run … &` would leave; this only adds bounds, resume and progress.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+
+from evalkit.models import PlanCell
+from evalkit.run.runner import (
+    MANIFEST,
+    RepOutcome,
+    RunContext,
+    load_plans,
+    policy_guard,
+    preflight,
+    read_manifest,
+    record_plan,
+    run_rep,
+)
+from evalkit.suite.scenarios import ScenarioFile
+
+
+@dataclass(frozen=True)
+class GridCell:
+    scenario: ScenarioFile
+    model: str
+    rep: int
+    timeout: float | None = None
+    run_id: str | None = None
+    """Set when the rep belongs to an earlier plan that never recorded it."""
+
+
+def expand_cells(scenarios: list[ScenarioFile], models: list[str], reps: int) -> list[GridCell]:
+    return [GridCell(s, m, k) for s in scenarios for m in models for k in range(1, reps + 1)]
+
+
+def resume_cells(ctx: RunContext, cells: list[GridCell]) -> list[GridCell]:
+    """The cells not recorded yet. One that an earlier plan holds but never recorded (a
+    stopped grid) is run under that plan's run id, so the plan ends up complete and the
+    counts verify; a rep recorded as ERROR counts as recorded."""
+    lines = read_manifest(ctx.workdir)[0] if (ctx.workdir / MANIFEST).is_file() else []
+    done_any = {(x.scenario, x.model, x.rep) for x in lines}
+    done_in = {(x.run_id, x.scenario, x.model, x.rep) for x in lines}
+    owner: dict[tuple[str, str, int], str] = {}
+    for plan in load_plans(ctx.workdir):
+        for cell in plan.cells:
+            for rep in range(1, cell.reps + 1):
+                key = (cell.scenario, cell.model, rep)
+                if (plan.run_id, *key) not in done_in:
+                    owner.setdefault(key, plan.run_id)
+    return [
+        replace(c, run_id=owner.get((c.scenario.id, c.model, c.rep)))
+        for c in cells
+        if (c.scenario.id, c.model, c.rep) not in done_any
+    ]
+
+
+def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
+    counts = Counter((c.scenario.id, c.model) for c in cells)
+    return [PlanCell(scenario=s, model=m, reps=n) for (s, m), n in counts.items()]
+
+
+def run_grid(
+    ctx: RunContext,
+    cells: list[GridCell],
+    jobs: int,
+    command: str,
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> list[RepOutcome]:
+    """Run cells on at most `jobs` reps at once. Once ctx.stop is set, the reps in flight stop
+    (each leaves an ERROR row) and no more start; the plan shows what is missing."""
+    preflight(ctx.suite)
+    fresh = [c for c in cells if c.run_id is None]
+    if fresh:
+        record_plan(ctx, plan_cells(fresh), command)
+    done: list[RepOutcome] = []
+    models = sorted({c.model for c in cells})
+    with policy_guard(ctx.suite, models):
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
+        pending: set[Future[RepOutcome]] = {
+            pool.submit(run_rep, ctx, c.scenario, c.model, c.rep, c.timeout, c.run_id)
+            for c in cells
+        }
+        try:
+            while pending:
+                if ctx.stop.is_set():
+                    pending = {f for f in pending if not f.cancel()}
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcome = future.result()
+                    done.append(outcome)
+                    if on_done is not None:
+                        on_done(outcome)
+        except BaseException:
+            ctx.stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return done

@@ -1,0 +1,411 @@
+"""`evalkit run`: one fresh, isolated, real Claude Code session per rep, scored and recorded.
+
+Every rep ends in exactly one TSV row and one manifest line, whatever happened:
+a crash, a timeout or an interrupt is an ERROR row with its reason, never a
+missing row and never a PASS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from evalkit import __version__
+from evalkit.errors import ConfigError, NotFoundError, RefusedError
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
+from evalkit.records.appendlog import append_locked
+from evalkit.records.evidence import (
+    CHECK,
+    JUDGE,
+    STDERR,
+    TRANSCRIPT,
+    bundle_id,
+    declarations,
+    keep_folder_diffs,
+    write_check,
+)
+from evalkit.records.redact import redact, redact_jsonl
+from evalkit.records.results import append_row, row_from_verdict
+from evalkit.reference.placeholders import render
+from evalkit.reference.policy import ScriptedAgent, is_policy, scripted_agent
+from evalkit.reference.scripted_server import ScriptedServer
+from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
+from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.environ import patched_env
+from evalkit.run.sandbox import build_sandbox, claude_md_above, isolation_env
+from evalkit.scoring.decide import ProcessRecord, decide
+from evalkit.scoring.hashing import sha256_file
+from evalkit.scoring.judge import FixedJudge, Judge
+from evalkit.scoring.score import default_judge
+from evalkit.scoring.transcript import parse_lines
+from evalkit.suite.config import Suite, relative_path
+from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.task import read_task
+
+MANIFEST = "manifest.jsonl"
+PROCESS = "process.json"
+PLANS = "plans.jsonl"
+DEFAULT_TIMEOUT = 900.0
+DEFAULT_MAX_RETRIES = 2
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("r%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+def default_workdir(suite: Suite) -> Path:
+    return suite.root / "results"
+
+
+def scratch_root() -> Path:
+    root = Path(os.environ.get("EVALKIT_SCRATCH") or tempfile.gettempdir()).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    found = claude_md_above(root)
+    if found is not None:
+        raise RefusedError(
+            f"scratch folder {root} is under {found}, which the CLI would load into every "
+            "session; set EVALKIT_SCRATCH to a folder outside it"
+        )
+    return root
+
+
+def checked_plugin_dirs(suite: Suite) -> list[Path]:
+    """The CLI ignores a missing --plugin-dir silently, so evalkit refuses it first."""
+    dirs = suite.plugin_dirs()
+    for path in dirs:
+        if not (path / ".claude-plugin" / "plugin.json").is_file():
+            raise ConfigError(
+                f"{suite.config_path}: plugins: {path} is not a plugin folder "
+                "(no .claude-plugin/plugin.json); the CLI would silently run without it"
+            )
+    return dirs
+
+
+@dataclass
+class RunContext:
+    """What every rep of a run shares."""
+
+    suite: Suite
+    workdir: Path
+    results: Path
+    run_id: str
+    timeout: float = DEFAULT_TIMEOUT
+    keep_sandboxes: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
+    max_retries: int = DEFAULT_MAX_RETRIES
+    judge_override: Judge | None = None
+    _cli_version: str | None = None
+
+    def cli_version(self, cli: Path) -> str:
+        if self._cli_version is None:
+            self._cli_version = cli_version(cli)
+        return self._cli_version
+
+
+@dataclass
+class RepOutcome:
+    scenario: str
+    model: str
+    rep: int
+    verdict: Verdict
+    row: ResultRow
+    evidence: Path
+    seconds: float
+
+
+def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
+    plan = Plan(
+        run_id=ctx.run_id,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        command=command,
+        cells=cells,
+        results=relative_path(ctx.results, ctx.workdir),
+    )
+    append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
+
+
+def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
+    """Each rep loads its own copy of the plugins, so nothing a session writes there (caches,
+    bytecode, an agent's edits) reaches the frozen fixture or the next rep."""
+    copies = []
+    for index, plugin in enumerate(plugins):
+        target = dest / f"{index}-{plugin.name}"
+        shutil.copytree(plugin, target, symlinks=True)
+        copies.append(target)
+    return copies
+
+
+def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list[str]:
+    command = [
+        str(cli),
+        "-p",
+        task,
+        "--model",
+        model,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-hook-events",
+        "--dangerously-skip-permissions",
+        "--no-session-persistence",
+        "--setting-sources",
+        "project",
+    ]
+    for plugin in plugins:
+        command += ["--plugin-dir", str(plugin)]
+    return command
+
+
+def run_rep(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    timeout: float | None = None,
+    run_id: str | None = None,
+) -> RepOutcome:
+    """One rep, start to row. A stop requested at any point still ends in its ERROR row."""
+    suite = ctx.suite
+    plugins, cli = preflight(suite)
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
+    sandbox = scratch / "sandbox"
+    outcome = ProcessOutcome(None, 0.0, "interrupted")
+    agent: ScriptedAgent | None = None
+    try:
+        with ExitStack() as stack:
+            if is_policy(model):
+                agent = scripted_agent(suite, model, scenario)
+            build_sandbox(suite, scenario, sandbox)
+            names = list(suite.fixture_dirs())
+            isolation = isolation_env(suite, sandbox)
+            config_dir = scratch / "claude-config"
+            config_dir.mkdir()
+            env = base_environment(isolation, config_dir, ctx.max_retries)
+            cli_model = model
+            judge = ctx.judge_override
+            if agent is not None:
+                script = render(agent.plan.script, sandbox, names, suite.checker.script_values())
+                server = stack.enter_context(ScriptedServer(script, agent.fault))
+                for key in [k for k in env if k.startswith("ANTHROPIC_")]:
+                    del env[key]
+                env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
+                cli_model = agent.cli_model
+                if judge is None:
+                    judge = FixedJudge(agent.plan.judge_answer)
+            rep_plugins = copy_plugins(plugins, scratch / "plugins")
+            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins)
+            if not ctx.stop.is_set():
+                outcome = run_agent(
+                    command,
+                    sandbox / "project",
+                    env,
+                    sandbox / TRANSCRIPT,
+                    sandbox / STDERR,
+                    timeout or ctx.timeout,
+                    ctx.stop,
+                )
+            result = _finish(
+                ctx,
+                run_id or ctx.run_id,
+                scenario,
+                model,
+                rep,
+                sandbox,
+                outcome,
+                judge,
+                cli,
+                timeout or ctx.timeout,
+            )
+    finally:
+        if not ctx.keep_sandboxes:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def preflight(suite: Suite) -> tuple[list[Path], Path]:
+    """What every rep needs before anything is planned or launched: the plugins and the CLI."""
+    return checked_plugin_dirs(suite), find_cli()
+
+
+def guarded_env(suite: Suite) -> dict[str, str]:
+    """The values, now, of the variables that point the checker's guarded real-world paths."""
+    return {k: os.environ.get(k, "") for k in suite.checker.harmless_env(Path("/")).keys()}
+
+
+@contextmanager
+def policy_guard(suite: Suite, models: list[str]) -> Iterator[None]:
+    """Reference policies may write to the guarded real-world paths (the breach policy does,
+    on purpose): for a run with any policy model, point those paths into one scratch folder,
+    unless the caller already pointed them somewhere. Set once per run, since reps share
+    this process's environment."""
+    if not any(is_policy(m) for m in models):
+        yield
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-guard-", dir=scratch_root()))
+    values = {k: v for k, v in suite.checker.harmless_env(scratch).items() if not os.environ.get(k)}
+    try:
+        with patched_env(values):
+            yield
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+
+
+def _finish(
+    ctx: RunContext,
+    run_id: str,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    sandbox: Path,
+    outcome: ProcessOutcome,
+    judge: Judge | None,
+    cli: Path,
+    timeout: float,
+) -> RepOutcome:
+    raw = _read_text(sandbox / TRANSCRIPT)
+    redacted = redact_jsonl(raw)
+    transcript = parse_lines(redacted.splitlines())
+    process = ProcessRecord(
+        exit_code=outcome.exit_code,
+        stopped=outcome.stopped,
+        timeout=timeout,
+        guarded_env=guarded_env(ctx.suite),
+        seconds=round(outcome.seconds, 3),
+    )
+    verdict = decide(
+        ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
+    )
+    folder = ctx.workdir / "evidence" / run_id / scenario.id / safe_name(model) / f"rep-{rep}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
+    stderr = _read_text(sandbox / STDERR)
+    (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
+    (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    files = {
+        "transcript": TRANSCRIPT,
+        "stderr": STDERR,
+        "check": CHECK,
+        "process": PROCESS,
+    }
+    files.update(
+        {
+            f"{name}_diff": path
+            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder).items()
+        }
+    )
+    write_check(folder, verdict)
+    if verdict.judge is not None:
+        files["judge"] = JUDGE
+    version = transcript.cli_version or ctx.cli_version(cli)
+    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version)
+    bid = bundle_id(decl)
+    row = row_from_verdict(
+        verdict,
+        rep=rep,
+        run_id=run_id,
+        time=datetime.now(UTC).isoformat(timespec="seconds"),
+        evalkit_version=__version__,
+        cli_version=version,
+        model_id=transcript.model_id or "-",
+        bundle_id=bid,
+        **_usage(transcript),
+    )
+    line = EvidenceLine(
+        run_id=run_id,
+        scenario=scenario.id,
+        model=model,
+        rep=rep,
+        evidence=relative_path(folder, ctx.workdir),
+        files=files,
+        file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
+        declarations=decl,
+        bundle_id=bid,
+        verdict=verdict.verdict,
+        results=relative_path(ctx.results, ctx.workdir),
+    )
+    append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
+    append_row(ctx.results, row)
+    return RepOutcome(scenario.id, model, rep, verdict, row, folder, outcome.seconds)
+
+
+def _usage(transcript: Transcript) -> dict[str, int | float]:
+    result = transcript.result
+    if result is None:
+        return {}
+    return {
+        "turns": result.num_turns,
+        "duration_ms": result.duration_ms,
+        "cost_usd": round(result.total_cost_usd, 6),
+    }
+
+
+def run_reps(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    reps: int,
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> list[RepOutcome]:
+    preflight(ctx.suite)
+    record_plan(
+        ctx,
+        [PlanCell(scenario=scenario.id, model=model, reps=reps)],
+        f"run {scenario.id} {model} --reps {reps}",
+    )
+    done = []
+    with policy_guard(ctx.suite, [model]):
+        for rep in range(1, reps + 1):
+            if ctx.stop.is_set():
+                break
+            outcome = run_rep(ctx, scenario, model, rep)
+            done.append(outcome)
+            if on_done is not None:
+                on_done(outcome)
+    return done
+
+
+def read_manifest(workdir: Path) -> tuple[list[EvidenceLine], list[str]]:
+    """Every manifest line, and a problem named for each line that does not read."""
+    path = workdir / MANIFEST
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no manifest; nothing was run into this folder")
+    lines, problems = [], []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(EvidenceLine.model_validate(json.loads(text)))
+        except (json.JSONDecodeError, ValidationError):
+            problems.append(f"{MANIFEST}:{number}: unreadable manifest line")
+    return lines, problems
+
+
+def load_plans(workdir: Path) -> list[Plan]:
+    path = workdir / PLANS
+    if not path.is_file():
+        return []
+    return [
+        Plan.model_validate(json.loads(line))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]

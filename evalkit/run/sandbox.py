@@ -1,0 +1,86 @@
+"""Fresh sandboxes: a git-inited copy of the project and pristine copies of the other fixtures."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evalkit import __version__
+from evalkit.errors import NotFoundError, RefusedError
+from evalkit.models import SandboxManifest
+from evalkit.run.gitutil import init_with_commit
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
+
+MANIFEST = "sandbox.json"
+TRANSCRIPT = "transcript.jsonl"
+
+
+def claude_md_above(path: Path) -> Path | None:
+    """A CLAUDE.md the CLI would load into a session started at or under path."""
+    here = path.resolve()
+    for folder in (here, *here.parents):
+        for name in ("CLAUDE.md", "CLAUDE.local.md"):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def check_destination(dest: Path) -> None:
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise RefusedError(f"{dest}: the sandbox destination must be new or empty")
+    found = claude_md_above(dest.parent if not dest.exists() else dest)
+    if found is not None:
+        raise RefusedError(
+            f"{dest}: refusing to build a sandbox under {found.parent}: the CLI would load "
+            f"{found.name} from there into every session and contaminate the measurement; "
+            "choose a destination outside it"
+        )
+
+
+def _ignore_vcs(_: str, names: list[str]) -> list[str]:
+    return [n for n in names if n in (".git", "__pycache__")]
+
+
+def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxManifest:
+    dest = dest.resolve()
+    check_destination(dest)
+    fixtures = suite.fixture_dirs()
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, source in fixtures.items():
+        shutil.copytree(source, dest / name, symlinks=True, ignore=_ignore_vcs)
+    init_with_commit(dest / "project", f"fixture for {scenario.id}")
+    manifest = SandboxManifest(
+        scenario=scenario.id,
+        suite=suite.name,
+        fixture_hashes=suite.fixture_hashes(),
+        evalkit_version=__version__,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    (dest / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def read_manifest(sandbox: Path) -> SandboxManifest:
+    path = sandbox / MANIFEST
+    if not sandbox.is_dir():
+        raise NotFoundError(f"{sandbox}: no such sandbox folder")
+    if not path.is_file():
+        raise NotFoundError(f"{path}: missing; was this folder made by `evalkit sandbox`?")
+    return SandboxManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def expand(text: str, sandbox: Path, names: list[str], extra: dict[str, str] | None = None) -> str:
+    """Expand {sandbox}, {project}, {<fixture>} and a checker's own names to absolute paths."""
+    values = {"sandbox": str(sandbox), **{n: str(sandbox / n) for n in names}, **(extra or {})}
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
+    """The suite's isolation environment with its placeholders pointed into this sandbox."""
+    names = list(suite.fixture_dirs())
+    return {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}

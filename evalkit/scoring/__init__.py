@@ -1,0 +1,1 @@
+"""Everything that can change a verdict. The lock hashes this whole package."""

@@ -1,0 +1,1 @@
+"""A suite on disk: its config, scenarios, the held-out Task reader and the lock."""

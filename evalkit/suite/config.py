@@ -1,0 +1,164 @@
+"""Finding and loading a suite: its config, its two scenario sets, its checker."""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from evalkit.checkers import checker_class
+from evalkit.errors import ConfigError, NotFoundError
+from evalkit.models import SuiteConfig
+from evalkit.scoring.checker import Checker
+from evalkit.scoring.hashing import tree_hash
+from evalkit.suite.scenarios import ScenarioFile, parse_scenario
+from evalkit.suite.yamlio import describe, load_file
+
+CONFIG_NAME = "evalkit.yaml"
+SET_FOLDERS = {"run": "scenarios", "reserve": "scenarios-reserve"}
+Which = Literal["run", "reserve", "all"]
+
+
+def find_suite_root(explicit: str | Path | None = None, start: Path | None = None) -> Path:
+    """--suite, then EVALKIT_SUITE, then the nearest folder upward holding evalkit.yaml."""
+    chosen = explicit or os.environ.get("EVALKIT_SUITE")
+    if chosen:
+        root = Path(chosen).expanduser().resolve()
+        if not (root / CONFIG_NAME).is_file():
+            raise ConfigError(f"{root}: no {CONFIG_NAME} in the suite folder")
+        return root
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise ConfigError(
+        f"no {CONFIG_NAME} in {here} or any folder above it; give --suite or set EVALKIT_SUITE"
+    )
+
+
+class Suite:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config_path = root / CONFIG_NAME
+        self.config = load_file(SuiteConfig, self.config_path)
+        cls = checker_class(self.config.checker.name)
+        try:
+            options = cls.options_model.model_validate(self.config.checker.options)
+        except ValidationError as exc:
+            raise ConfigError(
+                describe(
+                    exc, self.config.checker.options, self.config_path, prefix="checker.options"
+                )
+            ) from None
+        self.checker: Checker = cls(options)
+        self._fixture_hashes: dict[str, str] | None = None
+        self._plugin_hashes: dict[str, str] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @cached_property
+    def _scenarios(self) -> dict[str, list[ScenarioFile]]:
+        loaded: dict[str, list[ScenarioFile]] = {}
+        seen: dict[str, Path] = {}
+        for which, folder in SET_FOLDERS.items():
+            files = sorted((self.root / folder).glob("*.md"), key=_ladder_order)
+            loaded[which] = []
+            for path in files:
+                sf = parse_scenario(path)
+                if sf.scenario.set != which:
+                    raise ConfigError(
+                        f"{path}: set: '{sf.scenario.set}' but the file is in {folder}/"
+                    )
+                if sf.id in seen:
+                    raise ConfigError(f"{path}: id: '{sf.id}' is also used by {seen[sf.id]}")
+                seen[sf.id] = path
+                self._validate_checker_fields(sf)
+                loaded[which].append(sf)
+        return loaded
+
+    def _validate_checker_fields(self, sf: ScenarioFile) -> None:
+        for field, getter in (
+            ("expect", self.checker.expect_for),
+            ("calibration", self.checker.calibration_for),
+        ):
+            try:
+                getter(sf)
+            except ValidationError as exc:
+                data = getattr(sf.scenario, field)
+                raise ConfigError(describe(exc, data, sf.path, prefix=field)) from None
+
+    def scenarios(self, which: Which = "run") -> list[ScenarioFile]:
+        if which == "all":
+            return self._scenarios["run"] + self._scenarios["reserve"]
+        return list(self._scenarios[which])
+
+    def resolve(self, ref: str, which: Which = "all") -> ScenarioFile:
+        """A full id, or a unique prefix such as P1; errors list the candidates."""
+        pool = self.scenarios(which)
+        exact = [s for s in pool if s.id == ref]
+        if exact:
+            return exact[0]
+        matches = [s for s in pool if s.id.startswith(ref + "-") or s.id.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        ids = ", ".join(s.id for s in (matches or pool))
+        if matches:
+            raise ConfigError(f"scenario '{ref}' is ambiguous: {ids}")
+        raise NotFoundError(f"no scenario '{ref}' in the {which} set; known: {ids}")
+
+    def fixture_dirs(self) -> dict[str, Path]:
+        """project first, then each extra fixture, by its sandbox name."""
+        dirs = {"project": self.root / self.config.fixtures.project}
+        for name, rel in self.config.fixtures.extra.items():
+            if name in ("project", "sandbox") or "/" in name:
+                raise ConfigError(f"{self.config_path}: fixtures.extra.{name}: reserved name")
+            dirs[name] = self.root / rel
+        for name, path in dirs.items():
+            if not path.is_dir():
+                raise ConfigError(f"{self.config_path}: fixtures.{name}: {path} is not a folder")
+        return dirs
+
+    def plugin_dirs(self) -> list[Path]:
+        return [(self.root / p).resolve() for p in self.config.plugins]
+
+    def plugin_hashes(self) -> dict[str, str]:
+        """Suite-relative plugin path -> content hash, once per command like the fixtures."""
+        if self._plugin_hashes is None:
+            self._plugin_hashes = {
+                relative_path(p, self.root): tree_hash(p) for p in self.plugin_dirs()
+            }
+        return dict(self._plugin_hashes)
+
+    @property
+    def rubric_path(self) -> Path:
+        return self.root / self.config.judge.rubric
+
+    def fixture_hashes(self) -> dict[str, str]:
+        """Hashed once per command: reps of one run share the fixtures they were built from,
+        and a later command (verify) hashes them afresh and sees any drift."""
+        if self._fixture_hashes is None:
+            self._fixture_hashes = {n: tree_hash(p) for n, p in self.fixture_dirs().items()}
+        return dict(self._fixture_hashes)
+
+
+def load_suite(explicit: str | Path | None = None, start: Path | None = None) -> Suite:
+    return Suite(find_suite_root(explicit, start))
+
+
+def _ladder_order(path: Path) -> tuple[str, int, str]:
+    """P1, N1, P2, N2 …: the ladder's pairs side by side."""
+    name = path.stem
+    return (name[1:], 0 if name.startswith("P") else 1, name)
+
+
+def relative_path(path: Path, root: Path) -> str:
+    """path relative to root where it lies under it (as kept in manifests), else absolute."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())

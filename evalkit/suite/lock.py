@@ -1,0 +1,121 @@
+"""evalkit.lock: the frozen state of a suite, and which set wording was tuned against.
+
+Once frozen, a run refuses to start when any frozen file changed, naming what
+changed. Recording contamination moves the measurement to the other set.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.models import SCHEMA_VERSION, Model
+from evalkit.scoring.hashing import sha256_file, tree_hash
+from evalkit.suite.config import SET_FOLDERS, Suite
+from evalkit.suite.yamlio import dump, load_file
+
+LOCK_NAME = "evalkit.lock"
+SetName = Literal["run", "reserve"]
+
+
+class Contamination(Model):
+    model_config = {"extra": "forbid"}
+    date: str
+    note: str
+
+
+class Lock(Model):
+    model_config = {"extra": "forbid"}
+    schema_version: int = SCHEMA_VERSION
+    checker: str
+    hashes: dict[str, str]
+    contaminated: dict[str, list[Contamination]] = Field(default_factory=dict)
+
+
+def current_hashes(suite: Suite) -> dict[str, str]:
+    hashes: dict[str, str] = {}
+    for name, path in suite.fixture_dirs().items():
+        hashes[f"fixture:{name}"] = tree_hash(path)
+    for path in suite.plugin_dirs():
+        hashes[f"plugin:{path.name}"] = tree_hash(path)
+    for which, folder in SET_FOLDERS.items():
+        hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
+    hashes["checker-source"] = suite.checker.source_hash()
+    rubric = suite.rubric_path
+    hashes["rubric"] = "sha256:" + sha256_file(rubric) if rubric.is_file() else "missing"
+    return hashes
+
+
+def lock_path(suite: Suite) -> Path:
+    return suite.root / LOCK_NAME
+
+
+def read_lock(suite: Suite) -> Lock | None:
+    path = lock_path(suite)
+    return load_file(Lock, path) if path.is_file() else None
+
+
+def _write(suite: Suite, lock: Lock) -> None:
+    header = "# Written by `evalkit freeze` and `evalkit contaminate`; do not edit by hand.\n"
+    lock_path(suite).write_text(header + dump(lock.model_dump()), encoding="utf-8")
+
+
+def _checker_id(suite: Suite) -> str:
+    return f"{suite.checker.name}@{suite.checker.version}"
+
+
+def freeze(suite: Suite) -> Lock:
+    """Write the lock from the files as they are now, keeping any contamination records."""
+    old = read_lock(suite)
+    lock = Lock(
+        checker=_checker_id(suite),
+        hashes=current_hashes(suite),
+        contaminated=old.contaminated if old else {},
+    )
+    _write(suite, lock)
+    return lock
+
+
+def drift(suite: Suite, lock: Lock) -> list[str]:
+    now = current_hashes(suite)
+    changed = [k for k in sorted(set(now) | set(lock.hashes)) if now.get(k) != lock.hashes.get(k)]
+    if lock.checker != _checker_id(suite):
+        changed.append(f"checker ({lock.checker} -> {_checker_id(suite)})")
+    return changed
+
+
+def ensure_frozen(suite: Suite, allow_unfrozen: bool = False) -> None:
+    lock = read_lock(suite)
+    if lock is None or allow_unfrozen:
+        return
+    changed = drift(suite, lock)
+    if changed:
+        raise RefusedError(
+            f"{lock_path(suite)}: these no longer match the lock: {', '.join(changed)}; "
+            "run `evalkit freeze` if the change is deliberate, or pass --allow-unfrozen"
+        )
+
+
+def contaminate(suite: Suite, which: SetName, note: str) -> Lock:
+    lock = read_lock(suite)
+    if lock is None:
+        raise ConfigError(f"{lock_path(suite)}: no lock yet; run `evalkit freeze` first")
+    if not note.strip():
+        raise ConfigError("contaminate: --note must say what was tuned and why")
+    entry = Contamination(date=datetime.now(UTC).isoformat(timespec="seconds"), note=note)
+    lock.contaminated.setdefault(which, []).append(entry)
+    _write(suite, lock)
+    return lock
+
+
+def set_label(lock: Lock | None, which: str) -> str:
+    """'training-set' once wording was tuned against it; else 'measurement' or 'held'."""
+    if lock is not None and lock.contaminated.get(which):
+        return "training-set"
+    if which == "reserve" and not (lock is not None and lock.contaminated.get("run")):
+        return "held"
+    return "measurement"

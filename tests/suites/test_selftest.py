@@ -1,0 +1,47 @@
+"""Self-test fails closed: a checker that scores wrongly is caught, in either direction."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evalkit.checkers.vault_write.scoring import VaultWriteChecker
+from evalkit.models import Verdict
+from evalkit.reference.selftest import self_test
+from evalkit.suite.config import Suite
+
+
+def test_every_cell_of_both_sets_comes_out_as_designed_in_seconds(suite: Suite) -> None:
+    started = time.monotonic()
+    cells = self_test(suite)
+    wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
+    assert wrong == []
+    assert {c.scenario for c in cells} == {s.id for s in suite.scenarios("all")}
+    assert {c.expect.verdict for c in cells} == {"PASS", "FAIL", "ERROR"}
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("forced", ["PASS", "FAIL"])
+def test_a_checker_that_always_says_one_thing_is_caught(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch, forced: str
+) -> None:
+    real = VaultWriteChecker.check
+
+    def stuck(self: VaultWriteChecker, inp: object) -> Verdict:
+        verdict = real(self, inp)  # type: ignore[arg-type]
+        verdict.verdict = forced  # type: ignore[assignment]
+        return verdict
+
+    monkeypatch.setattr(VaultWriteChecker, "check", stuck)
+    cells = self_test(suite, which="run")
+    assert any(not c.ok for c in cells)
+
+
+def test_the_self_test_command_passes_and_says_how_many_cells() -> None:
+    from tests.unit.cli.test_cli import evalkit
+
+    code, out, _ = evalkit("self-test")
+    assert code == 0
+    assert out.strip().splitlines()[-1].endswith("cells as designed")
+    assert "WRONG" not in out

@@ -1,0 +1,35 @@
+"""Secret-shaped values never reach the evidence, and redacted JSON lines still parse."""
+
+from __future__ import annotations
+
+import json
+
+from evalkit.records.redact import redact, redact_jsonl
+
+SECRETS = [
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+    "AKIAIOSFODNN7EXAMPLE",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+]
+
+
+def test_each_secret_shape_is_removed() -> None:
+    for secret in SECRETS:
+        assert secret not in redact(f"before {secret} after")
+    assert "tok3n-value-123" not in redact("Authorization: Bearer tok3n-value-123")
+    assert "hunter2hunter2" not in redact('password="hunter2hunter2"')
+
+
+def test_ordinary_text_is_left_alone() -> None:
+    text = "Finch returns 100 records per page; see ADR 0002 for UTC."
+    assert redact(text) == text
+
+
+def test_redacted_transcript_lines_still_parse() -> None:
+    lines = [json.dumps({"type": "user", "message": {"content": s}}) for s in SECRETS]
+    lines.append('{"type": "resu')
+    out = redact_jsonl("\n".join(lines)).splitlines()
+    for kept in out[:-1]:
+        json.loads(kept)
+    assert all(s not in "\n".join(out) for s in SECRETS)

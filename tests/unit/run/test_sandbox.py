@@ -1,0 +1,55 @@
+"""Sandboxes: fresh, git-inited, pristine, and never where a stray CLAUDE.md would leak in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import RefusedError
+from evalkit.run.sandbox import build_sandbox
+from evalkit.suite.config import Suite
+
+
+def test_a_sandbox_has_a_git_inited_project_a_pristine_vault_and_a_manifest(
+    suite: Suite, tmp_path: Path
+) -> None:
+    dest = tmp_path / "sbx"
+    build_sandbox(suite, suite.resolve("P1"), dest)
+    log = subprocess.run(
+        ["git", "-C", str(dest / "project"), "log", "--oneline"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert len(log) == 1
+    status = subprocess.run(
+        ["git", "-C", str(dest / "project"), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status == ""
+    assert not (dest / "vault" / ".git").exists()
+    assert (dest / "vault" / "vault-conventions.md").is_file()
+    manifest = json.loads((dest / "sandbox.json").read_text())
+    assert manifest["scenario"] == "P1-L1-reporting"
+    assert manifest["fixture_hashes"] == suite.fixture_hashes()
+    assert manifest["schema_version"] == 1
+
+
+def test_a_non_empty_destination_is_refused(suite: Suite, tmp_path: Path) -> None:
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "x").write_text("")
+    with pytest.raises(RefusedError, match="new or empty"):
+        build_sandbox(suite, suite.resolve("P1"), tmp_path / "busy")
+
+
+def test_a_destination_under_a_claude_md_is_refused_with_the_reason(
+    suite: Suite, tmp_path: Path
+) -> None:
+    (tmp_path / "CLAUDE.md").write_text("# instructions that would leak into every session\n")
+    with pytest.raises(RefusedError, match="CLAUDE.md"):
+        build_sandbox(suite, suite.resolve("N1"), tmp_path / "deep" / "sbx")
