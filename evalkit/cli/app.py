@@ -32,6 +32,7 @@ app = typer.Typer(
         "`evalkit calibrate --set all`  \n"
         "`evalkit grid --models sonnet,haiku --reps 3 --jobs 4`  \n"
         "`evalkit report results/ --format markdown`  \n"
+        "`evalkit compare results/base results/terse`  \n"
         "`evalkit verify results/`  \n"
         "`evalkit freeze`  \n"
         "`evalkit contaminate --set run --note 'tuned the skill description'`"

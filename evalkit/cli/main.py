@@ -5,6 +5,7 @@ from __future__ import annotations
 from evalkit.cli import (  # noqa: F401
     cmd_calibrate,
     cmd_check,
+    cmd_compare,
     cmd_grid,
     cmd_list,
     cmd_lock,

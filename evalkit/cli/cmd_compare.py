@@ -1,0 +1,77 @@
+"""`evalkit compare`: B against A, cell by cell, with how much the design could show."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from evalkit.cli.app import command, out, state
+from evalkit.compare.compare import Comparison, compare
+from evalkit.compare.render import COLUMNS, LEGEND, entry_row, side_line, to_markdown
+from evalkit.compare.sides import load_side
+from evalkit.errors import ConfigError
+
+
+class Format(StrEnum):
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+
+
+@command("compare")
+def compare_command(
+    first: Annotated[Path, typer.Argument(help="A's results folder (or the one folder)")],
+    second: Annotated[
+        Path | None, typer.Argument(help="B's results folder; omit to select within FIRST")
+    ] = None,
+    a: Annotated[
+        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME or run:ID")
+    ] = "",
+    b: Annotated[
+        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME or run:ID")
+    ] = "",
+    allow_confounded: Annotated[
+        bool, typer.Option("--allow-confounded", help="compare although several factors differ")
+    ] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
+        Format.table
+    ),
+) -> None:
+    """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
+    sign-flip test, and what the current n could detect.
+
+    Example: `evalkit compare results/base results/terse` or
+    `evalkit compare results/ --a variant:baseline --b variant:terse-skill`
+    """
+    if second is None and not (a and b):
+        raise ConfigError("compare needs two results folders, or one with --a and --b")
+    suite = state.suite()
+    side_a = load_side("A", first, a)
+    side_b = load_side("B", second or first, b)
+    built = compare(suite, side_a, side_b, allow_confounded)
+    if fmt is Format.json:
+        print(built.model_dump_json(indent=2))
+    elif fmt is Format.markdown:
+        print(to_markdown(built), end="")
+    else:
+        _print_table(built)
+
+
+def _print_table(built: Comparison) -> None:
+    out.print(Text(f"evalkit compare: {built.suite}"))
+    out.print(Text(side_line("A", built.a)))
+    out.print(Text(side_line("B", built.b)))
+    out.print(Text(LEGEND))
+    for note in built.notes:
+        out.print(Text(note, style="bold red" if note.startswith("CONFOUNDED") else ""))
+    table = Table(title_justify="left")
+    for column in COLUMNS:
+        table.add_column(Text(column))
+    for entry in built.comparisons:
+        table.add_row(*(Text(cell) for cell in entry_row(entry)))
+    out.print(table)

@@ -1,0 +1,269 @@
+"""`evalkit compare`: did B do better than A by more than chance, and could this design tell?
+
+Every cell gets two analyses side by side. Per rep, unpaired: each rep an independent
+trial (optimistic, since reps of one scenario are alike). Per scenario, paired: the honest
+unit when both sides ran the same scenarios, whose weakness at three scenarios is stated,
+not hidden. ERROR rows stay in every denominator, as in `report`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+from pydantic import Field
+
+from evalkit.compare import stats
+from evalkit.compare.sides import FACTORS, Side, differing
+from evalkit.errors import EvalkitError, RefusedError
+from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
+
+COMPARE_SCHEMA_VERSION = 1
+ALPHA = 0.05
+CHANGE = 0.2
+SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
+LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
+POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
+MEASURE = {"positive": "recall", "negative": "specificity"}
+PER_REP = "per-rep"
+PER_SCENARIO = "per-scenario"
+PER_REP_TEST = "Fisher exact, two-sided; Newcombe score interval"
+PER_SCENARIO_TEST = "exact sign-flip permutation over scenarios, two-sided"
+
+
+class Count(Model):
+    k: int = Field(description="PASS rows")
+    n: int = Field(description="PASS + FAIL + ERROR rows")
+    errors: int = Field(description="ERROR rows, inside n")
+
+
+class Power(Model):
+    """What the current n could detect, so that 'no difference' can be weighed."""
+
+    rate_used: float | None = Field(description="A's observed rate the change is measured from")
+    change: float = CHANGE
+    reps_per_side: int | None = Field(
+        description=f"reps per side for 80 % power at alpha {ALPHA}, two-sided"
+    )
+
+
+class Entry(Model):
+    """One cell (set x level x polarity, or a polarity pooled over levels) and one analysis."""
+
+    set: ScenarioSet
+    level: str = Field(description="L1, L2, L3, or all")
+    polarity: Polarity
+    measure: str = Field(description="recall (positives) or specificity (negatives)")
+    analysis: Literal["per-rep", "per-scenario"]
+    a: Count
+    b: Count
+    difference: float | None = Field(description="B - A; null when a side is empty")
+    interval: list[float] | None = Field(description="95 % interval of B - A; null if undefined")
+    p_value: float | None
+    test: str
+    scenarios: int | None = Field(None, description="per-scenario: scenarios both sides ran")
+    p_floor: float | None = Field(None, description="per-scenario: the smallest reachable p")
+    power: Power | None = Field(None, description="per-rep: what this n could detect")
+    note: str = ""
+
+
+class SideSummary(Model):
+    label: str
+    workdir: str
+    selector: str
+    rows: int
+    errors: int
+    factors: dict[str, list[str]]
+
+
+class Comparison(Model):
+    schema_version: int = COMPARE_SCHEMA_VERSION
+    suite: str
+    a: SideSummary
+    b: SideSummary
+    differing: list[str] = Field(description="factors whose values differ between A and B")
+    confounded: bool = Field(description="more than one factor differs")
+    notes: list[str]
+    comparisons: list[Entry]
+
+
+PER_REP_NOTE = "treats reps as independent: optimistic when scenarios differ"
+
+
+def _count(rows: list[ResultRow]) -> Count:
+    return Count(
+        k=sum(1 for r in rows if r.verdict == "PASS"),
+        n=len(rows),
+        errors=sum(1 for r in rows if r.verdict == "ERROR"),
+    )
+
+
+def per_rep(
+    where: tuple[ScenarioSet, str, Polarity], a: list[ResultRow], b: list[ResultRow]
+) -> Entry:
+    ca, cb = _count(a), _count(b)
+    both = ca.n > 0 and cb.n > 0
+    interval = stats.newcombe_difference(ca.k, ca.n, cb.k, cb.n)
+    base = ca.k / ca.n if ca.n else None
+    return Entry(
+        set=where[0],
+        level=where[1],
+        polarity=where[2],
+        measure=MEASURE[where[2]],
+        analysis=PER_REP,
+        a=ca,
+        b=cb,
+        difference=cb.k / cb.n - ca.k / ca.n if both else None,
+        interval=list(interval) if interval else None,
+        p_value=stats.fisher_exact(ca.k, ca.n, cb.k, cb.n),
+        test=PER_REP_TEST,
+        power=Power(
+            rate_used=base,
+            reps_per_side=stats.reps_per_side(base, CHANGE, ALPHA) if base is not None else None,
+        ),
+        note=PER_REP_NOTE,
+    )
+
+
+def floor_sentence(k: int) -> str:
+    floor = stats.sign_flip_floor(k)
+    if floor <= ALPHA:
+        return f"{k} scenarios can reach p = {floor:.3g}"
+    need = stats.scenarios_for(ALPHA)
+    return (
+        f"{k} scenarios cannot reach {ALPHA} (smallest p = {floor:.3g}): this design cannot "
+        f"show a difference at that level; {need} could "
+        f"(smallest p = {stats.sign_flip_floor(need):.3g})"
+    )
+
+
+def per_scenario(
+    where: tuple[ScenarioSet, str, Polarity],
+    a: dict[str, list[ResultRow]],
+    b: dict[str, list[ResultRow]],
+) -> Entry | None:
+    """The paired analysis over the scenarios both sides ran; None for fewer than two."""
+    shared = sorted(s for s in set(a) & set(b) if a[s] and b[s])
+    if len(shared) < 2:
+        return None
+    diffs = [
+        Fraction(_count(b[s]).k, len(b[s])) - Fraction(_count(a[s]).k, len(a[s])) for s in shared
+    ]
+    k = len(shared)
+    return Entry(
+        set=where[0],
+        level=where[1],
+        polarity=where[2],
+        measure=MEASURE[where[2]],
+        analysis=PER_SCENARIO,
+        a=_count([r for s in shared for r in a[s]]),
+        b=_count([r for s in shared for r in b[s]]),
+        difference=float(sum(diffs) / k),
+        interval=None,
+        p_value=stats.sign_flip_p(diffs),
+        test=PER_SCENARIO_TEST,
+        scenarios=k,
+        p_floor=stats.sign_flip_floor(k),
+        note=floor_sentence(k),
+    )
+
+
+Groups = dict[tuple[ScenarioSet, Level, Polarity], dict[str, list[ResultRow]]]
+
+
+def _group(suite: Suite, rows: list[ResultRow], unknown: set[str]) -> Groups:
+    known: dict[str, ScenarioFile | None] = {}
+    groups: Groups = {}
+    for row in rows:
+        if row.scenario not in known:
+            try:
+                known[row.scenario] = suite.resolve(row.scenario)
+            except EvalkitError:
+                known[row.scenario] = None
+        sf = known[row.scenario]
+        if sf is None:
+            unknown.add(row.scenario)
+            continue
+        s = sf.scenario
+        groups.setdefault((s.set, s.level, s.polarity), {}).setdefault(sf.id, []).append(row)
+    return groups
+
+
+def _flat(by_scenario: dict[str, list[ResultRow]]) -> list[ResultRow]:
+    return [r for rows in by_scenario.values() for r in rows]
+
+
+def entries(suite: Suite, a: list[ResultRow], b: list[ResultRow], unknown: set[str]) -> list[Entry]:
+    ga, gb = _group(suite, a, unknown), _group(suite, b, unknown)
+    found: list[Entry] = []
+    for which in SETS:
+        for polarity in POLARITIES:
+            pooled_a: dict[str, list[ResultRow]] = {}
+            pooled_b: dict[str, list[ResultRow]] = {}
+            for level in LEVELS:
+                key = (which, level, polarity)
+                if key not in ga and key not in gb:
+                    continue
+                sa, sb = ga.get(key, {}), gb.get(key, {})
+                pooled_a.update(sa)
+                pooled_b.update(sb)
+                found.append(per_rep((which, level, polarity), _flat(sa), _flat(sb)))
+                paired = per_scenario((which, level, polarity), sa, sb)
+                if paired is not None:
+                    found.append(paired)
+            if pooled_a or pooled_b:
+                where = (which, "all", polarity)
+                found.append(per_rep(where, _flat(pooled_a), _flat(pooled_b)))
+                paired = per_scenario(where, pooled_a, pooled_b)
+                if paired is not None:
+                    found.append(paired)
+    return found
+
+
+def _summary(side: Side) -> SideSummary:
+    return SideSummary(
+        label=side.label,
+        workdir=str(side.workdir),
+        selector=side.selector,
+        rows=len(side.rows),
+        errors=sum(1 for r in side.rows if r.verdict == "ERROR"),
+        factors={name: sorted(values) for name, values in side.factor_values().items()},
+    )
+
+
+def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> Comparison:
+    """Both sides analysed cell by cell; refused when more than one factor differs, unless
+    the caller accepts a confounded comparison (which then says which factors differ)."""
+    differ = differing(a, b)
+    if len(differ) > 1 and not allow_confounded:
+        raise RefusedError(
+            f"A and B differ in {', '.join(differ)}: a difference could not be put down to "
+            "one of them; pass --allow-confounded to compare anyway"
+        )
+    unknown: set[str] = set()
+    found = entries(suite, a.rows, b.rows, unknown)
+    sa, sb = _summary(a), _summary(b)
+    notes = []
+    if not differ:
+        notes.append(
+            "A and B differ in none of " + ", ".join(FACTORS) + ": any difference is chance"
+        )
+    elif len(differ) > 1:
+        notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
+    else:
+        notes.append(f"A and B differ in {differ[0]} only")
+    if sa.errors or sb.errors:
+        notes.append(f"ERROR rows: A {sa.errors}, B {sb.errors}; counted in n and never as passes")
+    if unknown:
+        notes.append("left out, no longer in the suite: " + ", ".join(sorted(unknown)))
+    return Comparison(
+        suite=suite.name,
+        a=sa,
+        b=sb,
+        differing=differ,
+        confounded=len(differ) > 1,
+        notes=notes,
+        comparisons=found,
+    )

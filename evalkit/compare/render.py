@@ -1,0 +1,96 @@
+"""The text forms of a comparison: rows for a table, and markdown to paste into an issue."""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.compare.compare import Comparison, Entry, SideSummary
+
+COLUMNS = (
+    "set",
+    "level",
+    "measure",
+    "analysis",
+    "A k/n (ERR)",
+    "B k/n (ERR)",
+    "B-A",
+    "95% interval",
+    "p",
+    "what this n can show",
+)
+
+
+LEGEND = (
+    "per-rep: Fisher exact two-sided p and Newcombe score interval, treating reps as "
+    "independent (optimistic when scenarios differ); per-scenario: difference of per-scenario "
+    "pass rates, exact two-sided sign-flip test over the scenarios both sides ran."
+)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:+.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _count(entry: Entry, side: str) -> str:
+    c = entry.a if side == "a" else entry.b
+    return f"{c.k}/{c.n} ({c.errors})"
+
+
+def strength(entry: Entry) -> str:
+    if entry.analysis == "per-scenario":
+        return f"k={entry.scenarios}, p floor {_p(entry.p_floor)}: {entry.note}"
+    power = entry.power
+    if power is None or power.rate_used is None:
+        return "-"
+    return (
+        f"{power.reps_per_side} reps/side to detect a {power.change:.0%} change from "
+        f"A's rate {power.rate_used:.2f}"
+    )
+
+
+def entry_row(entry: Entry) -> tuple[str, ...]:
+    interval = (
+        "-" if entry.interval is None else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
+    )
+    return (
+        entry.set,
+        entry.level,
+        entry.measure,
+        entry.analysis,
+        _count(entry, "a"),
+        _count(entry, "b"),
+        _num(entry.difference),
+        interval,
+        _p(entry.p_value),
+        strength(entry),
+    )
+
+
+def short(value: str) -> str:
+    """A hash shown by its first 12 hex digits; the JSON keeps it whole."""
+    return re.sub(r"sha256:([0-9a-f]{12})[0-9a-f]+", r"sha256:\1", value)
+
+
+def side_line(name: str, side: SideSummary) -> str:
+    chosen = f" {side.selector}" if side.selector else ""
+    factors = "; ".join(f"{k}: {', '.join(short(x) for x in v)}" for k, v in side.factors.items())
+    return f"{name}: {side.workdir}{chosen} - {side.rows} row(s), {side.errors} ERROR; {factors}"
+
+
+def to_markdown(comparison: Comparison) -> str:
+    out = [f"# evalkit compare: {comparison.suite}", ""]
+    out += [f"- {side_line('A', comparison.a)}", f"- {side_line('B', comparison.b)}", ""]
+    out += [f"**{note}**" if note.startswith("CONFOUNDED") else note for note in comparison.notes]
+    out.append("")
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    out += [line(COLUMNS), "|" + "---|" * len(COLUMNS)]
+    out += [line(entry_row(e)) for e in comparison.comparisons]
+    out += ["", LEGEND]
+    return "\n".join(out) + "\n"

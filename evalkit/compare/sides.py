@@ -1,0 +1,125 @@
+"""The two sides of a comparison: which rows each holds, and what each was run against.
+
+A side is a results folder, optionally narrowed to one variant, model or run id. What it
+was run against (its factors) comes from each row's declarations in the manifest, so two
+sides can be told apart by subject, model, instrument or CLI version, and a comparison that
+changed more than one of them can be refused.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import ConfigError, NotFoundError
+from evalkit.models import ResultRow
+from evalkit.records.results import read_rows
+from evalkit.run.runner import MANIFEST, load_plans, read_manifest
+from evalkit.scoring.hashing import sha256_bytes
+
+DEFAULT_RESULTS = "results.tsv"
+SELECTOR_KINDS = ("variant", "model", "run")
+FACTORS = ("subject", "model", "instrument", "cli_version")
+# Declarations that are the instrument: what decides a verdict and must not move between sides.
+_INSTRUMENT_KEYS = ("fixture_hashes", "rubric_sha256", "checker", "checker_source")
+
+
+@dataclass
+class Side:
+    """The rows of one side and the distinct values of each factor across them."""
+
+    label: str
+    workdir: Path
+    selector: str
+    rows: list[ResultRow]
+    declarations: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def decl(self, row: ResultRow) -> dict[str, Any]:
+        return self.declarations.get(row.bundle_id, {})
+
+    def variant(self, row: ResultRow) -> str:
+        return str(self.decl(row).get("variant") or "") or "suite"
+
+    def subject_hash(self, row: ResultRow) -> str:
+        decl = self.decl(row)
+        if decl.get("subject_hash"):
+            return str(decl["subject_hash"])
+        plugins = decl.get("plugin_hashes")
+        if plugins is None:
+            return "unknown"
+        canonical = json.dumps(plugins, sort_keys=True, separators=(",", ":")).encode()
+        return "sha256:" + sha256_bytes(canonical)
+
+    def factor_values(self) -> dict[str, set[str]]:
+        values: dict[str, set[str]] = {name: set() for name in FACTORS}
+        for row in self.rows:
+            decl = self.decl(row)
+            values["subject"].add(f"{self.variant(row)} {self.subject_hash(row)}")
+            values["model"].add(row.model)
+            instrument = {k: decl.get(k) for k in _INSTRUMENT_KEYS}
+            canonical = json.dumps(instrument, sort_keys=True).encode()
+            values["instrument"].add("sha256:" + sha256_bytes(canonical) if decl else "unknown")
+            values["cli_version"].add(row.cli_version or "unknown")
+        return values
+
+    def scenario_hashes(self) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for row in self.rows:
+            sha = self.decl(row).get("scenario_sha256")
+            if sha:
+                found.setdefault(row.scenario, set()).add(str(sha))
+        return found
+
+
+def parse_selector(text: str) -> tuple[str, str]:
+    kind, _, value = text.partition(":")
+    if kind not in SELECTOR_KINDS or not value:
+        raise ConfigError(f"selector '{text}': expected variant:NAME, model:NAME or run:ID")
+    return kind, value
+
+
+def read_workdir(workdir: Path) -> tuple[list[ResultRow], dict[str, dict[str, Any]]]:
+    """Every row of a results folder, and each bundle id's declarations from its manifest."""
+    workdir = workdir.resolve()
+    if not workdir.is_dir():
+        raise NotFoundError(f"{workdir}: no such results folder")
+    names = [DEFAULT_RESULTS] + [p.results or DEFAULT_RESULTS for p in load_plans(workdir)]
+    rows: list[ResultRow] = []
+    for path in dict.fromkeys((workdir / n).resolve() for n in names):
+        rows += read_rows(path)
+    if not rows:
+        raise NotFoundError(f"{workdir / DEFAULT_RESULTS}: no rows to compare")
+    decls: dict[str, dict[str, Any]] = {}
+    if (workdir / MANIFEST).is_file():
+        for line in read_manifest(workdir)[0]:
+            decls.setdefault(line.bundle_id, line.declarations)
+    return rows, decls
+
+
+def load_side(label: str, workdir: Path, selector: str = "") -> Side:
+    rows, decls = read_workdir(workdir)
+    side = Side(label, workdir.resolve(), selector, rows, decls)
+    if selector:
+        kind, value = parse_selector(selector)
+        if kind == "model":
+            kept = [r for r in rows if r.model == value]
+        elif kind == "run":
+            kept = [r for r in rows if r.run_id == value]
+        else:
+            kept = [r for r in rows if side.variant(r) == value]
+        if not kept:
+            raise NotFoundError(f"{workdir}: no rows for {selector}")
+        side.rows = kept
+    return side
+
+
+def differing(a: Side, b: Side) -> list[str]:
+    """The factors whose values are not the same on both sides, in FACTORS order."""
+    va, vb = a.factor_values(), b.factor_values()
+    found = [name for name in FACTORS if va[name] != vb[name]]
+    ha, hb = a.scenario_hashes(), b.scenario_hashes()
+    if "instrument" not in found and any(ha[s] != hb[s] for s in set(ha) & set(hb)):
+        found.append("instrument")
+    return sorted(found, key=FACTORS.index)
