@@ -202,7 +202,7 @@ class ResultEvent(Model):
 
 
 class Transcript(Model):
-    """What a stream-json transcript says, and what follows from it."""
+    """What a stream-json transcript says; whether it is a measurement is scoring's call."""
 
     init: InitEvent | None = None
     hooks: list[HookEvent] = Field(default_factory=list)
@@ -228,26 +228,6 @@ class Transcript(Model):
     @property
     def cli_version(self) -> str:
         return self.init.claude_code_version if self.init else ""
-
-    def invalid_reason(self) -> str | None:
-        """Why this trace is not a valid measurement, or None when it is one."""
-        if self.lines == 0:
-            return "transcript-empty"
-        if self.bad_lines:
-            shown = ",".join(str(n) for n in self.bad_lines[:5])
-            return f"transcript-unparseable-lines:{shown}"
-        if self.init is None:
-            return "no-init-event"
-        if self.result is None:
-            return "no-result-line"
-        if self.result.is_error:
-            status = self.result.api_error_status
-            return f"agent-error:{self.result.terminal_reason or 'unknown'}" + (
-                f":{status}" if status is not None else ""
-            )
-        if self.result.terminal_reason not in (None, "completed"):
-            return f"terminal-reason:{self.result.terminal_reason}"
-        return None
 
 
 # --------------------------------------------------------------------------- verdicts

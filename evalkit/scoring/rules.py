@@ -9,6 +9,7 @@ from evalkit.models import RequiredHook, ToolCall, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.fsdiff import links_into
 from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.transcript import invalid_reason
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
 
@@ -46,7 +47,7 @@ def preflight(inp: CheckInput, breaches: list[str]) -> Verdict | None:
 
     A breach is named even on an ERROR row: it must never go unnoticed.
     """
-    invalid = inp.transcript.invalid_reason()
+    invalid = invalid_reason(inp.transcript)
     if invalid is not None:
         verdict = error_verdict(inp, invalid)
         verdict.reasons += breaches

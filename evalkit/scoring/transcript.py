@@ -81,6 +81,27 @@ def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) ->
         t.result = ResultEvent.model_validate(event)
 
 
+def invalid_reason(t: Transcript) -> str | None:
+    """Why this trace is not a valid measurement, or None when it is one."""
+    if t.lines == 0:
+        return "transcript-empty"
+    if t.bad_lines:
+        shown = ",".join(str(n) for n in t.bad_lines[:5])
+        return f"transcript-unparseable-lines:{shown}"
+    if t.init is None:
+        return "no-init-event"
+    if t.result is None:
+        return "no-result-line"
+    if t.result.is_error:
+        status = t.result.api_error_status
+        return f"agent-error:{t.result.terminal_reason or 'unknown'}" + (
+            f":{status}" if status is not None else ""
+        )
+    if t.result.terminal_reason not in (None, "completed"):
+        return f"terminal-reason:{t.result.terminal_reason}"
+    return None
+
+
 def read_transcript(path: Path) -> Transcript:
     if not path.is_file():
         raise NotFoundError(f"{path}: no transcript; was the agent run in this sandbox?")

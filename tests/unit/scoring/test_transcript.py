@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evalkit.scoring.transcript import parse_lines
+from evalkit.scoring.transcript import invalid_reason, parse_lines
 
 
 def line(**event: object) -> str:
@@ -57,7 +57,7 @@ OK = json.dumps(
 
 def test_a_complete_run_is_a_valid_measurement_with_its_tool_calls_paired() -> None:
     t = parse_lines([HOOK, INIT, USE, RESULT_FOR_USE, TEXT, OK])
-    assert t.invalid_reason() is None
+    assert invalid_reason(t) is None
     assert [(c.name, c.result) for c in t.tool_calls] == [("Write", "File created")]
     assert t.final_message == "Done."
     assert (t.model_id, t.cli_version) == ("claude-x", "2.1.328")
@@ -65,7 +65,7 @@ def test_a_complete_run_is_a_valid_measurement_with_its_tool_calls_paired() -> N
 
 
 def test_a_trace_cut_before_its_result_line_is_not_a_measurement() -> None:
-    assert parse_lines([HOOK, INIT, USE, TEXT]).invalid_reason() == "no-result-line"
+    assert invalid_reason(parse_lines([HOOK, INIT, USE, TEXT])) == "no-result-line"
 
 
 def test_an_api_error_result_is_not_a_measurement_although_its_subtype_says_success() -> None:
@@ -78,24 +78,24 @@ def test_an_api_error_result_is_not_a_measurement_although_its_subtype_says_succ
             "api_error_status": 529,
         }
     )
-    assert parse_lines([INIT, failed]).invalid_reason() == "agent-error:api_error:529"
+    assert invalid_reason(parse_lines([INIT, failed])) == "agent-error:api_error:529"
 
 
 def test_garbage_lines_are_named_by_number() -> None:
-    reason = parse_lines([INIT, "not json", TEXT, '{"type": "resu', OK]).invalid_reason()
+    reason = invalid_reason(parse_lines([INIT, "not json", TEXT, '{"type": "resu', OK]))
     assert reason == "transcript-unparseable-lines:2,4"
 
 
 def test_no_init_event_and_an_empty_file_are_errors() -> None:
-    assert parse_lines([TEXT, OK]).invalid_reason() == "no-init-event"
-    assert parse_lines([]).invalid_reason() == "transcript-empty"
+    assert invalid_reason(parse_lines([TEXT, OK])) == "no-init-event"
+    assert invalid_reason(parse_lines([])) == "transcript-empty"
 
 
 def test_a_terminal_reason_other_than_completed_is_an_error() -> None:
     odd = json.dumps({"type": "result", "is_error": False, "terminal_reason": "max_turns"})
-    assert parse_lines([INIT, odd]).invalid_reason() == "terminal-reason:max_turns"
+    assert invalid_reason(parse_lines([INIT, odd])) == "terminal-reason:max_turns"
 
 
 def test_the_last_result_line_wins_when_a_background_agent_adds_one() -> None:
     failed = json.dumps({"type": "result", "is_error": True, "terminal_reason": "api_error"})
-    assert parse_lines([INIT, OK, failed]).invalid_reason() == "agent-error:api_error"
+    assert invalid_reason(parse_lines([INIT, OK, failed])) == "agent-error:api_error"
