@@ -177,6 +177,18 @@ class ApiRetry(Model):
     attempt: int = 0
     error_status: int | None = None
     error: str | None = None
+    retry_delay_ms: int | None = None
+
+
+class ApiErrorMessage(Model):
+    """The CLI's synthetic assistant line (``"is_api_error_message": true``) that ends a run it
+    could not complete: its own error kind, the HTTP status when there was one, and its text."""
+
+    error: str = ""
+    status: int | None = None
+    error_type: str = ""
+    cause: str = Field("", description="the CLI's api_error field, e.g. connection_failed")
+    text: str = ""
 
 
 class ToolCall(Model):
@@ -193,12 +205,14 @@ class ResultEvent(Model):
     subtype: str = ""
     is_error: bool = False
     terminal_reason: str | None = None
-    result: str = ""
+    result: str | None = ""
     num_turns: int = 0
     duration_ms: int = 0
     total_cost_usd: float = 0.0
     usage: dict[str, Any] = Field(default_factory=dict)
     api_error_status: int | None = None
+    api_error_type: str | None = None
+    errors: list[str] | None = None
 
 
 class Transcript(Model):
@@ -209,6 +223,8 @@ class Transcript(Model):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     texts: list[str] = Field(default_factory=list)
     retries: list[ApiRetry] = Field(default_factory=list)
+    api_error: ApiErrorMessage | None = None
+    assistant_lines: int = Field(0, description="assistant lines from the model, not the CLI")
     result: ResultEvent | None = None
     bad_lines: list[int] = Field(
         default_factory=list, description="1-based lines that did not parse"
@@ -273,8 +289,15 @@ class ResultRow(Model):
     bundle_id: str = ""
     turns: int = 0
     duration_ms: int = 0
-    cost_usd: float = 0.0
+    cost_usd_estimate: float = Field(
+        0.0, description="the CLI's own estimate, from the price table it bundles; not a bill"
+    )
     schema_version: int = SCHEMA_VERSION
+    attempt: int = Field(1, description="which attempt of the rep this row is; 1 unless retried")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 # --------------------------------------------------------------------------- evidence
@@ -297,6 +320,14 @@ class EvidenceLine(Model):
     bundle_id: str
     verdict: VerdictValue
     results: str = Field("", description="the results TSV the row went to, relative to WORKDIR")
+    attempt: int = Field(1, description="1, or the retry this is (2 for the first retry)")
+    superseded_by: int | None = Field(
+        None, description="the attempt that replaced this one; its row is the rep's row"
+    )
+    retry_reason: str = Field("", description="why this attempt was run again, when it was")
+    usage: dict[str, int | float] = Field(
+        default_factory=dict, description="tokens, turns, duration and the CLI's cost estimate"
+    )
 
 
 class PlanCell(Model):
@@ -314,3 +345,10 @@ class Plan(Model):
     command: str
     cells: list[PlanCell]
     results: str = Field("", description="the results TSV, relative to WORKDIR")
+    skipped: list[PlanCell] = Field(
+        default_factory=list,
+        description="reps of this run_id's plan that will not run, and why (skip_reason)",
+    )
+    skip_reason: str = ""
+    grid_digest: str = Field("", description="a sharded grid's digest: the same on every shard")
+    shard: str = Field("", description="I/N of a sharded grid")

@@ -66,8 +66,9 @@ def calibrate_command(
     for cell in wrong:
         err.print(
             f"{cell.scenario} {cell.policy}: expected {cell.expect.verdict}"
-            f"{' (' + cell.expect.reason + ')' if cell.expect.reason else ''}, got "
-            f"{cell.outcome.verdict.verdict} {';'.join(cell.outcome.verdict.reasons)}"
+            f"{' (' + cell.expect.reason + ')' if cell.expect.reason else ''} at attempt "
+            f"{cell.attempt}, got {cell.outcome.verdict.verdict} at attempt "
+            f"{cell.outcome.attempt} {';'.join(cell.outcome.verdict.reasons)}"
         )
     out.print(
         f"{len(cells) - len(wrong)}/{len(cells)} cells as expected; "

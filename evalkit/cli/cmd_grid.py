@@ -9,8 +9,15 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.options import MaxTurns, RetryErrors
 from evalkit.errors import ConfigError, RefusedError
-from evalkit.run.runner import DEFAULT_TIMEOUT, RunContext, default_workdir, new_run_id
+from evalkit.run.runner import (
+    DEFAULT_TIMEOUT,
+    RunContext,
+    default_workdir,
+    new_run_id,
+    preflight,
+)
 from evalkit.suite.lock import ensure_frozen
 
 
@@ -27,6 +34,17 @@ def grid(
     resume: Annotated[bool, typer.Option("--resume", help="skip reps already recorded")] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="seconds per rep")] = DEFAULT_TIMEOUT,
     allow_unfrozen: Annotated[bool, typer.Option("--allow-unfrozen")] = False,
+    retry_errors: RetryErrors = 0,
+    max_turns: MaxTurns = None,
+    max_cost_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost-usd",
+            min=0,
+            help="no new rep starts once the CLI's recorded cost estimate reaches this; "
+            "the reps left are planned as skipped:budget",
+        ),
+    ] = None,
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
 
@@ -47,6 +65,7 @@ def grid(
     if which == "reserve":
         err.print("running the reserve set: this is a measurement")
     ensure_frozen(suite, allow_unfrozen)
+    preflight(suite, model_list)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(
         suite=suite,
@@ -54,6 +73,9 @@ def grid(
         results=work / "results.tsv",
         run_id=new_run_id(),
         timeout=timeout,
+        retry_errors=retry_errors,
+        max_turns=max_turns,
+        max_cost_usd=max_cost_usd,
     )
     cells = expand_cells(pool, model_list, reps)
     if resume:
@@ -66,12 +88,22 @@ def grid(
     if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
         raise RefusedError("reserve scenarios run only with --set reserve")
     with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
-        run_grid(
+        done = run_grid(
             ctx,
             cells,
             jobs,
             f"grid --models {models} --set {which} --reps {reps}",
             on_done=bar.done,
+        )
+    retried = sum(1 for d in done if d.retried)
+    if retried:
+        out.print(f"{retried} rep(s) retried after an infrastructure error")
+    if ctx.backoff.pauses:
+        out.print(f"paused new reps {ctx.backoff.pauses} time(s) when the API asked to wait")
+    if len(done) < len(cells) and not ctx.stop.is_set():
+        err.print(
+            f"budget: the cost estimate reached ${ctx.spent:.4f} of ${max_cost_usd:g}; "
+            f"{len(cells) - len(done)} rep(s) not run, planned as skipped:budget"
         )
     if ctx.stop.is_set():
         err.print(

@@ -15,14 +15,17 @@ from evalkit.records.report import (
     LEVEL_COLUMNS,
     MODEL_COLUMNS,
     SETS,
+    USAGE_COLUMNS,
     Report,
     build_report,
     level_rows,
     level_title,
     missing_lines,
     model_rows,
+    retry_line,
     to_markdown,
     unknown_lines,
+    usage_rows,
 )
 from evalkit.run.runner import default_workdir
 
@@ -78,6 +81,10 @@ def _print_tables(built: Report) -> None:
         if rows:
             title = f"Per model - {which} set ({built.sets[which]})"
             out.print(_table(title, MODEL_COLUMNS, rows))
+    if built.usage:
+        out.print(_table("Usage (all attempts)", USAGE_COLUMNS, usage_rows(built)))
+    if retry_line(built):
+        out.print(Text(retry_line(built)))
     if built.unknown:
         out.print(Text("Unknown scenarios (no longer in the suite)", style="bold"))
         for line in unknown_lines(built):

@@ -9,6 +9,7 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.options import MaxTurns, RetryErrors
 from evalkit.errors import RefusedError
 from evalkit.run.runner import (
     DEFAULT_TIMEOUT,
@@ -38,6 +39,8 @@ def run(
     allow_unfrozen: Annotated[
         bool, typer.Option("--allow-unfrozen", help="run although files differ from evalkit.lock")
     ] = False,
+    retry_errors: RetryErrors = 0,
+    max_turns: MaxTurns = None,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -59,13 +62,17 @@ def run(
         run_id=new_run_id(),
         timeout=timeout,
         keep_sandboxes=keep_sandboxes,
+        retry_errors=retry_errors,
+        max_turns=max_turns,
     )
 
     def show(done: RepOutcome) -> None:
         v = done.verdict
+        retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
         out.print(
             f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
             f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
+            + (retried if done.retried else "")
         )
 
     with stop_on_signals(ctx.stop):

@@ -6,6 +6,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_calibrate,
     cmd_check,
     cmd_compare,
+    cmd_doctor,
     cmd_grid,
     cmd_list,
     cmd_lock,

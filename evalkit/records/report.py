@@ -15,10 +15,10 @@ from pathlib import Path
 from pydantic import Field
 
 from evalkit.errors import EvalkitError, NotFoundError
-from evalkit.models import Level, Model, Plan, Polarity, ResultRow, ScenarioSet
+from evalkit.models import EvidenceLine, Level, Model, Plan, Polarity, ResultRow, ScenarioSet
 from evalkit.records.results import read_rows
-from evalkit.records.verify import verify_workdir
-from evalkit.run.runner import MANIFEST, load_plans
+from evalkit.records.verify import planned_reps, skipped_reps, verify_workdir
+from evalkit.run.runner import MANIFEST, load_plans, read_manifest
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
@@ -81,6 +81,43 @@ class MissingCell(Model):
     model: str
     planned: int
     recorded: int
+    skipped: int = Field(0, description="of the missing reps, those the run chose not to start")
+    skip_reason: str = Field("", description="why, e.g. skipped:budget")
+
+
+USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "turns",
+    "duration_ms",
+    "cost_usd_estimate",
+)
+
+
+class Usage(Model):
+    """What one model's attempts used, superseded attempts included: they were paid for."""
+
+    model: str
+    attempts: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    turns: int = 0
+    duration_ms: int = 0
+    cost_usd_estimate: float = Field(
+        0.0, description="the CLI's own estimate from its bundled price table; not a bill"
+    )
+
+
+class Retries(Model):
+    """Reps whose row is a later attempt, and why their earlier attempts were run again."""
+
+    reps: int
+    attempts: int = Field(description="superseded attempts, kept as evidence")
+    reasons: dict[str, int]
 
 
 class UnknownScenario(Model):
@@ -112,6 +149,8 @@ class Report(Model):
     incomplete: bool
     missing: list[MissingCell]
     unknown: list[UnknownScenario]
+    usage: list[Usage] = Field(default_factory=list)
+    retries: Retries = Field(default_factory=lambda: Retries(reps=0, attempts=0, reasons={}))
     publishability: Publishability
 
 
@@ -190,17 +229,57 @@ def _results_files(workdir: Path, plans: list[Plan]) -> dict[Path, str]:
     return files
 
 
-def _missing(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]:
-    planned: Counter[tuple[str, str, str]] = Counter()
-    for plan in plans:
-        for cell in plan.cells:
-            planned[(plan.run_id, cell.scenario, cell.model)] += cell.reps
+def _missing(
+    plans: list[Plan], rows: list[ResultRow], lines: list[EvidenceLine]
+) -> list[MissingCell]:
+    planned = planned_reps(plans)
+    skipped = skipped_reps(plans, lines)
     have = Counter((r.run_id, r.scenario, r.model) for r in rows)
     return [
-        MissingCell(run_id=k[0], scenario=k[1], model=k[2], planned=n, recorded=have[k])
+        MissingCell(
+            run_id=k[0],
+            scenario=k[1],
+            model=k[2],
+            planned=n,
+            recorded=have[k],
+            skipped=skipped.get(k, ("", 0))[1],
+            skip_reason=skipped.get(k, ("", 0))[0],
+        )
         for k, n in sorted(planned.items())
         if have[k] < n
     ]
+
+
+def _manifest(workdir: Path) -> list[EvidenceLine]:
+    if not (workdir / MANIFEST).is_file():
+        return []
+    return read_manifest(workdir)[0]
+
+
+def _usage(lines: list[EvidenceLine]) -> list[Usage]:
+    sums: dict[str, dict[str, float]] = {}
+    attempts: Counter[str] = Counter()
+    for line in lines:
+        attempts[line.model] += 1
+        total = sums.setdefault(line.model, dict.fromkeys(USAGE_KEYS, 0.0))
+        for key in USAGE_KEYS:
+            value = line.usage.get(key, 0)
+            total[key] += value if isinstance(value, int | float) else 0
+    return [
+        Usage(
+            model=model,
+            attempts=attempts[model],
+            **{k: (round(v, 6) if k == "cost_usd_estimate" else int(v)) for k, v in total.items()},
+        )
+        for model, total in sorted(sums.items())
+    ]
+
+
+def _retries(lines: list[EvidenceLine]) -> Retries:
+    superseded = [x for x in lines if x.superseded_by is not None]
+    reasons = Counter(x.retry_reason or "unknown" for x in superseded)
+    reps = {(x.run_id, x.scenario, x.model, x.rep) for x in superseded}
+    return Retries(reps=len(reps), attempts=len(superseded), reasons=dict(sorted(reasons.items())))
 
 
 def _publishability(suite: Suite, workdir: Path) -> Publishability:
@@ -286,7 +365,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         if any((which, model, pol) in pooled for pol in POLARITIES)
     ]
 
-    missing = _missing(plans, rows)
+    lines = _manifest(workdir)
+    missing = _missing(plans, rows, lines)
     return Report(
         suite=suite.name,
         workdir=str(workdir),
@@ -308,6 +388,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             )
             for (scenario, model), found in sorted(unknown.items())
         ],
+        usage=_usage(lines),
+        retries=_retries(lines),
         publishability=_publishability(suite, workdir),
     )
 
@@ -388,8 +470,47 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
 def missing_lines(report: Report) -> list[str]:
     return [
         f"{m.run_id} {m.scenario} {m.model}: {m.planned} rep(s) planned, {m.recorded} recorded"
+        + (f", {m.skipped} {m.skip_reason}" if m.skipped else "")
         for m in report.missing
     ]
+
+
+USAGE_COLUMNS = (
+    "model",
+    "attempts",
+    "input tokens",
+    "output tokens",
+    "cache read",
+    "cache write",
+    "turns",
+    "duration s",
+    "cost USD (CLI estimate)",
+)
+
+
+def usage_rows(report: Report) -> list[tuple[str, ...]]:
+    return [
+        (
+            u.model,
+            str(u.attempts),
+            str(u.input_tokens),
+            str(u.output_tokens),
+            str(u.cache_read_tokens),
+            str(u.cache_write_tokens),
+            str(u.turns),
+            f"{u.duration_ms / 1000:.1f}",
+            f"{u.cost_usd_estimate:.4f}",
+        )
+        for u in report.usage
+    ]
+
+
+def retry_line(report: Report) -> str:
+    r = report.retries
+    if not r.reps:
+        return ""
+    why = ", ".join(f"{reason} {n}" for reason, n in r.reasons.items())
+    return f"{r.reps} rep(s) retried ({r.attempts} superseded attempt(s) kept): {why}"
 
 
 def unknown_lines(report: Report) -> list[str]:
@@ -424,6 +545,10 @@ def to_markdown(report: Report) -> str:
         if rows:
             out += [f"## Per model - {which} set ({report.sets[which]})", ""]
             out += _md_table(MODEL_COLUMNS, rows) + [""]
+    if report.usage:
+        out += ["## Usage", ""] + _md_table(USAGE_COLUMNS, usage_rows(report)) + [""]
+    if retry_line(report):
+        out += [retry_line(report), ""]
     if report.unknown:
         out += ["## Unknown scenarios (no longer in the suite)", ""]
         out += [f"- {line}" for line in unknown_lines(report)] + [""]

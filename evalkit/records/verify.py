@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.models import EvidenceLine, JudgeRecord, ResultRow, Verdict
+from evalkit.models import EvidenceLine, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_rows, row_from_verdict
 from evalkit.run.environ import patched_env
@@ -67,7 +67,17 @@ def _key(run_id: str, scenario: str, model: str, rep: int) -> tuple[str, str, st
 
 
 def _trial_name(line: EvidenceLine) -> str:
-    return f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
+    name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
+    if line.attempt > 1 or line.superseded_by is not None:
+        name += f" attempt-{line.attempt}"
+    if line.superseded_by is not None:
+        name += f" (superseded by attempt-{line.superseded_by}: {line.retry_reason})"
+    return name
+
+
+def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
+    """The attempt of each rep that counts: the one no later attempt superseded."""
+    return [x for x in lines if x.superseded_by is None]
 
 
 def _rows(
@@ -145,14 +155,16 @@ def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Result
     trial.problems += [f"check.json {d}" for d in _same(again, kept)]
     if again.verdict != line.verdict:
         trial.problems.append(f"manifest verdict {line.verdict} re-derived as {again.verdict}")
+    if line.superseded_by is not None:
+        return trial
     if not rows:
         trial.problems.append("no TSV row")
     elif len(rows) > 1:
         trial.problems.append(f"{len(rows)} TSV rows")
     else:
         row = rows[0]
-        fresh = row_from_verdict(again, bundle_id=line.bundle_id)
-        decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id")
+        fresh = row_from_verdict(again, bundle_id=line.bundle_id, attempt=line.attempt)
+        decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id", "attempt")
         wanted = row.model_copy(update={k: getattr(fresh, k) for k in decided})
         if format_row(row) != format_row(wanted):
             trial.problems.append(
@@ -187,7 +199,7 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
             )
         )
     _count(report, workdir, lines, rows)
-    _publishability(report, lines)
+    _publishability(report, final_lines(lines), workdir)
     return report
 
 
@@ -197,16 +209,24 @@ def _count(
     lines: list[EvidenceLine],
     rows: dict[tuple[str, str, str, int], list[ResultRow]],
 ) -> None:
+    attempts = {(x.run_id, x.scenario, x.model, x.rep, x.attempt) for x in lines}
+    for x in lines:
+        if x.superseded_by is not None and (*_key(x.run_id, x.scenario, x.model, x.rep),
+                                            x.superseded_by) not in attempts:  # fmt: skip
+            report.count_problems.append(
+                f"{_trial_name(x)}: attempt-{x.superseded_by} has no manifest line"
+            )
+    lines = final_lines(lines)
     in_manifest = Counter(_key(x.run_id, x.scenario, x.model, x.rep) for x in lines)
     for key, n in sorted(in_manifest.items()):
         if n > 1:
             report.count_problems.append(f"{n} manifest lines for {' '.join(map(str, key))}")
     for key in sorted(set(rows) - set(in_manifest)):
         report.count_problems.append(f"TSV row without evidence: {' '.join(map(str, key))}")
-    planned: Counter[tuple[str, str, str]] = Counter()
-    for plan in load_plans(workdir):
-        for planned_cell in plan.cells:
-            planned[(plan.run_id, planned_cell.scenario, planned_cell.model)] += planned_cell.reps
+    plans = load_plans(workdir)
+    planned = planned_reps(plans)
+    for cell_key, (_, n) in skipped_reps(plans, lines).items():
+        planned[cell_key] -= n
     have = Counter((x.run_id, x.scenario, x.model) for x in lines)
     for cell in sorted(set(planned) | set(have)):
         if planned[cell] != have[cell]:
@@ -221,10 +241,41 @@ def _count(
         )
 
 
-def _publishability(report: VerifyReport, lines: list[EvidenceLine]) -> None:
+def planned_reps(plans: list[Plan]) -> Counter[tuple[str, str, str]]:
+    """Reps each (run id, scenario, model) set out to run."""
+    planned: Counter[tuple[str, str, str]] = Counter()
+    for plan in plans:
+        for cell in plan.cells:
+            planned[(plan.run_id, cell.scenario, cell.model)] += cell.reps
+    return planned
+
+
+def skipped_reps(
+    plans: list[Plan], lines: list[EvidenceLine]
+) -> dict[tuple[str, str, str], tuple[str, int]]:
+    """Planned reps a run gave up on, per (run id, scenario, model): why and how many, less
+    any a later resume recorded."""
+    planned = planned_reps(plans)
+    have = Counter((x.run_id, x.scenario, x.model) for x in final_lines(lines))
+    skipped: dict[tuple[str, str, str], tuple[str, int]] = {}
+    for plan in plans:
+        for cell in plan.skipped:
+            key = (plan.run_id, cell.scenario, cell.model)
+            before = skipped.get(key, ("", 0))[1]
+            still = min(before + cell.reps, max(0, planned[key] - have[key]))
+            if still:
+                skipped[key] = (plan.skip_reason, still)
+    return skipped
+
+
+def _publishability(report: VerifyReport, lines: list[EvidenceLine], workdir: Path) -> None:
     problems = report.publish_problems
     if not lines:
         problems.append("nothing recorded")
+    by_reason: Counter[str] = Counter()
+    for why, n in skipped_reps(load_plans(workdir), lines).values():
+        by_reason[why] += n
+    problems += [f"{n} planned rep(s) {why}" for why, n in sorted(by_reason.items())]
     if not report.all_rederived:
         problems.append("not every row re-derives from its evidence")
     errors = sum(1 for x in lines if x.verdict == "ERROR")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evalkit.reference.policy import FAULT_POLICIES, PREFIX, policy_names, scripted_agent
+from evalkit.reference.policy import FAULT_POLICIES, FLAKY, PREFIX, policy_names, scripted_agent
 from evalkit.reference.selftest import meets
 from evalkit.run.grid import GridCell, run_grid
 from evalkit.run.runner import RepOutcome, RunContext
@@ -28,10 +28,17 @@ class CalibrationCell:
     policy: str
     expect: Expectation
     outcome: RepOutcome
+    attempt: int = 1
+    """The attempt the expected verdict must come from (2 for a flaky policy)."""
 
     @property
     def ok(self) -> bool:
-        return meets(self.outcome.verdict, self.expect)
+        return meets(self.outcome.verdict, self.expect) and self.outcome.attempt == self.attempt
+
+
+def _cell(outcome: RepOutcome, expect: Expectation, attempt: int) -> CalibrationCell:
+    policy = outcome.model[len(PREFIX) :]
+    return CalibrationCell(outcome.scenario, policy, expect, outcome, attempt)
 
 
 def calibrate(
@@ -45,18 +52,17 @@ def calibrate(
     ctx.max_retries = min(ctx.max_retries, CALIBRATION_RETRIES)
     chosen = policies or policy_names(suite)
     scenarios = suite.scenarios(which)
-    expect: dict[tuple[str, str], Expectation] = {}
+    expect: dict[tuple[str, str], tuple[Expectation, int]] = {}
     cells = []
     for scenario in scenarios:
         for policy in chosen:
             model = PREFIX + policy
-            expect[(scenario.id, model)] = scripted_agent(suite, model, scenario).plan.expect
+            agent = scripted_agent(suite, model, scenario)
+            expect[(scenario.id, model)] = (agent.plan.expect, agent.expected_attempt)
             timeout = HANG_TIMEOUT if FAULT_POLICIES.get(policy) == "hang" else None
-            cells.append(GridCell(scenario, model, 1, timeout))
+            retries = agent.expected_attempt - 1 if policy in FLAKY else None
+            cells.append(GridCell(scenario, model, 1, timeout, retries=retries))
     outcomes = run_grid(ctx, cells, jobs, f"calibrate --set {which}", on_done)
-    result = [
-        CalibrationCell(o.scenario, o.model[len(PREFIX) :], expect[(o.scenario, o.model)], o)
-        for o in outcomes
-    ]
+    result = [_cell(o, *expect[(o.scenario, o.model)]) for o in outcomes]
     order = {(s.id, p): i for i, (s, p) in enumerate((s, p) for s in scenarios for p in chosen)}
     return sorted(result, key=lambda c: order[(c.scenario, c.policy)])

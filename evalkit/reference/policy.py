@@ -20,9 +20,14 @@ FAULT_POLICIES = {
     "fault-500": "500",
     "fault-529": "529",
     "fault-401": "401",
+    "fault-429": "429",
     "fault-cut": "cut",
     "fault-hang": "hang",
 }
+FLAKY = {"flaky-oracle": ("oracle", "529")}
+"""Policies whose first attempt of every rep meets a persistent fault and whose later attempts
+play the named policy: proof that --retry-errors turns an infrastructure ERROR into the
+measurement it interrupted."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class ScriptedAgent:
     policy: str
     plan: PolicyPlan
     fault: str | None
+    expected_attempt: int = 1
+    """The attempt whose row carries plan.expect (2 for a flaky policy retried once)."""
 
     @property
     def cli_model(self) -> str:
@@ -42,11 +49,17 @@ def is_policy(model: str) -> bool:
 
 
 def policy_names(suite: Suite) -> list[str]:
-    return [p.name for p in suite.checker.policies] + list(FAULT_POLICIES)
+    return [p.name for p in suite.checker.policies] + list(FAULT_POLICIES) + list(FLAKY)
 
 
-def scripted_agent(suite: Suite, model: str, scenario: ScenarioFile) -> ScriptedAgent:
+def scripted_agent(
+    suite: Suite, model: str, scenario: ScenarioFile, attempt: int = 1
+) -> ScriptedAgent:
     name = model[len(PREFIX) :]
+    if name in FLAKY:
+        played, fault = FLAKY[name]
+        plan = suite.checker.plan_policy(played, scenario)
+        return ScriptedAgent(name, plan, fault if attempt == 1 else None, expected_attempt=2)
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])

@@ -23,6 +23,7 @@ when streaming), or headers followed by silence until :meth:`ScriptedServer.stop
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import threading
@@ -36,9 +37,17 @@ from urllib.parse import urlsplit
 
 from evalkit.models import Script, TextBlock
 
-FAULTS = ("500", "529", "401", "cut", "hang")
+FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
-_ERROR_TYPES = {500: "api_error", 529: "overloaded_error", 401: "authentication_error"}
+_ERROR_TYPES = {
+    500: "api_error",
+    529: "overloaded_error",
+    401: "authentication_error",
+    429: "rate_limit_error",
+}
+RETRY_AFTER_SECONDS = 1
+"""What a 429 fault's ``retry-after`` header says: short, so a test waits little."""
+LATENCY_ENV = "EVALKIT_SCRIPTED_LATENCY"
 SIDE_TEXT = "OK"
 SUBAGENT_HEADER = "x-claude-code-agent-id"
 _CHUNK = 48
@@ -119,16 +128,22 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def reply_head(self, status: int, content_type: str, length: int) -> None:
+    def reply_head(
+        self, status: int, content_type: str, length: int, extra: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(length))
         self.send_header("request-id", _new_id("req"))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.end_headers()
 
-    def reply_json(self, status: int, payload: dict[str, Any]) -> None:
+    def reply_json(
+        self, status: int, payload: dict[str, Any], extra: dict[str, str] | None = None
+    ) -> None:
         body = json.dumps(payload).encode()
-        self.reply_head(status, "application/json", len(body))
+        self.reply_head(status, "application/json", len(body), extra)
         self.wfile.write(body)
 
     def open_stream(self, content_type: str) -> None:
@@ -192,11 +207,15 @@ class _Handler(BaseHTTPRequestHandler):
 class ScriptedServer:
     """Context manager. Binds 127.0.0.1 on an ephemeral port in a daemon thread."""
 
-    def __init__(self, script: Script, fault: str | None = None) -> None:
+    def __init__(
+        self, script: Script, fault: str | None = None, latency: float | None = None
+    ) -> None:
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
         self.script = script
         self.fault = fault
+        self.latency = latency_from_env() if latency is None else max(0.0, latency)
+        """Seconds each ``/v1/messages`` answer waits first, as a real model would think."""
         self.base_url = ""
         self.requests: list[RequestLog] = []
         self.other_requests: list[str] = []
@@ -273,12 +292,16 @@ class ScriptedServer:
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
         step = None if side else _assistant_turns(request.get("messages"))
+        if self.latency and self._released.wait(self.latency):
+            handler.drop_connection()
+            return
 
-        if self.fault in ("500", "529", "401"):
+        if self.fault in ("500", "529", "401", "429"):
             status = int(self.fault)
             self._log(RequestLog(handler.path, stream, model, None, status, side))
             error = _error_body(_ERROR_TYPES[status], f"scripted fault {status}")
-            handler.reply_json(status, error)
+            extra = {"retry-after": str(RETRY_AFTER_SECONDS)} if status == 429 else None
+            handler.reply_json(status, error, extra)
             return
 
         blocks, stop_reason = self._blocks(step)
@@ -348,6 +371,14 @@ class ScriptedServer:
                 )
         uses_tools = any(b["type"] == "tool_use" for b in blocks)
         return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def latency_from_env() -> float:
+    """EVALKIT_SCRIPTED_LATENCY in seconds; unset, empty or unreadable means none."""
+    try:
+        return max(0.0, float(os.environ.get(LATENCY_ENV) or 0))
+    except ValueError:
+        return 0.0
 
 
 def _events(message: dict[str, Any]) -> Iterator[bytes]:

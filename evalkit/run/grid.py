@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from copy import copy
 from dataclasses import dataclass, replace
 
 from evalkit.models import PlanCell
@@ -21,9 +22,13 @@ from evalkit.run.runner import (
     preflight,
     read_manifest,
     record_plan,
+    record_skipped,
+    run_options,
     run_rep,
 )
 from evalkit.suite.scenarios import ScenarioFile
+
+SKIPPED_BUDGET = "skipped:budget"
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,8 @@ class GridCell:
     timeout: float | None = None
     run_id: str | None = None
     """Set when the rep belongs to an earlier plan that never recorded it."""
+    retries: int | None = None
+    """Overrides the run's --retry-errors for this cell (calibrate's flaky policies)."""
 
 
 def expand_cells(scenarios: list[ScenarioFile], models: list[str], reps: int) -> list[GridCell]:
@@ -74,26 +81,40 @@ def run_grid(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
     """Run cells on at most `jobs` reps at once. Once ctx.stop is set, the reps in flight stop
-    (each leaves an ERROR row) and no more start; the plan shows what is missing."""
-    preflight(ctx.suite)
+    (each leaves an ERROR row) and no more start; the plan shows what is missing. Once the
+    recorded cost estimate reaches ctx.max_cost_usd, no new rep starts either, and the reps
+    left are written to the plan as skipped:budget."""
+    models = sorted({c.model for c in cells})
+    preflight(ctx.suite, models)
     fresh = [c for c in cells if c.run_id is None]
     if fresh:
-        record_plan(ctx, plan_cells(fresh), command)
+        record_plan(ctx, plan_cells(fresh), command + run_options(ctx))
     done: list[RepOutcome] = []
-    models = sorted({c.model for c in cells})
+    skipped: list[GridCell] = []
+
+    def work(cell: GridCell) -> RepOutcome | None:
+        if ctx.over_budget():
+            return None
+        return run_rep(
+            ctx, cell.scenario, cell.model, cell.rep, cell.timeout, cell.run_id, cell.retries
+        )
+
     with policy_guard(ctx.suite, models):
         pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
-        pending: set[Future[RepOutcome]] = {
-            pool.submit(run_rep, ctx, c.scenario, c.model, c.rep, c.timeout, c.run_id)
-            for c in cells
+        pending: dict[Future[RepOutcome | None], GridCell] = {
+            pool.submit(work, c): c for c in cells
         }
         try:
             while pending:
                 if ctx.stop.is_set():
-                    pending = {f for f in pending if not f.cancel()}
-                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    pending = {f: c for f, c in pending.items() if not f.cancel()}
+                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in finished:
+                    cell = pending.pop(future)
                     outcome = future.result()
+                    if outcome is None:
+                        skipped.append(cell)
+                        continue
                     done.append(outcome)
                     if on_done is not None:
                         on_done(outcome)
@@ -102,4 +123,18 @@ def run_grid(
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
+    by_run: dict[str, list[GridCell]] = {}
+    for cell in skipped:
+        by_run.setdefault(cell.run_id or ctx.run_id, []).append(cell)
+    for run_id, group in by_run.items():
+        record_skipped(replace_run(ctx, run_id), plan_cells(group), SKIPPED_BUDGET)
     return done
+
+
+def replace_run(ctx: RunContext, run_id: str) -> RunContext:
+    """The same context writing under another run id (a resumed plan's)."""
+    if run_id == ctx.run_id:
+        return ctx
+    other = copy(ctx)
+    other.run_id = run_id
+    return other

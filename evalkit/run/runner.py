@@ -43,7 +43,9 @@ from evalkit.reference.policy import ScriptedAgent, is_policy, scripted_agent
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.credentials import require_credentials
 from evalkit.run.environ import patched_env
+from evalkit.run.retry import Backoff, pause_seconds, retry_reason
 from evalkit.run.sandbox import build_sandbox, claude_md_above, isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
@@ -110,12 +112,33 @@ class RunContext:
     stop: threading.Event = field(default_factory=threading.Event)
     max_retries: int = DEFAULT_MAX_RETRIES
     judge_override: Judge | None = None
+    retry_errors: int = 0
+    """Further attempts an infrastructural ERROR gets (--retry-errors)."""
+    max_turns: int | None = None
+    max_cost_usd: float | None = None
+    backoff: Backoff = field(default_factory=Backoff)
+    plan_extra: dict[str, str] = field(default_factory=dict)
+    """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     _cli_version: str | None = None
+    _spent: float = 0.0
+    _spent_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
             self._cli_version = cli_version(cli)
         return self._cli_version
+
+    def spend(self, usd: float) -> None:
+        with self._spent_lock:
+            self._spent += usd
+
+    @property
+    def spent(self) -> float:
+        with self._spent_lock:
+            return self._spent
+
+    def over_budget(self) -> bool:
+        return self.max_cost_usd is not None and self.spent >= self.max_cost_usd
 
 
 @dataclass
@@ -127,6 +150,21 @@ class RepOutcome:
     row: ResultRow
     evidence: Path
     seconds: float
+    attempt: int = 1
+    retried: list[str] = field(default_factory=list)
+    """The reasons earlier attempts were run again, in order."""
+
+
+@dataclass
+class Attempt:
+    """One attempt of a rep, scored and its evidence kept, not yet recorded."""
+
+    verdict: Verdict
+    transcript: Transcript
+    row: ResultRow
+    line: EvidenceLine
+    folder: Path
+    seconds: float
 
 
 def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
@@ -136,6 +174,23 @@ def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
         command=command,
         cells=cells,
         results=relative_path(ctx.results, ctx.workdir),
+        **ctx.plan_extra,
+    )
+    append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
+
+
+def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
+    """Planned reps that will not run (a budget reached): named in the plan, never a silently
+    smaller n."""
+    plan = Plan(
+        run_id=ctx.run_id,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        command=reason,
+        cells=[],
+        skipped=cells,
+        skip_reason=reason,
+        results=relative_path(ctx.results, ctx.workdir),
+        **ctx.plan_extra,
     )
     append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
 
@@ -151,7 +206,9 @@ def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
     return copies
 
 
-def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list[str]:
+def agent_command(
+    cli: Path, task: str, model: str, plugins: list[Path], max_turns: int | None = None
+) -> list[str]:
     command = [
         str(cli),
         "-p",
@@ -167,6 +224,8 @@ def agent_command(cli: Path, task: str, model: str, plugins: list[Path]) -> list
         "--setting-sources",
         "project",
     ]
+    if max_turns is not None:
+        command += ["--max-turns", str(max_turns)]
     for plugin in plugins:
         command += ["--plugin-dir", str(plugin)]
     return command
@@ -179,8 +238,55 @@ def run_rep(
     rep: int,
     timeout: float | None = None,
     run_id: str | None = None,
+    retries: int | None = None,
 ) -> RepOutcome:
-    """One rep, start to row. A stop requested at any point still ends in its ERROR row."""
+    """One rep, start to row: attempt 1, then a fresh attempt for each infrastructural ERROR
+    while retries last. Every attempt keeps its evidence and manifest line; only the last
+    writes the TSV row. A stop requested at any point still ends in its ERROR row."""
+    allowed = ctx.retry_errors if retries is None else retries
+    rid = run_id or ctx.run_id
+    retried: list[str] = []
+    attempt = 1
+    while True:
+        ctx.backoff.wait(ctx.stop)
+        done = _run_attempt(ctx, scenario, model, rep, attempt, timeout or ctx.timeout, rid)
+        ctx.spend(done.row.cost_usd_estimate)
+        ctx.backoff.pause(pause_seconds(done.verdict, done.transcript))
+        why = retry_reason(done.verdict, done.transcript)
+        if why is not None and attempt <= allowed and not ctx.stop.is_set():
+            done.line.superseded_by, done.line.retry_reason = attempt + 1, why
+            _append_line(ctx, done.line)
+            retried.append(why)
+            attempt += 1
+            continue
+        _append_line(ctx, done.line)
+        append_row(ctx.results, done.row)
+        return RepOutcome(
+            scenario.id, model, rep, done.verdict, done.row, done.folder, done.seconds,
+            attempt, retried,
+        )  # fmt: skip
+
+
+def _append_line(ctx: RunContext, line: EvidenceLine) -> None:
+    append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
+
+
+def evidence_folder(workdir: Path, run_id: str, scenario: str, model: str, rep: int,
+                    attempt: int) -> Path:  # fmt: skip
+    """Attempt 1 keeps `rep-<k>`; a retry keeps its own `rep-<k>.attempt-<n>` beside it."""
+    name = f"rep-{rep}" if attempt == 1 else f"rep-{rep}.attempt-{attempt}"
+    return workdir / "evidence" / run_id / scenario / safe_name(model) / name
+
+
+def _run_attempt(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    attempt: int,
+    timeout: float,
+    run_id: str,
+) -> Attempt:
     suite = ctx.suite
     plugins, cli = preflight(suite)
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
@@ -190,7 +296,7 @@ def run_rep(
     try:
         with ExitStack() as stack:
             if is_policy(model):
-                agent = scripted_agent(suite, model, scenario)
+                agent = scripted_agent(suite, model, scenario, attempt)
             build_sandbox(suite, scenario, sandbox)
             names = list(suite.fixture_dirs())
             isolation = isolation_env(suite, sandbox)
@@ -209,7 +315,9 @@ def run_rep(
                 if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
             rep_plugins = copy_plugins(plugins, scratch / "plugins")
-            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins)
+            command = agent_command(
+                cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns
+            )
             if not ctx.stop.is_set():
                 outcome = run_agent(
                     command,
@@ -217,29 +325,25 @@ def run_rep(
                     env,
                     sandbox / TRANSCRIPT,
                     sandbox / STDERR,
-                    timeout or ctx.timeout,
+                    timeout,
                     ctx.stop,
                 )
-            result = _finish(
-                ctx,
-                run_id or ctx.run_id,
-                scenario,
-                model,
-                rep,
-                sandbox,
-                outcome,
-                judge,
-                cli,
-                timeout or ctx.timeout,
-            )
+            folder = evidence_folder(ctx.workdir, run_id, scenario.id, model, rep, attempt)
+            result = _score_and_keep(
+                ctx, run_id, scenario, model, rep, attempt, sandbox, outcome, judge, cli,
+                timeout, folder,
+            )  # fmt: skip
     finally:
         if not ctx.keep_sandboxes:
             shutil.rmtree(scratch, ignore_errors=True)
     return result
 
 
-def preflight(suite: Suite) -> tuple[list[Path], Path]:
-    """What every rep needs before anything is planned or launched: the plugins and the CLI."""
+def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path], Path]:
+    """What every rep needs before anything is planned or launched: the plugins, the CLI, and
+    for a real model some credential that reaches it."""
+    if models is not None:
+        require_credentials(models)
     return checked_plugin_dirs(suite), find_cli()
 
 
@@ -270,18 +374,20 @@ def _read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
 
 
-def _finish(
+def _score_and_keep(
     ctx: RunContext,
     run_id: str,
     scenario: ScenarioFile,
     model: str,
     rep: int,
+    attempt: int,
     sandbox: Path,
     outcome: ProcessOutcome,
     judge: Judge | None,
     cli: Path,
     timeout: float,
-) -> RepOutcome:
+    folder: Path,
+) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT)
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
@@ -295,7 +401,6 @@ def _finish(
     verdict = decide(
         ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
     )
-    folder = ctx.workdir / "evidence" / run_id / scenario.id / safe_name(model) / f"rep-{rep}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
@@ -319,6 +424,7 @@ def _finish(
     version = transcript.cli_version or ctx.cli_version(cli)
     decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version)
     bid = bundle_id(decl)
+    usage = usage_of(transcript, outcome.seconds)
     row = row_from_verdict(
         verdict,
         rep=rep,
@@ -328,7 +434,8 @@ def _finish(
         cli_version=version,
         model_id=transcript.model_id or "-",
         bundle_id=bid,
-        **_usage(transcript),
+        attempt=attempt,
+        **usage,
     )
     line = EvidenceLine(
         run_id=run_id,
@@ -342,20 +449,32 @@ def _finish(
         bundle_id=bid,
         verdict=verdict.verdict,
         results=relative_path(ctx.results, ctx.workdir),
+        attempt=attempt,
+        usage=dict(usage),
     )
-    append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
-    append_row(ctx.results, row)
-    return RepOutcome(scenario.id, model, rep, verdict, row, folder, outcome.seconds)
+    return Attempt(verdict, transcript, row, line, folder, outcome.seconds)
 
 
-def _usage(transcript: Transcript) -> dict[str, int | float]:
+def usage_of(transcript: Transcript, seconds: float) -> dict[str, int | float]:
+    """Tokens, turns, duration and the CLI's cost estimate, from its result line. The duration
+    is the harness's own wall time when the CLI never reported one (a crash, a timeout)."""
     result = transcript.result
     if result is None:
-        return {}
+        return {"duration_ms": int(seconds * 1000)}
+    usage = result.usage
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) else 0
+
     return {
         "turns": result.num_turns,
-        "duration_ms": result.duration_ms,
-        "cost_usd": round(result.total_cost_usd, 6),
+        "duration_ms": result.duration_ms or int(seconds * 1000),
+        "cost_usd_estimate": round(result.total_cost_usd, 6),
+        "input_tokens": count("input_tokens"),
+        "output_tokens": count("output_tokens"),
+        "cache_read_tokens": count("cache_read_input_tokens"),
+        "cache_write_tokens": count("cache_creation_input_tokens"),
     }
 
 
@@ -366,11 +485,11 @@ def run_reps(
     reps: int,
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
-    preflight(ctx.suite)
+    preflight(ctx.suite, [model])
     record_plan(
         ctx,
         [PlanCell(scenario=scenario.id, model=model, reps=reps)],
-        f"run {scenario.id} {model} --reps {reps}",
+        f"run {scenario.id} {model} --reps {reps}" + run_options(ctx),
     )
     done = []
     with policy_guard(ctx.suite, [model]):
@@ -382,6 +501,18 @@ def run_reps(
             if on_done is not None:
                 on_done(outcome)
     return done
+
+
+def run_options(ctx: RunContext) -> str:
+    """The options that change what a rep does, as the plan's command line shows them."""
+    shown = ""
+    if ctx.retry_errors:
+        shown += f" --retry-errors {ctx.retry_errors}"
+    if ctx.max_turns is not None:
+        shown += f" --max-turns {ctx.max_turns}"
+    if ctx.max_cost_usd is not None:
+        shown += f" --max-cost-usd {ctx.max_cost_usd:g}"
+    return shown
 
 
 def read_manifest(workdir: Path) -> tuple[list[EvidenceLine], list[str]]:

@@ -8,11 +8,22 @@ can refuse to score a broken trace instead of guessing.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import NotFoundError
-from evalkit.models import ApiRetry, HookEvent, InitEvent, ResultEvent, ToolCall, Transcript
+from evalkit.models import (
+    ApiErrorMessage,
+    ApiRetry,
+    HookEvent,
+    InitEvent,
+    ResultEvent,
+    ToolCall,
+    Transcript,
+)
+
+WORDS_LIMIT = 40
 
 
 def _result_text(content: Any) -> str:
@@ -55,6 +66,10 @@ def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) ->
             t.retries.append(ApiRetry.model_validate(event))
     elif kind == "assistant":
         message = event.get("message") or {}
+        if event.get("is_api_error_message"):
+            t.api_error = _api_error(event, message)
+        else:
+            t.assistant_lines += 1
         for block in message.get("content") or []:
             if not isinstance(block, dict):
                 continue
@@ -81,6 +96,62 @@ def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) ->
         t.result = ResultEvent.model_validate(event)
 
 
+def _api_error(event: dict[str, Any], message: dict[str, Any]) -> ApiErrorMessage:
+    status = event.get("api_error_status")
+    return ApiErrorMessage(
+        error=str(event.get("error") or ""),
+        status=status if isinstance(status, int) else None,
+        error_type=str(event.get("api_error_type") or ""),
+        cause=str(event.get("api_error") or ""),
+        text=_result_text(message.get("content")),
+    )
+
+
+def _slug(text: str) -> str:
+    """A short slug of one of the CLI's enum-like fields (never free text, which could hold
+    a secret): lower case, dashes, bounded."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:WORDS_LIMIT].rstrip("-") or "unknown"
+
+
+def agent_error_words(t: Transcript) -> str:
+    """The CLI's own account of why it stopped, in a few redacted words a report can show.
+
+    Measured with CLI 2.1.328: no credentials end with the text "Not logged in · Please run
+    /login" and no status; 401 with error ``authentication_failed``; 429 with ``rate_limit``;
+    529 with type ``overloaded_error``; a cut stream with no status and "Connection to the API
+    was lost"; a refused connection with ``"api_error": "connection_failed"``; ``--max-turns``
+    with subtype ``error_max_turns``.
+    """
+    result = t.result or ResultEvent()
+    if result.subtype.startswith("error_max_") or result.terminal_reason == "max_turns":
+        limit = result.subtype.removeprefix("error_") if result.subtype else "max_turns"
+        return f"budget:{_slug(limit)}"
+    said = t.api_error or ApiErrorMessage()
+    status = result.api_error_status or said.status
+    kind = said.error_type or result.api_error_type or ""
+    text = said.text or result.result or ""
+    if text.startswith("Not logged in"):
+        return "agent-error:not-logged-in"
+    if status in (401, 403) or said.error == "authentication_failed":
+        word = "auth-failed"
+    elif status == 429 or said.error == "rate_limit":
+        return "agent-error:rate-limited"
+    elif status == 529 or kind == "overloaded_error":
+        return "agent-error:overloaded"
+    elif status is not None and status >= 500:
+        word = "server-error"
+    elif "connection" in text.lower() and "lost" in text.lower():
+        word = "connection-lost"
+    elif said.cause:
+        word = _slug(said.cause)
+    elif "timed out" in text.lower() or "timeout" in text.lower():
+        word = "api-timeout"
+    else:
+        word = _slug(said.error or result.terminal_reason or "unknown")
+    return f"agent-error:{word}" + (f":{status}" if status is not None else "")
+
+
 def invalid_reason(t: Transcript) -> str | None:
     """Why this trace is not a valid measurement, or None when it is one."""
     if t.lines == 0:
@@ -92,11 +163,8 @@ def invalid_reason(t: Transcript) -> str | None:
         return "no-init-event"
     if t.result is None:
         return "no-result-line"
-    if t.result.is_error:
-        status = t.result.api_error_status
-        return f"agent-error:{t.result.terminal_reason or 'unknown'}" + (
-            f":{status}" if status is not None else ""
-        )
+    if t.result.is_error or t.result.terminal_reason == "max_turns":
+        return agent_error_words(t)
     if t.result.terminal_reason not in (None, "completed"):
         return f"terminal-reason:{t.result.terminal_reason}"
     return None

@@ -193,9 +193,9 @@ def faults(
     --timeout 3 beside it, all at once."""
     kit = new_kit(tmp_path_factory.mktemp("faults"))
     grid, hang5, hang3 = (kit.base / n for n in ("grid", "hang5", "hang3"))
-    models = "policy:fault-500,policy:fault-529,policy:fault-401,policy:fault-cut"
+    models = "policy:fault-500,policy:fault-529,policy:fault-401,policy:fault-429,policy:fault-cut"
     done = kit.run_many(
-        ("grid", str(grid), "--scenarios", "N1", "--models", models, "--jobs", "4",
+        ("grid", str(grid), "--scenarios", "N1", "--models", models, "--jobs", "5",
          "--timeout", "60"),
         ("run", "N1", "policy:fault-hang", str(hang5), "--timeout", "5"),
         ("run", "N1", "policy:fault-hang", str(hang3), "--timeout", "3"),
@@ -208,10 +208,11 @@ def faults(
 @pytest.mark.parametrize(
     ("fault", "reason"),
     [
-        ("fault-500", "agent-error:api_error:500"),
-        ("fault-529", "agent-error:api_error:529"),
-        ("fault-401", "agent-error:api_error:401"),
-        ("fault-cut", "agent-error"),
+        ("fault-500", "agent-error:server-error:500"),
+        ("fault-529", "agent-error:overloaded"),
+        ("fault-401", "agent-error:auth-failed:401"),
+        ("fault-429", "agent-error:rate-limited"),
+        ("fault-cut", "agent-error:connection-lost"),
     ],
 )
 def test_an_answering_fault_is_an_error_row_well_within_its_timeout(

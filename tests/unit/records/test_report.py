@@ -319,6 +319,8 @@ def test_missing_rows_are_named_against_their_plan(built: Report) -> None:
             "model": "haiku",
             "planned": 3,
             "recorded": 2,
+            "skipped": 0,
+            "skip_reason": "",
         },
     ]
     assert "## INCOMPLETE\n\n- r1 N1-L1-reporting haiku: 3 rep(s) planned, 2 recorded" in (
@@ -506,6 +508,8 @@ def test_json_form_is_the_report_model_with_its_schema_version(work: Path) -> No
             "model": "haiku",
             "planned": 3,
             "recorded": 2,
+            "skipped": 0,
+            "skip_reason": "",
         }
     ]
     [run_l1] = [t for t in data["levels"] if (t["set"], t["level"]) == ("run", "L1")]

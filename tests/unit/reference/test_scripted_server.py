@@ -14,7 +14,12 @@ from typing import Any
 import pytest
 
 from evalkit.models import Script, Step, TextBlock, ToolUseBlock
-from evalkit.reference.scripted_server import FAULTS, SIDE_TEXT, ScriptedServer
+from evalkit.reference.scripted_server import (
+    FAULTS,
+    RETRY_AFTER_SECONDS,
+    SIDE_TEXT,
+    ScriptedServer,
+)
 
 BIG_INPUT = {"file_path": "/tmp/x/notes.md", "content": "line with some words\n" * 20}
 
@@ -282,7 +287,12 @@ def test_unknown_fault_is_refused() -> None:
 
 @pytest.mark.parametrize(
     ("fault", "kind"),
-    [("500", "api_error"), ("529", "overloaded_error"), ("401", "authentication_error")],
+    [
+        ("500", "api_error"),
+        ("529", "overloaded_error"),
+        ("401", "authentication_error"),
+        ("429", "rate_limit_error"),
+    ],
 )
 @pytest.mark.parametrize("stream", [True, False])
 def test_status_faults_answer_every_request_with_an_api_error(
@@ -298,6 +308,45 @@ def test_status_faults_answer_every_request_with_an_api_error(
             assert error["type"] == "error" and error["error"]["type"] == kind
             assert error["error"]["message"]
     assert [(r.status, r.step) for r in server.requests] == [(int(fault), None)] * 2
+
+
+def test_a_rate_limit_says_when_to_come_back() -> None:
+    with ScriptedServer(SCRIPT, fault="429") as server:
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            post(server, body(conversation(0)))
+    assert failed.value.code == 429
+    assert failed.value.headers["retry-after"] == str(RETRY_AFTER_SECONDS)
+
+
+def test_latency_delays_every_answer_and_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("EVALKIT_SCRIPTED_LATENCY", "0.3")
+    with ScriptedServer(SCRIPT) as server:
+        assert server.latency == 0.3
+        began = time.monotonic()
+        message(server, body(conversation(0)))
+        assert time.monotonic() - began >= 0.3
+    monkeypatch.setenv("EVALKIT_SCRIPTED_LATENCY", "soon")
+    assert ScriptedServer(SCRIPT).latency == 0.0
+
+
+def test_stop_cuts_a_latency_wait_short() -> None:
+    server = ScriptedServer(SCRIPT, latency=30).start()
+    failures: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            message(server, body(conversation(0)), timeout=10)
+        except Exception as exc:  # the connection drops: that is the point
+            failures.append(exc)
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    time.sleep(0.2)
+    server.stop()
+    asking.join(timeout=5)
+    assert not asking.is_alive() and failures
 
 
 def test_cut_stream_stops_inside_a_block() -> None:

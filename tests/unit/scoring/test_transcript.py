@@ -78,7 +78,7 @@ def test_an_api_error_result_is_not_a_measurement_although_its_subtype_says_succ
             "api_error_status": 529,
         }
     )
-    assert invalid_reason(parse_lines([INIT, failed])) == "agent-error:api_error:529"
+    assert invalid_reason(parse_lines([INIT, failed])) == "agent-error:overloaded"
 
 
 def test_garbage_lines_are_named_by_number() -> None:
@@ -92,10 +92,86 @@ def test_no_init_event_and_an_empty_file_are_errors() -> None:
 
 
 def test_a_terminal_reason_other_than_completed_is_an_error() -> None:
-    odd = json.dumps({"type": "result", "is_error": False, "terminal_reason": "max_turns"})
-    assert invalid_reason(parse_lines([INIT, odd])) == "terminal-reason:max_turns"
+    odd = json.dumps({"type": "result", "is_error": False, "terminal_reason": "odd"})
+    assert invalid_reason(parse_lines([INIT, odd])) == "terminal-reason:odd"
 
 
 def test_the_last_result_line_wins_when_a_background_agent_adds_one() -> None:
     failed = json.dumps({"type": "result", "is_error": True, "terminal_reason": "api_error"})
-    assert invalid_reason(parse_lines([INIT, OK, failed])) == "agent-error:api_error"
+    assert invalid_reason(parse_lines([INIT, OK, failed])) == "agent-error:api-error"
+
+
+def api_failure(text: str, error: str, status: int | None, kind: str | None) -> list[str]:
+    """The two lines CLI 2.1.328 ends a failed run with: its synthetic assistant message and a
+    result line that says success but is_error."""
+    synthetic = line(
+        type="assistant",
+        message={"id": "s", "model": "<synthetic>", "content": [{"type": "text", "text": text}]},
+        error=error,
+        is_api_error_message=True,
+        api_error_status=status,
+        api_error_type=kind,
+    )
+    result = line(
+        type="result",
+        subtype="success",
+        is_error=True,
+        terminal_reason="api_error",
+        api_error_status=status,
+        api_error_type=kind,
+        result=text,
+    )
+    return [synthetic, result]
+
+
+def test_the_reason_carries_the_clis_own_words_for_each_api_failure() -> None:
+    cases = {
+        ("Not logged in · Please run /login", "authentication_failed", None, None): (
+            "agent-error:not-logged-in"
+        ),
+        (
+            "Failed to authenticate. API Error: 401 x",
+            "authentication_failed",
+            401,
+            ("authentication_error"),
+        ): "agent-error:auth-failed:401",
+        ("API Error: Request rejected (429) · x", "rate_limit", 429, "rate_limit_error"): (
+            "agent-error:rate-limited"
+        ),
+        (
+            "API Error: 529 x. This is a server-side issue",
+            "server_error",
+            529,
+            ("overloaded_error"),
+        ): "agent-error:overloaded",
+        ("API Error: 500 x", "server_error", 500, "api_error"): "agent-error:server-error:500",
+        ("API Error: Connection to the API was lost (ECONNRESET).", "server_error", None, None): (
+            "agent-error:connection-lost"
+        ),
+    }
+    refused = api_failure(
+        "API Error: Connection refused (ECONNREFUSED)", "server_error", None, None
+    )
+    refused[0] = refused[0].replace(
+        '"is_api_error_message"', '"api_error": "connection_failed", "is_api_error_message"'
+    )
+    assert invalid_reason(parse_lines([INIT, *refused])) == "agent-error:connection-failed"
+    for (text, error, status, kind), words in cases.items():
+        t = parse_lines([INIT, *api_failure(text, error, status, kind)])
+        assert invalid_reason(t) == words, text
+        assert t.assistant_lines == 0
+
+
+def test_max_turns_is_a_budget_outcome_and_keeps_the_turns_it_took() -> None:
+    capped = line(
+        type="result",
+        subtype="error_max_turns",
+        is_error=True,
+        terminal_reason="max_turns",
+        result=None,
+        errors=["Reached maximum number of turns (1)"],
+        num_turns=2,
+    )
+    t = parse_lines([INIT, USE, RESULT_FOR_USE, capped])
+    assert invalid_reason(t) == "budget:max-turns"
+    assert t.assistant_lines == 1 and t.final_message == ""

@@ -1,0 +1,41 @@
+"""`evalkit doctor`: each prerequisite OK or FAIL, with the fix."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, out, state
+from evalkit.errors import EvalkitError
+
+
+@command("doctor")
+def doctor_command(
+    ping: Annotated[
+        bool, typer.Option("--ping", help="send one minimal real request through the CLI")
+    ] = False,
+    model: Annotated[str, typer.Option("--model", help="the model --ping asks")] = "haiku",
+) -> None:
+    """Check the CLI, credentials (never printed), plugins, lock and self-test; with --ping,
+    one real request. Exits 1 when any check fails.
+
+    Example: `evalkit doctor --ping`
+    """
+    from evalkit.run.doctor import Check, doctor
+
+    suite_problem: Check | None = None
+    try:
+        suite = state.suite()
+    except EvalkitError as exc:
+        suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
+    checks = doctor(suite, model if ping else None)
+    if suite_problem is not None:
+        checks.insert(0, suite_problem)
+    for check in checks:
+        mark = "OK  " if check.ok else "FAIL"
+        line = f"{mark} {check.name}: {check.detail}"
+        out.print(line + (f" -- fix: {check.fix}" if not check.ok and check.fix else ""),
+                  markup=False)  # fmt: skip
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)

@@ -1,0 +1,23 @@
+"""Options that run and grid share, spelled once."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+RetryErrors = Annotated[
+    int,
+    typer.Option(
+        "--retry-errors",
+        min=0,
+        help="run an infrastructural ERROR (429, 5xx, 529, cut stream, timeout, crash before "
+        "the first message) again, up to K more times; never a FAIL, breach or auth error",
+    ),
+]
+MaxTurns = Annotated[
+    int | None,
+    typer.Option(
+        "--max-turns", min=1, help="passed to the CLI; a rep that hits it is budget:max-turns"
+    ),
+]

@@ -1,0 +1,146 @@
+"""`evalkit doctor`: is this machine ready to measure? Each check is OK or FAIL with its fix.
+
+Nothing secret is printed: credentials are named, never shown. The optional ping sends one
+minimal request through the real CLI, the same way a rep would, so a user learns that a key
+is wrong before a grid spends an hour proving it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import EvalkitError
+from evalkit.reference.selftest import self_test
+from evalkit.run.agent import base_environment, run_agent
+from evalkit.run.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
+from evalkit.run.credentials import WAYS, credentials_present
+from evalkit.scoring.transcript import invalid_reason, read_transcript
+from evalkit.suite.config import Suite
+from evalkit.suite.lock import drift, lock_path, read_lock
+
+PING_PROMPT = "Reply with the single word OK."
+PING_TIMEOUT = 120.0
+FIXES = {
+    "agent-error:not-logged-in": WAYS,
+    "agent-error:auth-failed": "the credential was refused: check the key or token, or the "
+    "gateway at ANTHROPIC_BASE_URL",
+    "agent-error:rate-limited": "the API is rate-limiting this key: wait, or run fewer --jobs",
+    "agent-error:overloaded": "the API is overloaded: try again later (--retry-errors helps)",
+    "agent-error:connection-failed": "no connection to the API: check the network, proxy "
+    "settings (HTTPS_PROXY) or ANTHROPIC_BASE_URL",
+    "agent-error:connection-lost": "no connection to the API: check the network, proxy "
+    "settings (HTTPS_PROXY) or ANTHROPIC_BASE_URL",
+}
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def check_cli() -> Check:
+    try:
+        cli = find_cli()
+    except EvalkitError as exc:
+        return Check("claude cli", False, str(exc).split(";")[0], HOW)
+    version = cli_version(cli)
+    if not version:
+        return Check("claude cli", False, f"{cli} does not answer --version", HOW)
+    note = "" if version == PINNED_VERSION else f" (evalkit is measured with {PINNED_VERSION})"
+    return Check("claude cli", True, f"{version} at {cli}{note}")
+
+
+def check_credentials() -> Check:
+    present = credentials_present()
+    if not present:
+        return Check("credentials", False, "none reaches the CLI", WAYS)
+    return Check("credentials", True, "set (values not shown): " + ", ".join(present))
+
+
+def check_plugins(suite: Suite) -> Check:
+    problems = []
+    for path in suite.plugin_dirs():
+        manifest = path / ".claude-plugin" / "plugin.json"
+        try:
+            json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            problems.append(f"{manifest}: {type(exc).__name__}")
+    if problems:
+        return Check(
+            "plugins", False, "; ".join(problems), "each plugin needs .claude-plugin/plugin.json"
+        )
+    return Check("plugins", True, f"{len(suite.plugin_dirs())} valid")
+
+
+def check_lock(suite: Suite) -> Check:
+    lock = read_lock(suite)
+    if lock is None:
+        return Check("lock", False, f"{lock_path(suite)} does not exist", "run `evalkit freeze`")
+    changed = drift(suite, lock)
+    if changed:
+        return Check(
+            "lock",
+            False,
+            "no longer matches: " + ", ".join(changed),
+            "run `evalkit freeze` if the change is deliberate",
+        )
+    return Check("lock", True, f"frozen, {len(lock.hashes)} entries match")
+
+
+def check_self_test(suite: Suite) -> Check:
+    cells = self_test(suite)
+    wrong = [c for c in cells if not c.ok]
+    if wrong:
+        return Check(
+            "self-test",
+            False,
+            f"{len(wrong)}/{len(cells)} cells other than designed",
+            "run `evalkit self-test` to see them",
+        )
+    return Check("self-test", True, f"{len(cells)}/{len(cells)} cells as designed")
+
+
+def ping(model: str) -> Check:
+    """One minimal real request through the CLI, in a throwaway folder and config dir."""
+    try:
+        cli = find_cli()
+    except EvalkitError as exc:
+        return Check("ping", False, str(exc).split(";")[0], HOW)
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-ping-"))
+    try:
+        (scratch / "config").mkdir()
+        env = base_environment({}, scratch / "config", max_retries=1)
+        command = [
+            str(cli), "-p", PING_PROMPT, "--model", model, "--output-format", "stream-json",
+            "--verbose", "--max-turns", "1", "--tools", "", "--no-session-persistence",
+            "--setting-sources", "",
+        ]  # fmt: skip
+        out, err = scratch / "out.jsonl", scratch / "err.txt"
+        done = run_agent(command, scratch, env, out, err, PING_TIMEOUT)
+        if done.stopped:
+            return Check("ping", False, f"no answer within {PING_TIMEOUT:g} s", FIXES[
+                "agent-error:connection-lost"])  # fmt: skip
+        transcript = read_transcript(out)
+        why = invalid_reason(transcript)
+        if why is None:
+            return Check("ping", True, f"{transcript.model_id or model} answered")
+        fix = next((f for k, f in FIXES.items() if why.startswith(k)), "see the CLI's message")
+        return Check("ping", False, why, fix)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def doctor(suite: Suite | None, ping_model: str | None = None) -> list[Check]:
+    checks = [check_cli(), check_credentials()]
+    if suite is not None:
+        checks += [check_plugins(suite), check_lock(suite), check_self_test(suite)]
+    if ping_model is not None:
+        checks.append(ping(ping_model))
+    return checks

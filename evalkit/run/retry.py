@@ -1,0 +1,79 @@
+"""Which ERRORs are the infrastructure's and may be run again, and how long the API asked
+everyone to wait.
+
+Only an error the evidence proves was not the agent's doing is retried: an API failure
+the transcript shows (429, 5xx, 529, a cut stream, an API timeout), the harness timeout, or
+a CLI that died before the model said anything. A FAIL, a breach, an authentication error
+(it will not get better), a budget outcome, a hook failure and a judge or checker error are
+measurements or configuration problems, and retrying them would hide something.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from evalkit.models import Transcript, Verdict
+
+RETRYABLE_AGENT_ERRORS = (
+    "agent-error:rate-limited",
+    "agent-error:overloaded",
+    "agent-error:server-error",
+    "agent-error:connection-lost",
+    "agent-error:connection-failed",
+    "agent-error:api-timeout",
+)
+BEFORE_FIRST_MESSAGE = ("no-init-event", "no-result-line", "transcript-empty", "cli-exit:")
+PAUSED_BY = ("agent-error:rate-limited", "agent-error:overloaded")
+DEFAULT_PAUSE_SECONDS = 5.0
+MAX_PAUSE_SECONDS = 120.0
+
+
+def retry_reason(verdict: Verdict, transcript: Transcript) -> str | None:
+    """The infrastructural reason this ERROR may be run again, or None when it may not."""
+    if verdict.verdict != "ERROR" or not verdict.reasons:
+        return None
+    if any(r.startswith("real-vault-breach") for r in verdict.reasons):
+        return None
+    first = verdict.reasons[0]
+    if first.startswith(RETRYABLE_AGENT_ERRORS) or first.startswith("timeout:"):
+        return first
+    if first.startswith(BEFORE_FIRST_MESSAGE) and transcript.assistant_lines == 0:
+        return first
+    return None
+
+
+def pause_seconds(verdict: Verdict, transcript: Transcript) -> float:
+    """How long new reps should wait after this one: the API's own last delay for a 429 or
+    529 (the CLI honours retry-after and reports the delay it chose), else none."""
+    if not verdict.reasons or not verdict.reasons[0].startswith(PAUSED_BY):
+        return 0.0
+    delays = [r.retry_delay_ms for r in transcript.retries if r.retry_delay_ms]
+    seconds = delays[-1] / 1000 if delays else DEFAULT_PAUSE_SECONDS
+    return min(MAX_PAUSE_SECONDS, seconds)
+
+
+class Backoff:
+    """One pause shared by every rep of a run: when the API says slow down, no new rep (or
+    attempt) starts until the pause is over, instead of each burning its own attempts."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._until = 0.0
+        self.pauses = 0
+
+    def pause(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        with self._lock:
+            until = time.monotonic() + seconds
+            if until > self._until:
+                self._until = until
+                self.pauses += 1
+
+    def wait(self, stop: threading.Event) -> None:
+        while True:
+            with self._lock:
+                left = self._until - time.monotonic()
+            if left <= 0 or stop.wait(min(left, 0.2)):
+                return
