@@ -334,6 +334,12 @@ class PlanCell(Model):
     scenario: str
     model: str
     reps: int
+    rep_numbers: list[int] = Field(
+        default_factory=list, description="which reps, when not 1..reps (a shard's slice)"
+    )
+
+    def numbers(self) -> list[int]:
+        return self.rep_numbers or list(range(1, self.reps + 1))
 
 
 class Plan(Model):
@@ -352,3 +358,4 @@ class Plan(Model):
     skip_reason: str = ""
     grid_digest: str = Field("", description="a sharded grid's digest: the same on every shard")
     shard: str = Field("", description="I/N of a sharded grid")
+    grid_cells: int = Field(0, description="a sharded grid's cells over all its shards")

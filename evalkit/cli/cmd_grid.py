@@ -45,6 +45,18 @@ def grid(
             "the reps left are planned as skipped:budget",
         ),
     ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            help="I/N: run only the I-th of N slices of this grid (auto/N reads "
+            "JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or EVALKIT_SHARD_INDEX)",
+        ),
+    ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run-id", help="default: new; for shards, derived from the grid"),
+    ] = None,
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
 
@@ -78,6 +90,22 @@ def grid(
         max_cost_usd=max_cost_usd,
     )
     cells = expand_cells(pool, model_list, reps)
+    if run_id is not None:
+        ctx.run_id = run_id
+    if shard is not None:
+        from evalkit.run.shard import grid_digest, parse_shard, shard_run_id, slice_cells
+
+        part = parse_shard(shard)
+        settings = {"max_turns": max_turns, "timeout": timeout}
+        digest = grid_digest(suite, cells, settings)
+        ctx.run_id = run_id or shard_run_id(digest)
+        ctx.plan_extra = {"grid_digest": digest, "shard": part.label, "grid_cells": len(cells)}
+        total, cells = len(cells), slice_cells(cells, part)
+        source = f" (from {part.source})" if part.source else ""
+        out.print(
+            f"shard {part.label}{source}: {len(cells)} of {total} rep(s), grid {digest}, "
+            f"run id {ctx.run_id}"
+        )
     if resume:
         cells = resume_cells(ctx, cells)
         adopted = sum(1 for c in cells if c.run_id is not None)
@@ -92,7 +120,8 @@ def grid(
             ctx,
             cells,
             jobs,
-            f"grid --models {models} --set {which} --reps {reps}",
+            f"grid --models {models} --set {which} --reps {reps}"
+            + (f" --shard {shard}" if shard else ""),
             on_done=bar.done,
         )
     retried = sum(1 for d in done if d.retried)

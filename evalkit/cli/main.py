@@ -10,6 +10,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_grid,
     cmd_list,
     cmd_lock,
+    cmd_merge,
     cmd_report,
     cmd_run,
     cmd_sandbox,

@@ -6,7 +6,6 @@ loop of `evalkit run … &` would leave; this only adds bounds, resume and progr
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from copy import copy
@@ -57,7 +56,7 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> list[GridCell]:
     owner: dict[tuple[str, str, int], str] = {}
     for plan in load_plans(ctx.workdir):
         for cell in plan.cells:
-            for rep in range(1, cell.reps + 1):
+            for rep in cell.numbers():
                 key = (cell.scenario, cell.model, rep)
                 if (plan.run_id, *key) not in done_in:
                     owner.setdefault(key, plan.run_id)
@@ -69,8 +68,19 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> list[GridCell]:
 
 
 def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
-    counts = Counter((c.scenario.id, c.model) for c in cells)
-    return [PlanCell(scenario=s, model=m, reps=n) for (s, m), n in counts.items()]
+    reps: dict[tuple[str, str], list[int]] = {}
+    for c in cells:
+        reps.setdefault((c.scenario.id, c.model), []).append(c.rep)
+    return [
+        PlanCell(
+            scenario=s,
+            model=m,
+            reps=len(numbers),
+            rep_numbers=[] if sorted(numbers) == list(range(1, len(numbers) + 1))
+            else sorted(numbers),
+        )
+        for (s, m), numbers in reps.items()
+    ]
 
 
 def run_grid(

@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -117,7 +118,7 @@ class RunContext:
     max_turns: int | None = None
     max_cost_usd: float | None = None
     backoff: Backoff = field(default_factory=Backoff)
-    plan_extra: dict[str, str] = field(default_factory=dict)
+    plan_extra: dict[str, Any] = field(default_factory=dict)
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     _cli_version: str | None = None
     _spent: float = 0.0

@@ -1,0 +1,48 @@
+"""Shards: which slice a machine runs, and where its index came from."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.errors import ConfigError
+from evalkit.run.grid import expand_cells
+from evalkit.run.shard import grid_digest, parse_shard, slice_cells
+from evalkit.suite.config import Suite
+
+
+def test_an_explicit_shard_is_one_based_and_checked() -> None:
+    assert parse_shard("2/3").label == "2/3"
+    for bad in ("0/3", "4/3", "x/3", "1/0", "2"):
+        with pytest.raises(ConfigError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_auto_maps_each_schedulers_zero_based_index_and_names_it() -> None:
+    k8s = parse_shard("auto/4", {"JOB_COMPLETION_INDEX": "0"})
+    assert (k8s.index, k8s.source) == (1, "JOB_COMPLETION_INDEX=0")
+    slurm = parse_shard("auto/4", {"SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10"})
+    assert slurm.index == 3 and "SLURM_ARRAY_TASK_MIN=10" in slurm.source
+    assert parse_shard("auto/4", {"EVALKIT_SHARD_INDEX": "3"}).index == 4
+    with pytest.raises(ConfigError, match="none of JOB_COMPLETION_INDEX"):
+        parse_shard("auto/4", {})
+    with pytest.raises(ConfigError, match="outside 0..3"):
+        parse_shard("auto/4", {"EVALKIT_SHARD_INDEX": "4"})
+
+
+def test_the_slices_cover_the_grid_once_whatever_order_the_options_gave(suite: Suite) -> None:
+    scenarios = suite.scenarios("run")[:3]
+    cells = expand_cells(scenarios, ["b", "a"], 2)
+    reordered = expand_cells(list(reversed(scenarios)), ["a", "b"], 2)
+    keys = [
+        [(c.scenario.id, c.model, c.rep) for c in slice_cells(cells, parse_shard(f"{i}/3"))]
+        for i in (1, 2, 3)
+    ]
+    assert sorted(k for part in keys for k in part) == sorted(
+        (c.scenario.id, c.model, c.rep) for c in cells
+    )
+    assert keys[0] == [
+        (c.scenario.id, c.model, c.rep) for c in slice_cells(reordered, parse_shard("1/3"))
+    ]
+    assert grid_digest(suite, cells, {}) == grid_digest(suite, reordered, {})
+    assert grid_digest(suite, cells, {}) != grid_digest(suite, cells[:-1], {})
+    assert grid_digest(suite, cells, {}) != grid_digest(suite, cells, {"max_turns": 3})
