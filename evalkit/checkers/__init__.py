@@ -30,4 +30,5 @@ def names() -> list[str]:
 def _load_builtins() -> None:
     """Built-in checkers register through the same decorator an outside one would use."""
     from evalkit.checkers.adr_discrimination import scoring as _adr  # noqa: F401
+    from evalkit.checkers.rules import scoring as _rules  # noqa: F401
     from evalkit.checkers.vault_write import scoring as _vault  # noqa: F401

@@ -1,0 +1,1 @@
+"""The declarative checker: verdicts written as conditions in YAML, no Python needed."""

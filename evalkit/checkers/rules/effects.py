@@ -1,0 +1,108 @@
+"""What a rules suite's conditions read from one rep: changed files, tool calls, hooks,
+the final message. All of it was written by the agent under test, so files are read
+without following links, never more than a capped prefix, and front matter through a
+safe YAML loader that refuses aliases."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evalkit.checkers.rules.patterns import MAX_TEXT
+from evalkit.models import ToolCall, Transcript
+from evalkit.scoring.fsdiff import FolderChanges, compare
+
+FRONT_MATTER_CAP = 64_000
+
+
+class Unreadable(Exception):
+    """A file the rules need could not be read; the condition is then undecided."""
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """Anchors and aliases let a few bytes expand into a huge document: refused."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases are not read", None)
+        return super().compose_node(parent, index)
+
+
+def read_text(path: Path) -> str:
+    """A regular file's text, capped; a link, folder or device is unreadable, not followed."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable("not-a-regular-file")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_TEXT * 4)
+    except OSError as exc:
+        raise Unreadable(type(exc).__name__) from None
+    return data.decode("utf-8", "replace")[:MAX_TEXT]
+
+
+def front_matter(text: str) -> dict[str, Any] | None:
+    """The leading ``---`` YAML block as a mapping, or None when there is none that parses."""
+    if not text.startswith("---"):
+        return None
+    lines = text[:FRONT_MATTER_CAP].splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            try:
+                data = yaml.load("\n".join(lines[1:index]), Loader=_NoAliasLoader)  # noqa: S506
+            except yaml.YAMLError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def scalar_texts(value: Any) -> list[str] | None:
+    """A front-matter value as the strings a pattern is matched against: a scalar, or each
+    item of a list of scalars. Nested mappings are not matched (None)."""
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
+    if isinstance(value, dt.date | dt.datetime):
+        return [value.isoformat()]
+    if isinstance(value, str | int | float):
+        return [str(value)]
+    if isinstance(value, list) and all(
+        not isinstance(v, list | dict) and v is not None for v in value
+    ):
+        return [t for v in value for t in (scalar_texts(v) or [])]
+    return None
+
+
+def tool_input_text(call: ToolCall) -> str:
+    return json.dumps(call.input, ensure_ascii=False, sort_keys=True, default=str)[:MAX_TEXT]
+
+
+def succeeded(call: ToolCall) -> bool:
+    """A result came back and it is not marked as an error."""
+    return call.result is not None and call.is_error is not True
+
+
+@dataclass
+class Effects:
+    """One rep's effects, each folder compared with its fixture at most once."""
+
+    sandbox: Path
+    fixtures: dict[str, Path]
+    transcript: Transcript
+    _changes: dict[str, FolderChanges] = field(default_factory=dict)
+
+    def changes(self, name: str) -> FolderChanges | None:
+        if name not in self.fixtures:
+            return None
+        if name not in self._changes:
+            self._changes[name] = compare(self.fixtures[name], self.sandbox / name)
+        return self._changes[name]

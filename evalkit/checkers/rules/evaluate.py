@@ -1,0 +1,225 @@
+"""Evaluating a condition over one rep: three-valued, left to right, the judge last.
+
+A condition is true, false, or undecided (it could not be evaluated, or it needs the
+judge and the judge may not be asked yet). ``all`` and ``any`` look at their
+mechanical parts first and stop as soon as one decides, so a judge is asked only
+when nothing mechanical settled the result, and an undecided part makes the whole
+undecided only when the result depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from evalkit.checkers.rules.conditions import (
+    AllCondition,
+    AnyCondition,
+    BashCondition,
+    FileCondition,
+    FileSpec,
+    FinalCondition,
+    HookCondition,
+    JudgeCondition,
+    Node,
+    NotCondition,
+    SkillCondition,
+    ToolCondition,
+)
+from evalkit.checkers.rules.effects import (
+    Effects,
+    Unreadable,
+    front_matter,
+    read_text,
+    scalar_texts,
+    succeeded,
+    tool_input_text,
+)
+from evalkit.checkers.rules.patterns import glob_matches, search
+from evalkit.models import ToolCall
+
+SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+*?-")
+
+
+def token(text: str) -> str:
+    """Agent-written text (a path, a skill name) made safe for a reason cell."""
+    cleaned = "".join(c if c in SAFE else "_" for c in text)
+    return cleaned[:120] or "_"
+
+
+@dataclass
+class Outcome:
+    value: bool | None
+    """None: undecided."""
+    tokens: list[str] = field(default_factory=list)
+    """What decided it; for an undecided outcome, why it could not be decided."""
+    pending: bool = False
+    """Undecided only because the judge has not been asked yet."""
+
+
+class JudgeGate:
+    """Asks the judge at most once per rep, and only once asking is allowed."""
+
+    def __init__(self, ask: Callable[[], bool | str]) -> None:
+        self._ask = ask
+        self.allowed = False
+        self.answer: bool | str | None = None
+
+    def outcome(self) -> Outcome:
+        if not self.allowed:
+            return Outcome(None, ["judge"], pending=True)
+        if self.answer is None:
+            self.answer = self._ask()
+        if isinstance(self.answer, str):
+            return Outcome(None, [f"judge-error:{token(self.answer)}"])
+        return Outcome(self.answer, ["judge"])
+
+
+def evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
+    got = _evaluate(node, effects, judge)
+    if node.reason and got.value is not None:
+        got.tokens = [node.reason]
+    return got
+
+
+def _ordered(children: list[Node]) -> list[Node]:
+    return [c for c in children if not c.has_judge()] + [c for c in children if c.has_judge()]
+
+
+def _combine(children: list[Node], effects: Effects, judge: JudgeGate, want: bool) -> Outcome:
+    """all (want=False decides) and any (want=True decides), short-circuiting."""
+    undecided: list[Outcome] = []
+    held: list[str] = []
+    for child in _ordered(children):
+        got = evaluate(child, effects, judge)
+        if got.value is want:
+            return Outcome(want, got.tokens)
+        if got.value is None:
+            undecided.append(got)
+        else:
+            held += got.tokens
+    if undecided:
+        tokens = [t for u in undecided for t in u.tokens]
+        return Outcome(None, tokens, pending=all(u.pending for u in undecided))
+    return Outcome(not want, held)
+
+
+def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
+    if isinstance(node, AllCondition):
+        return _combine(node.all, effects, judge, want=False)
+    if isinstance(node, AnyCondition):
+        return _combine(node.any, effects, judge, want=True)
+    if isinstance(node, NotCondition):
+        got = evaluate(node.not_, effects, judge)
+        if got.value is None:
+            return got
+        return Outcome(not got.value, [f"not-{t}" for t in got.tokens])
+    if isinstance(node, JudgeCondition):
+        return judge.outcome()
+    if isinstance(node, FileCondition):
+        return _file(node.file, effects)
+    transcript = effects.transcript
+    if isinstance(node, ToolCondition):
+        spec = node.tool
+        hits = [
+            c
+            for c in transcript.tool_calls
+            if glob_matches(spec.name, c.name)
+            and (spec.input is None or search(spec.input, tool_input_text(c)))
+            and (spec.ok is None or succeeded(c) is spec.ok)
+        ]
+        return Outcome(bool(hits), [f"tool:{token(hits[0].name if hits else spec.name)}"])
+    if isinstance(node, SkillCondition):
+        sk = node.skill
+        named = [
+            (c, n)
+            for c in transcript.tool_calls
+            if (n := skill_called(c)) is not None
+            and skill_matches(sk.name, n)
+            and (sk.ok is None or succeeded(c) is sk.ok)
+        ]
+        return Outcome(bool(named), [f"skill:{token(named[0][1] if named else sk.name)}"])
+    if isinstance(node, BashCondition):
+        spec_b = node.bash
+        ran = any(
+            c.name == "Bash"
+            and search(spec_b.command, str(c.input.get("command", "")))
+            and (spec_b.ok is None or succeeded(c) is spec_b.ok)
+            for c in transcript.tool_calls
+        )
+        return Outcome(ran, ["bash"])
+    if isinstance(node, HookCondition):
+        spec_h = node.hook
+        fired = any(
+            h.subtype == "hook_response"
+            and h.outcome == "success"
+            and glob_matches(spec_h.event, h.hook_event)
+            and (spec_h.output is None or search(spec_h.output, h.output))
+            for h in transcript.hooks
+        )
+        return Outcome(fired, [f"hook:{token(spec_h.event)}"])
+    if isinstance(node, FinalCondition):
+        return Outcome(search(node.final, transcript.final_message), ["final"])
+    raise TypeError(f"unknown condition {type(node).__name__}")
+
+
+def skill_called(call: ToolCall) -> str | None:
+    """The skill a Skill (or SlashCommand) call names, without a leading slash or args."""
+    if call.name not in ("Skill", "SlashCommand"):
+        return None
+    raw = str(call.input.get("skill") or call.input.get("command") or "").strip()
+    return raw.split()[0].lstrip("/") if raw else None
+
+
+def skill_matches(wanted: str, called: str) -> bool:
+    """os-adr:find matches os-adr:find, and a bare find (the CLI resolves it to the plugin's
+    skill); a bare wanted name matches that skill from any plugin."""
+    if glob_matches(wanted, called):
+        return True
+    if ":" in wanted and ":" not in called:
+        return glob_matches(wanted.partition(":")[2], called)
+    if ":" not in wanted:
+        return glob_matches(wanted, called.rpartition(":")[2])
+    return False
+
+
+def _file(spec: FileSpec, effects: Effects) -> Outcome:
+    changes = effects.changes(spec.in_)
+    if changes is None:
+        return Outcome(None, [f"no-such-folder:{token(spec.in_)}"])
+    pool = {
+        "created": changes.added,
+        "changed": changes.changed,
+        "deleted": changes.deleted,
+        "written": changes.written,
+    }[spec.change]
+    kind = f"file-{spec.change}"
+    candidates = [p for p in pool if glob_matches(spec.glob, p)]
+    unreadable: list[str] = []
+    for rel in candidates:
+        if spec.content is None and spec.front_matter is None:
+            return Outcome(True, [f"{kind}:{token(rel)}"])
+        try:
+            text = read_text(effects.sandbox / spec.in_ / rel)
+        except Unreadable as exc:
+            unreadable.append(f"file-unreadable:{token(rel)}:{exc}")
+            continue
+        if _content_matches(spec, text):
+            return Outcome(True, [f"{kind}:{token(rel)}"])
+    if unreadable:
+        return Outcome(None, unreadable)
+    return Outcome(False, [f"{kind}:{token(spec.glob)}"])
+
+
+def _content_matches(spec: FileSpec, text: str) -> bool:
+    if spec.content is not None and not search(spec.content, text):
+        return False
+    if spec.front_matter is not None:
+        data = front_matter(text)
+        if data is None:
+            return False
+        for name, pattern in spec.front_matter.items():
+            values = scalar_texts(data[name]) if name in data else None
+            if not values or not any(search(pattern, v) for v in values):
+                return False
+    return True

@@ -1,0 +1,340 @@
+"""Reference behaviour for rules suites: the calibration actions, the three reference
+policies, and the self-test cases, all derived from a scenario's YAML.
+
+A scenario's ``calibration`` lists what its ideal agent does (``oracle``) and, where
+they cannot be derived, what an always-acting agent does (``act``) and what a
+never-acting one does (``idle``). ``act`` is generated from the rules when every
+deciding condition is a literal or a glob; anything else must be written out.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import ConfigDict, Discriminator, Field, Tag, ValidationError
+
+from evalkit.checkers.rules.conditions import (
+    AllCondition,
+    AnyCondition,
+    BashCondition,
+    FileCondition,
+    FinalCondition,
+    HookCondition,
+    JudgeCondition,
+    Node,
+    PositiveRules,
+    SkillCondition,
+    ToolCondition,
+)
+from evalkit.checkers.rules.patterns import is_literal_glob
+from evalkit.errors import ConfigError
+from evalkit.models import Model, Script, Step, ToolUseBlock
+from evalkit.scoring.checker import Expectation, PolicyPlan, SelfTestCase
+from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.yamlio import describe
+
+if TYPE_CHECKING:
+    from evalkit.checkers.rules.scoring import RulesChecker
+
+NEUTRAL_FINAL = "I looked at the code and answered; nothing else was needed."
+FILLER = "calibration"
+
+
+class _Strict(Model):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class WriteSpec(_Strict):
+    path: str = Field(description="relative to the folder named by `in`, or a {placeholder} path")
+    content: str = ""
+    in_: str = Field("project", alias="in")
+
+    def target(self) -> str:
+        return self.path if self.path.startswith("{") else f"{{{self.in_}}}/{self.path}"
+
+
+class ToolSpec(_Strict):
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReadAction(_Strict):
+    read: str = Field(description="a project-relative path, or a {placeholder} path")
+
+
+class WriteAction(_Strict):
+    write: WriteSpec
+
+
+class BashAction(_Strict):
+    bash: str
+
+
+class SkillAction(_Strict):
+    skill: str
+    args: str = ""
+
+
+class ToolAction(_Strict):
+    tool: ToolSpec
+
+
+class FinalAction(_Strict):
+    final: str
+
+
+class JudgeAction(_Strict):
+    judge: Literal["YES", "NO"] = Field(description="the judge's answer to this final message")
+
+
+ACTION_KINDS = ("read", "write", "bash", "skill", "tool", "final", "judge")
+
+
+def _action_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        found = [k for k in ACTION_KINDS if k in value]
+        return found[0] if len(found) == 1 else None
+    return next((k for k, m in _ACTION_MODELS.items() if isinstance(value, m)), None)
+
+
+Action = Annotated[
+    Annotated[ReadAction, Tag("read")]
+    | Annotated[WriteAction, Tag("write")]
+    | Annotated[BashAction, Tag("bash")]
+    | Annotated[SkillAction, Tag("skill")]
+    | Annotated[ToolAction, Tag("tool")]
+    | Annotated[FinalAction, Tag("final")]
+    | Annotated[JudgeAction, Tag("judge")],
+    Discriminator(
+        _action_kind,
+        custom_error_type="action",
+        custom_error_message="an action needs exactly one of: " + ", ".join(ACTION_KINDS),
+    ),
+]
+AnyAction = (
+    ReadAction | WriteAction | BashAction | SkillAction | ToolAction | FinalAction | JudgeAction
+)
+_ACTION_MODELS: dict[str, type[_Strict]] = {
+    "read": ReadAction,
+    "write": WriteAction,
+    "bash": BashAction,
+    "skill": SkillAction,
+    "tool": ToolAction,
+    "final": FinalAction,
+    "judge": JudgeAction,
+}
+
+
+class Calibration(_Strict):
+    oracle: list[Action] = Field(min_length=1, description="the ideal behaviour")
+    act: list[Action] | None = Field(
+        None, description="what an always-acting agent does; generated when omitted"
+    )
+    idle: list[Action] | None = Field(
+        None, description="what a never-acting agent does; a neutral answer when omitted"
+    )
+
+
+# --------------------------------------------------------------------------- actions to scripts
+
+
+def script_of(actions: list[AnyAction], default_final: str = "Done.") -> tuple[Script, str]:
+    """The script the actions play, and the judge answer they ask for (NO unless given)."""
+    steps: list[Step] = []
+    final, judge = default_final, "NO"
+    for action in actions:
+        block: ToolUseBlock | None = None
+        if isinstance(action, ReadAction):
+            path = action.read if action.read.startswith("{") else f"{{project}}/{action.read}"
+            block = ToolUseBlock(name="Read", input={"file_path": path})
+        elif isinstance(action, WriteAction):
+            data = {"file_path": action.write.target(), "content": action.write.content}
+            block = ToolUseBlock(name="Write", input=data)
+        elif isinstance(action, BashAction):
+            block = ToolUseBlock(name="Bash", input={"command": action.bash})
+        elif isinstance(action, SkillAction):
+            data = {"skill": action.skill, **({"args": action.args} if action.args else {})}
+            block = ToolUseBlock(name="Skill", input=data)
+        elif isinstance(action, ToolAction):
+            block = ToolUseBlock(name=action.tool.name, input=dict(action.tool.input))
+        elif isinstance(action, FinalAction):
+            final = action.final
+        else:
+            judge = action.judge
+        if block is not None:
+            steps.append(Step(blocks=[block]))
+    return Script(steps=steps, final_text=final), judge
+
+
+# --------------------------------------------------------------------------- generating `act`
+
+
+class CannotGenerate(Exception):
+    """A condition whose satisfying actions cannot be derived from its text."""
+
+
+_META = set("\\^$.|?*+()[]{}")
+
+
+def literal_of(pattern: str) -> str | None:
+    """The one string a pattern matches when it is a plain literal (escapes allowed)."""
+    out, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            if i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+                out.append(pattern[i + 1])
+                i += 2
+                continue
+            return None
+        if char in _META:
+            return None
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def instance_of(glob: str) -> str:
+    """One path a glob matches."""
+    return glob.replace("**/", "").replace("**", FILLER).replace("*", FILLER).replace("?", "x")
+
+
+def _need_literal(pattern: str | None, what: str) -> str:
+    if pattern is None:
+        return ""
+    found = literal_of(pattern)
+    if found is None:
+        raise CannotGenerate(f"the {what} pattern {pattern!r} is not a literal")
+    return found
+
+
+def generate(node: Node) -> list[AnyAction]:
+    """Actions that make node hold, for literal and glob conditions only."""
+    if isinstance(node, AllCondition):
+        return [a for child in node.all for a in generate(child)]
+    if isinstance(node, AnyCondition):
+        reasons = []
+        for child in node.any:
+            try:
+                return generate(child)
+            except CannotGenerate as exc:
+                reasons.append(str(exc))
+        raise CannotGenerate("; ".join(reasons))
+    if isinstance(node, FileCondition):
+        return _generate_file(node)
+    if isinstance(node, BashCondition):
+        if node.bash.ok is False:
+            raise CannotGenerate("a failing Bash command is not generated")
+        return [BashAction(bash=_need_literal(node.bash.command, "bash"))]
+    if isinstance(node, SkillCondition):
+        if not is_literal_glob(node.skill.name) or node.skill.ok is False:
+            raise CannotGenerate(f"skill {node.skill.name!r} is not a literal name")
+        return [SkillAction(skill=node.skill.name)]
+    if isinstance(node, ToolCondition):
+        spec = node.tool
+        if not is_literal_glob(spec.name) or spec.input is not None or spec.ok is True:
+            raise CannotGenerate(f"tool {spec.name!r}: give its input in calibration.act")
+        return [ToolAction(tool=ToolSpec(name=spec.name))]
+    if isinstance(node, FinalCondition):
+        return [FinalAction(final=_need_literal(node.final, "final"))]
+    if isinstance(node, JudgeCondition):
+        return [JudgeAction(judge="YES")]
+    if isinstance(node, HookCondition) and node.hook.event == "SessionStart":
+        return []  # the plugin's own hook fires at the start of every session
+    raise CannotGenerate(f"a `{type(node).__name__.removesuffix('Condition').lower()}` condition")
+
+
+def _generate_file(node: FileCondition) -> list[AnyAction]:
+    spec = node.file
+    folder = "{" + spec.in_ + "}"
+    if spec.change in ("created", "written"):
+        content = _need_literal(spec.content, "content")
+        if spec.front_matter:
+            fields = [f"{k}: {_need_literal(v, k) or 'x'}" for k, v in spec.front_matter.items()]
+            content = "---\n" + "\n".join(fields) + "\n---\n\n" + content
+        path = instance_of(spec.glob)
+        return [WriteAction(write=WriteSpec(path=f"{folder}/{path}", content=content + "\n"))]
+    if not is_literal_glob(spec.glob):
+        raise CannotGenerate(f"a {spec.change} file needs a literal path, not {spec.glob!r}")
+    target = shlex.quote(spec.glob)
+    if spec.change == "deleted":
+        return [BashAction(bash=f"cd {folder} && rm -f {target}")]
+    _need_literal(spec.content, "content")
+    return [BashAction(bash=f"cd {folder} && printf '\\n' >> {target}")]
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def checked_calibration(checker: RulesChecker, scenario: ScenarioFile) -> Calibration:
+    """The scenario's calibration, refused at load when `act` is needed but cannot be
+    generated from its rules."""
+    data = scenario.scenario.calibration
+    try:
+        calibration = Calibration.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, data, scenario.path, prefix="calibration")) from None
+    if calibration.act is None:
+        try:
+            _generated_act(checker, scenario)
+        except CannotGenerate as exc:
+            raise ConfigError(
+                f"{scenario.path}: calibration.act: cannot be generated from the rules ({exc}); "
+                "list the actions an always-acting agent takes"
+            ) from None
+    return calibration
+
+
+def _generated_act(checker: RulesChecker, scenario: ScenarioFile) -> list[AnyAction]:
+    rules = checker.expect_for(scenario)
+    if isinstance(rules, PositiveRules):
+        assert rules.a is not None
+        return generate(rules.a) + (generate(rules.b) if rules.b is not None else [])
+    assert rules.fail is not None
+    return generate(rules.fail)
+
+
+def _act(checker: RulesChecker, scenario: ScenarioFile, cal: Calibration) -> list[AnyAction]:
+    return list(cal.act) if cal.act is not None else _generated_act(checker, scenario)
+
+
+def plan_policy(checker: RulesChecker, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+    cal = checker.calibration_for(scenario)
+    positive = scenario.scenario.polarity == "positive"
+    if policy == "oracle":
+        script, judge = script_of(cal.oracle)
+        return PolicyPlan(script, Expectation("PASS"), judge)
+    if policy == "always-act":
+        script, judge = script_of(_act(checker, scenario, cal))
+        want = Expectation("PASS") if positive else Expectation("FAIL", "fail:")
+        return PolicyPlan(script, want, judge)
+    if policy == "never-act":
+        script, judge = script_of(list(cal.idle or []), NEUTRAL_FINAL)
+        want = Expectation("FAIL") if positive else Expectation("PASS")
+        return PolicyPlan(script, want, judge)
+    known = ", ".join(p.name for p in checker.policies)
+    raise KeyError(f"unknown policy '{policy}' for {checker.name} (known: {known})")
+
+
+def own_cases(checker: RulesChecker, scenario: ScenarioFile) -> list[SelfTestCase]:
+    """The ideal behaviour spoiled in the ways the rules exist to catch."""
+    cal = checker.calibration_for(scenario)
+    oracle, judge = script_of(cal.oracle)
+    cases: list[SelfTestCase] = []
+    for guarded in checker.opts.guarded:
+        probe = ToolUseBlock(
+            name="Write",
+            input={"file_path": f"{{{guarded.name}}}/evalkit-probe.md", "content": "probe\n"},
+        )
+        script = Script(steps=[*oracle.steps, Step(blocks=[probe])], final_text=oracle.final_text)
+        cases.append(
+            SelfTestCase(
+                f"breach-{guarded.name}", script, Expectation("FAIL", "real-vault-breach"), judge
+            )
+        )
+    if scenario.scenario.polarity == "negative":
+        acted, _ = script_of(_act(checker, scenario, cal))
+        both = Script(steps=oracle.steps + acted.steps, final_text=oracle.final_text)
+        cases.append(SelfTestCase("oracle-then-act", both, Expectation("FAIL", "fail:"), judge))
+    return cases

@@ -1,0 +1,247 @@
+"""The rules checker: a suite's verdicts declared as conditions, in YAML.
+
+``evalkit.yaml`` gives the default rules under ``checker.options``; a scenario's
+``expect`` may replace any of them. A positive passes when axis A holds and, when
+given, axis B holds; a negative fails when its ``fail`` condition holds. Both axes
+are first evaluated without the judge; the judge is asked only when no mechanical
+condition has already decided the verdict. Guarded real-world paths are checked
+with the breach rules every checker shares.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field, field_validator
+
+from evalkit.checkers import register
+from evalkit.checkers.rules.conditions import NegativeRules, Node, PositiveRules
+from evalkit.checkers.rules.effects import Effects
+from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
+from evalkit.errors import ConfigError
+from evalkit.models import Polarity, Verdict
+from evalkit.scoring.checker import (
+    Checker,
+    CheckerOptions,
+    CheckInput,
+    Policy,
+    PolicyPlan,
+    SelfTestCase,
+)
+from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.rules import breach_reasons, error_verdict, preflight
+from evalkit.suite.scenarios import ScenarioFile
+
+
+class GuardedPath(CheckerOptions):
+    """A real-world path no rep may write to, and the variable that points it elsewhere
+    (self-test and reference policies point it into scratch)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="{name} in reference scripts")
+    path: str
+    env: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
+
+
+class RulesOptions(CheckerOptions):
+    positive: PositiveRules = Field(default_factory=PositiveRules)
+    negative: NegativeRules = Field(default_factory=NegativeRules)
+    guarded: list[GuardedPath] = Field(default_factory=list)
+
+    @field_validator("guarded")
+    @classmethod
+    def _unique(cls, guarded: list[GuardedPath]) -> list[GuardedPath]:
+        names = [g.name for g in guarded]
+        if len(names) != len(set(names)):
+            raise ValueError("guarded path names must differ")
+        return guarded
+
+
+@register
+class RulesChecker(Checker):
+    name: ClassVar[str] = "rules"
+    version: ClassVar[str] = "1"
+    options_model: ClassVar[type[BaseModel]] = RulesOptions
+    expect_models: ClassVar[dict[Polarity, type[BaseModel]]] = {
+        "positive": PositiveRules,
+        "negative": NegativeRules,
+    }
+    calibration_models: ClassVar[dict[Polarity, type[BaseModel]]] = {}
+    """Unused: calibration_for reads the reference module's model, which is not hashed."""
+    source_modules: ClassVar[tuple[str, ...]] = (
+        "evalkit.checkers.rules.conditions",
+        "evalkit.checkers.rules.effects",
+        "evalkit.checkers.rules.evaluate",
+        "evalkit.checkers.rules.patterns",
+        "evalkit.scoring.fsdiff",
+        "evalkit.scoring.judge",
+    )
+    policies: ClassVar[tuple[Policy, ...]] = (
+        Policy("oracle", description="the ideal behaviour, from each scenario's calibration"),
+        Policy("always-act", description="does what the rules look for, on every task"),
+        Policy("never-act", description="answers and does nothing the rules look for"),
+    )
+
+    @property
+    def opts(self) -> RulesOptions:
+        assert isinstance(self.options, RulesOptions)
+        return self.options
+
+    # ------------------------------------------------------------------ the rules in force
+
+    def expect_for(self, scenario: ScenarioFile) -> PositiveRules | NegativeRules:
+        """The suite's default rules with the scenario's own in their place, key by key."""
+        own = super().expect_for(scenario)
+        default = self.opts.positive if isinstance(own, PositiveRules) else self.opts.negative
+        merged = default.model_copy(update={k: getattr(own, k) for k in own.model_fields_set})
+        needed = "a" if isinstance(merged, PositiveRules) else "fail"
+        if getattr(merged, needed) is None:
+            polarity = scenario.scenario.polarity
+            raise ConfigError(
+                f"{scenario.path}: expect.{needed}: no rule; give it here or as "
+                f"checker.options.{polarity}.{needed} in evalkit.yaml"
+            )
+        return merged
+
+    def calibration_for(self, scenario: ScenarioFile) -> Any:
+        from evalkit.checkers.rules.reference import checked_calibration
+
+        return checked_calibration(self, scenario)
+
+    def real_paths(self) -> dict[str, Path]:
+        return {
+            g.name: Path(os.environ.get(g.env) or g.path).expanduser() for g in self.opts.guarded
+        }
+
+    def harmless_env(self, scratch: Path) -> dict[str, str]:
+        return {g.env: str(scratch / f"guarded-{g.name}") for g in self.opts.guarded}
+
+    def script_values(self) -> dict[str, str]:
+        return {name: str(path) for name, path in self.real_paths().items()}
+
+    # ------------------------------------------------------------------ scoring
+
+    def check(self, inp: CheckInput) -> Verdict:
+        breaches = [r for root in self.real_paths().values() for r in breach_reasons(inp, root)]
+        early = preflight(inp, breaches)
+        if early is not None:
+            return early
+        rules = self.expect_for(inp.scenario)
+        effects = Effects(inp.sandbox, inp.suite.fixture_dirs(), inp.transcript)
+        verdict = Verdict(
+            scenario=inp.scenario.id,
+            model=inp.model,
+            polarity=inp.scenario.scenario.polarity,
+            axis_a="A:n/a",
+            axis_b="B:n/a",
+            verdict="PASS",
+        )
+
+        def ask() -> bool | str:
+            rubric = inp.suite.rubric_path.read_text(encoding="utf-8")
+            record = inp.judge.ask(build_prompt(rubric, inp.transcript.final_message))
+            verdict.judge = record
+            if record.error is not None or record.answer is None:
+                return record.error or "no-answer"
+            return record.answer == "YES"
+
+        gate = JudgeGate(ask)
+        for condition in rules.info:
+            got = evaluate(condition, effects, gate)
+            if got.value:
+                verdict.flags += got.tokens
+        if isinstance(rules, PositiveRules):
+            verdict = self._positive(inp, rules, effects, gate, verdict)
+        else:
+            verdict = self._negative(inp, rules, effects, gate, verdict)
+        if breaches:
+            verdict.reasons = breaches + verdict.reasons
+            if verdict.verdict == "PASS":
+                verdict.verdict = "FAIL"
+        return verdict
+
+    def _axes(
+        self, conditions: list[Node | None], effects: Effects, gate: JudgeGate, decides: bool
+    ) -> list[Outcome | None]:
+        """Every axis without the judge; then, only if no axis already decided the verdict
+        (came out `decides`), once more with the judge allowed."""
+        got = [evaluate(c, effects, gate) if c else None for c in conditions]
+        if any(o is not None and o.value is decides for o in got):
+            return got
+        if any(o is not None and o.pending for o in got):
+            gate.allowed = True
+            got = [
+                evaluate(c, effects, gate) if c and o and o.value is None else o
+                for c, o in zip(conditions, got, strict=True)
+            ]
+        return got
+
+    def _positive(
+        self,
+        inp: CheckInput,
+        rules: PositiveRules,
+        effects: Effects,
+        gate: JudgeGate,
+        verdict: Verdict,
+    ) -> Verdict:
+        got_a, got_b = self._axes([rules.a, rules.b], effects, gate, decides=False)
+        for axis, got in (("A", got_a), ("B", got_b)):
+            if got is None:
+                continue
+            if got.value is None:
+                value = "n/a" if got.pending else "ERROR"
+            else:
+                value = "PASS" if got.value else "FAIL"
+            setattr(verdict, f"axis_{axis.lower()}", f"{axis}:{value}")
+            if got.value is not None:
+                kind = "via" if got.value else "fail"
+                verdict.reasons += [f"{axis}-{kind}:{t}" for t in got.tokens]
+        outcomes = [o for o in (got_a, got_b) if o is not None]
+        if any(o.value is False for o in outcomes):
+            verdict.verdict = "FAIL"
+        elif any(o.value is None for o in outcomes):
+            return self._undecided(inp, outcomes, verdict)
+        return verdict
+
+    def _negative(
+        self,
+        inp: CheckInput,
+        rules: NegativeRules,
+        effects: Effects,
+        gate: JudgeGate,
+        verdict: Verdict,
+    ) -> Verdict:
+        assert rules.fail is not None
+        (got,) = self._axes([rules.fail], effects, gate, decides=True)
+        assert got is not None
+        if got.value is None:
+            return self._undecided(inp, [got], verdict)
+        if got.value:
+            verdict.axis_a, verdict.verdict = "A:FAIL", "FAIL"
+            verdict.reasons += [f"fail:{t}" for t in got.tokens]
+        else:
+            verdict.axis_a = "A:PASS"
+        return verdict
+
+    def _undecided(self, inp: CheckInput, outcomes: list[Outcome], verdict: Verdict) -> Verdict:
+        """ERROR, naming what could not be evaluated; the judge record and flags are kept."""
+        why = [t for o in outcomes if o.value is None for t in o.tokens]
+        failed = error_verdict(inp, why[0] if why else "rules-undecided")
+        failed.reasons += why[1:]
+        failed.judge, failed.flags = verdict.judge, list(verdict.flags)
+        return failed
+
+    # ------------------------------------------------------------------ reference behaviour
+
+    def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+        from evalkit.checkers.rules.reference import plan_policy
+
+        return plan_policy(self, policy, scenario)
+
+    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        from evalkit.checkers.rules.reference import own_cases
+
+        return own_cases(self, scenario)
+
+
