@@ -24,6 +24,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     epilog=(
         "Examples:  \n"
+        "`evalkit init my-eval --template blank`  \n"
         "`evalkit list --set all`  \n"
         "`evalkit sandbox P1 /tmp/sbx`  \n"
         "`evalkit run P1 sonnet --reps 3`  \n"

@@ -8,6 +8,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_compare,
     cmd_doctor,
     cmd_grid,
+    cmd_init,
     cmd_list,
     cmd_lock,
     cmd_merge,

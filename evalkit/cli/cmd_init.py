@@ -1,0 +1,32 @@
+"""`evalkit init`: a new suite from a template, and what to do next."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, out, rel
+
+
+@command("init")
+def init_command(
+    dest: Annotated[Path, typer.Argument(help="a new or empty folder for the suite")],
+    template: Annotated[
+        str, typer.Option("--template", help="blank, vault-write or adr")
+    ] = "blank",
+) -> None:
+    """Write a complete, working suite (fixture, stand-in plugin, scenarios, rules, rubric).
+
+    `evalkit self-test` and `evalkit calibrate --set all` pass in it straight away.
+
+    Example: `evalkit init my-eval --template adr`
+    """
+    from evalkit.suite.scaffold import NEXT_STEPS, init_suite
+
+    made = init_suite(dest, template)
+    out.print(f"wrote the {made.template} template into {rel(made.root)} "
+              f"({len(made.files)} files)", markup=False)
+    for line in NEXT_STEPS:
+        out.print(line, markup=False)

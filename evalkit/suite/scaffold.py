@@ -1,0 +1,74 @@
+"""`evalkit init`: a complete, working suite written from a template shipped in the package.
+
+The templates' Tasks are public placeholders. They are copied, never printed, and
+must be rewritten before anything is measured.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from evalkit.errors import ConfigError, RefusedError
+
+TEMPLATES = ("blank", "vault-write", "adr")
+_DOTTED = {"_claude-plugin": ".claude-plugin"}
+"""Folders stored without their leading dot, so every packaging tool ships them."""
+
+
+@dataclass(frozen=True)
+class Scaffold:
+    root: Path
+    template: str
+    files: list[str]
+
+
+def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    found: list[tuple[str, Traversable]] = []
+    for child in sorted(node.iterdir(), key=lambda c: c.name):
+        if child.name in ("__pycache__",) or child.name.endswith(".pyc"):
+            continue
+        name = _DOTTED.get(child.name, child.name)
+        rel = f"{prefix}{name}"
+        if child.is_dir():
+            found += _walk(child, rel + "/")
+        else:
+            found.append((rel, child))
+    return found
+
+
+def template_files(template: str) -> list[tuple[str, Traversable]]:
+    if template not in TEMPLATES:
+        raise ConfigError(f"unknown template '{template}' (known: {', '.join(TEMPLATES)})")
+    return _walk(resources.files("evalkit") / "templates" / template)
+
+
+def init_suite(dest: Path, template: str = "blank") -> Scaffold:
+    """Write the template into dest, which must be new or empty."""
+    files = template_files(template)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise RefusedError(f"{dest}: not empty; `evalkit init` writes only into a new folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel, source in files:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+        if rel.endswith(".sh") or "/bin/" in f"/{rel}":
+            mode = target.stat().st_mode
+            os.chmod(target, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return Scaffold(dest, template, [rel for rel, _ in files])
+
+
+NEXT_STEPS = (
+    "The scenarios' Tasks are public placeholders: rewrite every one before measuring.",
+    "1. Edit fixtures/project/ into the project your question needs, and the stand-in "
+    "plugin in fixtures/plugins/ into the one under test.",
+    "2. Write each scenario's Task (never paste one into a chat), its premise and its "
+    "calibration; state the rules in evalkit.yaml or a scenario's expect.",
+    "3. evalkit self-test, then evalkit calibrate --set all, until both are green.",
+    "4. evalkit freeze, then measure: evalkit grid --models sonnet --reps 3.",
+)

@@ -1,0 +1,142 @@
+"""`evalkit init`: each template is a working rules suite the moment it is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli.main import app
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.models import JudgeRecord
+from evalkit.reference.selftest import self_test
+from evalkit.scoring.checker import Expectation, SelfTestCase
+from evalkit.scoring.judge import FixedJudge, Judge
+from evalkit.scoring.score import score
+from evalkit.scoring.transcript import read_transcript
+from evalkit.suite.config import Suite
+from evalkit.suite.scaffold import TEMPLATES, init_suite
+from evalkit.suite.task import read_task
+
+
+class _Refuses(Judge):
+    def ask(self, prompt: str) -> JudgeRecord:
+        raise AssertionError("the judge must not be asked")
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_every_template_passes_its_self_test_as_written(tmp_path: Path, template: str) -> None:
+    init_suite(tmp_path / "suite", template)
+    suite = Suite(tmp_path / "suite")
+    assert suite.checker.name == "rules"
+    assert {s.scenario.set for s in suite.scenarios("all")} == {"run", "reserve"}
+    cells = self_test(suite, tmp_path / "sandboxes")
+    wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
+    assert not wrong
+    names = {c.case for c in cells}
+    assert {"oracle", "always-act", "never-act", "hook-missing", "oracle-then-act"} <= names
+
+
+def test_init_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine")
+    with pytest.raises(RefusedError, match="not empty"):
+        init_suite(tmp_path, "blank")
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_init_names_the_templates_it_knows(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="blank, vault-write, adr"):
+        init_suite(tmp_path / "x", "nope")
+
+
+def test_the_command_names_next_steps_and_never_prints_a_task(tmp_path: Path) -> None:
+    dest = tmp_path / "mine"
+    done = CliRunner().invoke(app, ["init", str(dest), "--template", "adr"])
+    assert done.exit_code == 0, done.output
+    assert "rewrite every one before measuring" in done.output
+    assert "evalkit freeze" in done.output
+    for scenario in Suite(dest).scenarios("all"):
+        for line in read_task(scenario).splitlines():
+            if len(line.strip()) > 20:
+                assert line.strip() not in done.output
+    again = CliRunner().invoke(app, ["init", str(dest)])
+    assert again.exit_code == 2
+
+
+def test_the_stand_in_plugin_is_whole(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "blank")
+    plugin = tmp_path / "s" / "fixtures" / "plugins" / "my-plugin"
+    assert (plugin / ".claude-plugin" / "plugin.json").is_file()
+    assert (plugin / "hooks" / "session-start.sh").stat().st_mode & 0o111
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_a_pattern_re2_refuses_names_the_file_and_field(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "adr")
+    _edit(tmp_path / "s" / "evalkit.yaml", "bash: '\\bdocs/adr\\b'", "bash: '(docs)/\\1'")
+    with pytest.raises(ConfigError) as caught:
+        Suite(tmp_path / "s")
+    message = str(caught.value)
+    assert "evalkit.yaml" in message and "checker.options.positive.a" in message
+    assert "RE2" in message
+
+
+def test_a_scenario_whose_act_cannot_be_generated_must_list_it(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "adr")
+    path = tmp_path / "s" / "scenarios" / "P1-L1-prices.md"
+    text = path.read_text()
+    path.write_text(text[: text.index("  act:")] + text[text.index("---\n\n## Premise") :])
+    with pytest.raises(ConfigError, match=r"P1-L1-prices.md: calibration.act: cannot be generated"):
+        Suite(tmp_path / "s").scenarios("all")
+
+
+def test_a_scenario_may_replace_a_rule_and_must_have_one(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "blank")
+    _edit(
+        tmp_path / "s" / "evalkit.yaml",
+        "    positive:                        # a positive PASSes when a (and b, if given) hold\n"
+        "      a:\n        file: {changed: CHANGELOG.md}\n        reason: changelog-entry\n",
+        "",
+    )
+    with pytest.raises(ConfigError, match=r"P1-L1-greeting.md: expect.a: no rule"):
+        Suite(tmp_path / "s").scenarios("all")
+
+
+def _played(suite: Suite, tmp_path: Path, scenario: str, case: SelfTestCase) -> Path:
+    from evalkit.reference.selftest import run_case
+
+    run_case(suite, suite.resolve(scenario), case, tmp_path / "sbx")
+    return tmp_path / "sbx" / suite.resolve(scenario).id / case.name
+
+
+def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "adr")
+    suite = Suite(tmp_path / "s")
+    never = suite.checker.plan_policy("never-act", suite.resolve("P1"))
+    sandbox = _played(suite, tmp_path, "P1", SelfTestCase("idle", never.script, never.expect))
+    sf = suite.resolve("P1")
+    verdict = score(suite, sf, sandbox, read_transcript(sandbox / "transcript.jsonl"), "m",
+                    _Refuses())
+    assert (verdict.verdict, verdict.axis_a, verdict.axis_b) == ("FAIL", "A:FAIL", "B:n/a")
+    assert verdict.judge is None
+
+
+def test_the_judge_decides_when_nothing_mechanical_did(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", "vault-write")
+    suite = Suite(tmp_path / "s")
+    never = suite.checker.plan_policy("never-act", suite.resolve("P1"))
+    idle = SelfTestCase("idle", never.script, Expectation("FAIL"))
+    sandbox = _played(suite, tmp_path, "P1", idle)
+    sf = suite.resolve("P1")
+    transcript = read_transcript(sandbox / "transcript.jsonl")
+    offered = score(suite, sf, sandbox, transcript, "m", FixedJudge("YES"))
+    assert (offered.verdict, offered.reasons) == ("PASS", ["A-via:note-offered"])
+    assert offered.judge is not None and offered.judge.answer == "YES"
+    garbled = score(suite, sf, sandbox, transcript, "m", FixedJudge("perhaps"))
+    assert garbled.verdict == "ERROR" and garbled.reasons[0].startswith("judge-error:")
