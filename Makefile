@@ -37,7 +37,7 @@ self-test: setup
 demo: setup
 	rm -rf $(DEMO_DIR)
 	$(BIN)/evalkit calibrate --set run $(DEMO_DIR)
-	$(BIN)/evalkit report $(DEMO_DIR)
+	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
 bench: setup
 	$(BIN)/python bench/overhead.py

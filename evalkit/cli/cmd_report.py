@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalkit.cli.app import command, out, state
+from evalkit.cli.app import command, err, out, rel, state
 from evalkit.records.report import (
     LEVEL_COLUMNS,
     MODEL_COLUMNS,
@@ -42,14 +42,37 @@ def report(
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
         Format.table
     ),
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="also write a self-contained page with every rep's evidence"),
+    ] = None,
+    evidence: Annotated[
+        str,
+        typer.Option(
+            "--evidence",
+            help="with --html: inline (one file), files (OUT.files/ beside it) or auto",
+        ),
+    ] = "auto",
 ) -> None:
     """PASS k/n with Wilson 95% intervals per level, model and polarity; what is missing;
     whether the folder is publishable.
 
-    Example: `evalkit report results/ --format markdown`
+    Example: `evalkit report results/ --format markdown`, `evalkit report results/ --html r.html`
     """
     suite = state.suite()
-    built = build_report(suite, (workdir or default_workdir(suite)).resolve())
+    work = (workdir or default_workdir(suite)).resolve()
+    built = build_report(suite, work)
+    if html is not None:
+        from evalkit.records.html_report import parse_placement, write_html
+
+        stats = write_html(suite, work, html, parse_placement(evidence), report=built)
+        where = f" and {rel(stats.sibling_dir)}/" if stats.sibling_dir else ""
+        err.print(
+            Text(
+                f"wrote {rel(stats.path)}{where}: {stats.reps} rep(s), "
+                f"{stats.masked_lines} line(s) masked as task text"
+            )
+        )
     if fmt is Format.json:
         print(built.model_dump_json(indent=2))
     elif fmt is Format.markdown:

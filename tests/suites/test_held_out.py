@@ -71,3 +71,12 @@ def test_the_scenario_model_has_no_task_field(suite: Suite) -> None:
     for sf in suite.scenarios("all"):
         assert "## Task" not in sf.prose
         assert read_task(sf)[:60] not in sf.scenario.model_dump_json()
+
+
+def test_only_the_report_page_masks_with_task_lines() -> None:
+    users = sorted(
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "evalkit").rglob("*.py")
+        if "task_mask(" in p.read_text()
+    )
+    assert users == ["evalkit/records/html_report.py", "evalkit/suite/task.py"]

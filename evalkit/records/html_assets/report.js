@@ -1,0 +1,626 @@
+/* evalkit report page. Every value shown here came from an agent under test or a user's
+   files: nodes are built with textContent and never from markup in the data. */
+(function () {
+  'use strict';
+
+  var DATA = JSON.parse(document.getElementById('evalkit-data').textContent);
+  var REPORT = DATA.report;
+  var REPS = DATA.reps;
+  var SCEN = DATA.scenarios || {};
+  var FILTER_KEYS = ['set', 'verdict', 'model', 'scenario', 'level', 'polarity', 'flag'];
+  var GROUP_SKIP = { model: 1, polarity: 1, scenarios: 1 };
+  var state = { filters: {}, selected: null, compare: null };
+  var cache = {};
+  var pending = {};
+  var inlineEvidence = null;
+  var app = document.getElementById('app');
+
+  /* ------------------------------------------------------------------ DOM helpers */
+
+  function el(tag, props) {
+    var node = document.createElement(tag);
+    if (props) {
+      Object.keys(props).forEach(function (key) {
+        var value = props[key];
+        if (value === undefined || value === null) return;
+        if (key === 'cls') node.className = value;
+        else if (key === 'text') node.textContent = String(value);
+        else if (key === 'onclick') node.addEventListener('click', value);
+        else if (key === 'onchange') node.addEventListener('change', value);
+        else if (key === 'style') node.setAttribute('style', value);
+        else node.setAttribute(key, String(value));
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    return node;
+  }
+
+  function add(node, child) {
+    if (child === undefined || child === null || child === false) return;
+    if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); return; }
+    if (typeof child === 'string' || typeof child === 'number') {
+      node.appendChild(document.createTextNode(String(child)));
+    } else {
+      node.appendChild(child);
+    }
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  function pct(x) { return Math.round(x * 100); }
+
+  function fmtRate(r) {
+    if (!r || !r.n) return '0/0';
+    return r.k + '/' + r.n + ' ' + pct(r.low) + '\u2013' + pct(r.high) + '%';
+  }
+
+  function bar(r) {
+    var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + r.k + '/' + r.n +
+      ', Wilson 95% ' + pct(r.low) + '\u2013' + pct(r.high) + '%' : 'no rows' });
+    if (r && r.n) {
+      box.appendChild(el('span', { cls: 'ci', style: 'left:' + (r.low * 100).toFixed(2) +
+        '%;width:' + ((r.high - r.low) * 100).toFixed(2) + '%' }));
+      box.appendChild(el('span', { cls: 'pt', style: 'left:' + (r.rate * 100).toFixed(2) + '%' }));
+    }
+    return box;
+  }
+
+  function verdictTag(v) { return el('span', { cls: 'v v-' + String(v).toLowerCase(), text: v }); }
+
+  function counts(obj) {
+    var keys = Object.keys(obj || {}).filter(function (k) { return obj[k]; });
+    return keys.length ? keys.map(function (k) { return k + ' ' + obj[k]; }).join(', ') : '-';
+  }
+
+  function isBreach(token) { return token.split(':')[0].indexOf('breach') >= 0; }
+
+  function breaches(rep) {
+    if (typeof rep.breaches === 'number') return rep.breaches;
+    return (rep.reasons || []).filter(isBreach).length;
+  }
+
+  function facts(rep) { return SCEN[rep.scenario] || {}; }
+
+  function flagNames(rep) { return rep.flags || []; }
+
+  /* ------------------------------------------------------------------ evidence */
+
+  window.evalkitEvidence = function (id, blob) {
+    var waiting = pending[id];
+    delete pending[id];
+    if (waiting) waiting.resolve(blob);
+  };
+
+  function evidenceBlob(id) {
+    var where = DATA.evidence || {};
+    if (where.placement === 'inline') {
+      if (inlineEvidence === null) {
+        var node = document.getElementById('evalkit-evidence');
+        inlineEvidence = node ? JSON.parse(node.textContent) : [];
+      }
+      return Promise.resolve(inlineEvidence[id]);
+    }
+    return new Promise(function (resolve, reject) {
+      pending[id] = { resolve: resolve };
+      var s = document.createElement('script');
+      s.src = encodeURIComponent(where.folder) + '/rep-' + Number(id) + '.js';
+      s.onerror = function () { delete pending[id]; reject(new Error('evidence file missing: ' + s.src)); };
+      document.body.appendChild(s);
+    });
+  }
+
+  function loadEvidence(id) {
+    if (cache[id]) return cache[id];
+    cache[id] = evidenceBlob(id).then(function (b64) {
+      if (!b64) throw new Error('no evidence kept for this rep');
+      var bin = atob(b64);
+      var bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+      return new Response(stream).text();
+    }).then(function (text) { return JSON.parse(text); });
+    return cache[id];
+  }
+
+  /* ------------------------------------------------------------------ header and banners */
+
+  function header() {
+    var wrap = el('header', null,
+      el('h1', { text: 'evalkit report: ' + REPORT.suite }),
+      el('p', { cls: 'meta', text: REPORT.rows + ' row(s) from ' + REPORT.workdir }));
+    var sets = el('p', { cls: 'sets' });
+    Object.keys(REPORT.sets || {}).forEach(function (which) {
+      sets.appendChild(el('span', { cls: 'chip label-' + REPORT.sets[which].split(/\W/)[0],
+        text: which + ' set: ' + REPORT.sets[which] }));
+    });
+    wrap.appendChild(sets);
+    var notes = el('div', { cls: 'banners' });
+    notes.appendChild(el('div', { cls: 'banner info', id: 'mask-note',
+      text: 'Held-out rule: no scenario Task is in this page. Any line of the evidence that holds ' +
+        'a line of a Task is shown as \u201c' + DATA.mask_text + '\u201d (' + DATA.masked_lines +
+        ' line(s) masked).' }));
+    if (REPORT.incomplete) {
+      var inc = el('div', { cls: 'banner bad', id: 'incomplete' },
+        el('strong', { text: 'INCOMPLETE' }), ' \u2014 planned reps with no row:');
+      var list = el('ul');
+      REPORT.missing.forEach(function (m) {
+        list.appendChild(el('li', { text: m.run_id + ' ' + m.scenario + ' ' + m.model + ': ' +
+          m.planned + ' planned, ' + m.recorded + ' recorded' }));
+      });
+      inc.appendChild(list);
+      notes.appendChild(inc);
+    }
+    var pub = REPORT.publishability || {};
+    notes.appendChild(el('div', { cls: 'banner ' + (pub.publishable ? 'good' : 'bad'),
+      id: 'publishability', text: pub.verdict }));
+    (REPORT.unknown || []).forEach(function (u) {
+      notes.appendChild(el('div', { cls: 'banner warn', text: 'Unknown scenario ' + u.scenario +
+        ' (' + u.model + '): ' + u.rows + ' row(s), PASS ' + u.passes + ', FAIL ' + u.fails +
+        ', ERROR ' + u.errors }));
+    });
+    (DATA.problems || []).forEach(function (p) {
+      notes.appendChild(el('div', { cls: 'banner warn', text: p }));
+    });
+    wrap.appendChild(notes);
+    return wrap;
+  }
+
+  /* ------------------------------------------------------------------ overview */
+
+  function groupKeys(cells) {
+    var keys = [];
+    cells.forEach(function (c) {
+      Object.keys(c).forEach(function (k) {
+        if (!GROUP_SKIP[k] && typeof c[k] === 'string' && keys.indexOf(k) < 0) keys.push(k);
+      });
+    });
+    return keys;
+  }
+
+  function cellReps(table, cell, keys) {
+    return REPS.filter(function (r) {
+      var f = facts(r);
+      if (r.model !== cell.model || f.level !== table.level || f.set !== table.set ||
+          f.polarity !== cell.polarity) return false;
+      return keys.every(function (k) { return r[k] === undefined || r[k] === cell[k]; });
+    });
+  }
+
+  function overview() {
+    var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }));
+    (REPORT.levels || []).forEach(function (table) {
+      var keys = groupKeys(table.cells);
+      var head = ['model'].concat(keys, ['polarity', 'PASS k/n  95%', 'Wilson 95% interval',
+        'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)']);
+      var tbody = el('tbody');
+      table.cells.forEach(function (c) {
+        var reps = cellReps(table, c, keys);
+        var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
+        if (typeof c.breaches === 'number') br = c.breaches;
+        var tr = el('tr', { cls: 'click', 'data-model': c.model, 'data-polarity': c.polarity,
+          title: 'show these reps',
+          onclick: function () {
+            setFilters({ set: table.set, level: table.level, model: c.model, polarity: c.polarity });
+          } },
+          el('td', { cls: 'name', text: c.model }),
+          keys.map(function (k) { return el('td', { cls: 'name', text: c[k] }); }),
+          el('td', { text: c.polarity }),
+          el('td', { cls: 'num pass-rate', text: fmtRate(c.pass_rate) }),
+          el('td', null, bar(c.pass_rate)),
+          el('td', { cls: 'num errors' + (c.pass_rate.errors ? ' hot' : ''), text: c.pass_rate.errors }),
+          el('td', { cls: 'num breaches' + (br ? ' hot' : ''), text: br }),
+          el('td', { cls: 'num', text: c.b_fail }),
+          el('td', { text: c.polarity === 'positive' ? counts(c.a_via) : '-' }),
+          el('td', { cls: 'flags', text: counts(c.flags) }));
+        tbody.appendChild(tr);
+      });
+      sec.appendChild(el('div', { cls: 'level', 'data-set': table.set, 'data-level': table.level },
+        el('h3', { text: table.level + ' \u00b7 ' + table.set + ' set (' + table.label + ')' }),
+        el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
+          head.map(function (h) { return el('th', { text: h }); }))), tbody)));
+    });
+    sec.appendChild(models());
+    return sec;
+  }
+
+  function models() {
+    var wrap = el('div', { id: 'models' }, el('h3', { text: 'Per model: recall and specificity' }));
+    var tbody = el('tbody');
+    (REPORT.models || []).forEach(function (m) {
+      var reps = REPS.filter(function (r) { return r.model === m.model && facts(r).set === m.set; });
+      var bundles = {};
+      reps.forEach(function (r) { if (r.bundle_id) bundles[r.bundle_id] = 1; });
+      var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
+      tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set },
+        el('td', { text: m.set }),
+        el('td', { cls: 'name', text: m.model }),
+        el('td', { cls: 'num recall', text: fmtRate(m.recall) }), el('td', null, bar(m.recall)),
+        el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
+        el('td', null, bar(m.specificity)),
+        el('td', { cls: 'num', text: m.recall.errors + m.specificity.errors }),
+        el('td', { cls: 'num', text: br }),
+        el('td', { cls: 'bundles', text: Object.keys(bundles).sort().join(' ') || '-' })));
+    });
+    wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
+      ['set', 'model', 'recall (positives)', '', 'specificity (negatives)', '', 'ERROR',
+        'breaches', 'bundle ids'].map(function (h) { return el('th', { text: h }); }))), tbody));
+    return wrap;
+  }
+
+  /* ------------------------------------------------------------------ filters and rep list */
+
+  function values(key) {
+    var seen = {};
+    REPS.forEach(function (r) {
+      var f = facts(r);
+      var vs = key === 'flag' ? flagNames(r) : [key === 'set' || key === 'level' ||
+        key === 'polarity' ? f[key] : r[key]];
+      vs.forEach(function (v) { if (v !== undefined && v !== null && v !== '') seen[v] = 1; });
+    });
+    return Object.keys(seen).sort();
+  }
+
+  function matches(rep) {
+    var f = facts(rep);
+    return FILTER_KEYS.every(function (key) {
+      var want = state.filters[key];
+      if (!want) return true;
+      if (key === 'flag') return flagNames(rep).indexOf(want) >= 0;
+      if (key === 'set' || key === 'level' || key === 'polarity') return f[key] === want;
+      return String(rep[key]) === want;
+    });
+  }
+
+  var listSection, listBody, listCount, selects = {};
+
+  function filterBar() {
+    var barNode = el('div', { cls: 'filters', id: 'filters' });
+    FILTER_KEYS.forEach(function (key) {
+      var sel = el('select', { name: key, id: 'filter-' + key, onchange: function () {
+        state.filters[key] = sel.value; renderList();
+      } });
+      sel.appendChild(el('option', { value: '', text: 'any ' + key }));
+      values(key).forEach(function (v) { sel.appendChild(el('option', { value: v, text: v })); });
+      selects[key] = sel;
+      barNode.appendChild(el('label', null, key + ' ', sel));
+    });
+    barNode.appendChild(el('button', { id: 'clear-filters', text: 'clear', onclick: function () {
+      setFilters({});
+    } }));
+    return barNode;
+  }
+
+  function setFilters(f) {
+    state.filters = f;
+    FILTER_KEYS.forEach(function (k) { if (selects[k]) selects[k].value = f[k] || ''; });
+    renderList();
+    listSection.scrollIntoView({ block: 'start' });
+  }
+
+  function repsSection() {
+    listCount = el('span', { id: 'rep-count' });
+    listBody = el('tbody', { id: 'rep-rows' });
+    listSection = el('section', { id: 'reps' },
+      el('h2', null, 'Reps ', listCount), filterBar(),
+      el('table', { cls: 'grid reps' }, el('thead', null, el('tr', null,
+        ['scenario', 'model', 'rep', 'verdict', 'A', 'B', 'reasons', 'flags', 'turns', 's',
+          'run'].map(function (h) { return el('th', { text: h }); }))), listBody));
+    return listSection;
+  }
+
+  function renderList() {
+    var shown = REPS.filter(matches);
+    clear(listBody);
+    var frag = document.createDocumentFragment();
+    shown.forEach(function (r) {
+      frag.appendChild(el('tr', { cls: 'click rep' + (state.selected === r.id ? ' sel' : ''),
+        'data-rep': r.id, 'data-verdict': r.verdict,
+        onclick: function () { openRep(r.id); } },
+        el('td', { cls: 'name', text: r.scenario }),
+        el('td', { cls: 'name', text: r.model }),
+        el('td', { cls: 'num', text: r.rep }),
+        el('td', null, verdictTag(r.verdict)),
+        el('td', { text: r.a }), el('td', { text: r.b }),
+        el('td', { cls: 'reasons', text: r.reasons.filter(function (t) {
+          return r.flags.indexOf(t) < 0; }).join('; ') || '-' }),
+        el('td', { cls: 'flags', text: r.flags.join('; ') || '-' }),
+        el('td', { cls: 'num', text: r.turns }),
+        el('td', { cls: 'num', text: (r.duration_ms / 1000).toFixed(1) }),
+        el('td', { cls: 'run', text: r.run_id })));
+    });
+    listBody.appendChild(frag);
+    listCount.textContent = shown.length + ' of ' + REPS.length;
+  }
+
+  /* ------------------------------------------------------------------ drill-down */
+
+  var detailSection;
+
+  function openRep(id, other) {
+    state.selected = id;
+    state.compare = other === undefined ? null : other;
+    Array.prototype.forEach.call(listBody.querySelectorAll('tr.sel'), function (tr) {
+      tr.classList.remove('sel');
+    });
+    var row = listBody.querySelector('tr[data-rep="' + Number(id) + '"]');
+    if (row) row.classList.add('sel');
+    clear(detailSection);
+    var cols = el('div', { cls: state.compare === null ? 'one' : 'two' });
+    cols.appendChild(repPanel(REPS[id], true));
+    if (state.compare !== null) cols.appendChild(repPanel(REPS[state.compare], false));
+    detailSection.appendChild(cols);
+    detailSection.scrollIntoView({ block: 'start' });
+  }
+
+  function kv(pairs) {
+    var dl = el('dl', { cls: 'kv' });
+    pairs.forEach(function (p) {
+      if (p[1] === undefined || p[1] === null || p[1] === '') return;
+      dl.appendChild(el('dt', { text: p[0] }));
+      dl.appendChild(el('dd', { text: typeof p[1] === 'object' ? JSON.stringify(p[1]) : p[1] }));
+    });
+    return dl;
+  }
+
+  function compareChoices(rep) {
+    return REPS.filter(function (r) { return r.scenario === rep.scenario && r.id !== rep.id; });
+  }
+
+  function repPanel(rep, primary) {
+    var panel = el('div', { cls: 'panel', 'data-rep': rep.id });
+    panel.appendChild(el('h2', null, rep.scenario + ' \u00b7 ' + rep.model + ' \u00b7 rep ' + rep.rep + ' ',
+      verdictTag(rep.verdict)));
+    var f = facts(rep);
+    panel.appendChild(kv([['set / level / polarity', [f.set, f.level, f.polarity].join(' / ')],
+      ['axes', rep.a + '  ' + rep.b], ['run', rep.run_id], ['time', rep.time],
+      ['bundle', rep.bundle_id], ['model id', rep.model_id], ['CLI', rep.cli_version],
+      ['evidence', rep.evidence]]));
+    panel.appendChild(el('h3', { text: 'Reasons and flags' }));
+    var ul = el('ul', { cls: 'reasons' });
+    rep.reasons.forEach(function (t) {
+      var flag = rep.flags.indexOf(t) >= 0;
+      ul.appendChild(el('li', { cls: flag ? 'flag' : (isBreach(t) ? 'breach' : 'reason'),
+        text: (flag ? 'flag: ' : '') + t }));
+    });
+    if (!rep.reasons.length) ul.appendChild(el('li', { text: '(none)' }));
+    panel.appendChild(ul);
+    var p = rep.process || {};
+    panel.appendChild(el('h3', { text: 'Process' }));
+    panel.appendChild(kv([['exit', p.exit_code], ['stopped', p.stopped], ['timeout (s)', p.timeout],
+      ['seconds', p.seconds], ['turns', rep.turns], ['duration', rep.duration_ms + ' ms'],
+      ['cost', '$' + Number(rep.cost_usd || 0).toFixed(4)],
+      ['guarded paths', p.guarded_env]]));
+    if (!rep.found) panel.appendChild(el('p', { cls: 'banner warn', text: 'No evidence folder for this row.' }));
+    if (primary) {
+      var choices = compareChoices(rep);
+      if (choices.length) {
+        var sel = el('select', { id: 'compare-with', onchange: function () {
+          openRep(rep.id, sel.value === '' ? undefined : Number(sel.value));
+        } });
+        sel.appendChild(el('option', { value: '', text: '(none)' }));
+        choices.forEach(function (c) {
+          var o = el('option', { value: c.id, text: c.model + ' rep ' + c.rep + ' ' + c.verdict });
+          if (state.compare === c.id) o.selected = true;
+          sel.appendChild(o);
+        });
+        panel.appendChild(el('p', { cls: 'compare' }, 'Side by side with the same scenario: ', sel));
+      }
+    }
+    var body = el('div', { cls: 'evidence' }, el('p', { cls: 'muted', text: 'Loading evidence\u2026' }));
+    panel.appendChild(body);
+    loadEvidence(rep.id).then(function (ev) {
+      clear(body);
+      renderEvidence(body, rep, ev);
+    }, function (err) {
+      clear(body);
+      body.appendChild(el('p', { cls: 'banner warn', text: String(err && err.message || err) }));
+    });
+    return panel;
+  }
+
+  function renderEvidence(body, rep, ev) {
+    body.appendChild(el('h3', { text: 'Judge' }));
+    if (rep.judge) {
+      body.appendChild(kv([['answer', rep.judge.answer], ['error', rep.judge.error],
+        ['raw output', rep.judge.raw_output], ['prompt sha256', rep.judge.prompt_sha256],
+        ['prompt rebuilt from rubric + final message', rep.judge_prompt_matches === true ?
+          'matches the kept hash' : rep.judge_prompt_matches === false ? 'differs from the kept hash' : '']]));
+      if (ev.judge_prompt) body.appendChild(collapsible('judge prompt', ev.judge_prompt, 'pre'));
+    } else {
+      body.appendChild(el('p', { cls: 'muted', text: 'The judge was not asked for this rep.' }));
+    }
+    Object.keys(ev.diffs || {}).forEach(function (name) {
+      body.appendChild(el('h3', { text: name + '.diff' }));
+      body.appendChild(diffView(ev.diffs[name]));
+    });
+    if (ev.stderr) {
+      body.appendChild(el('h3', { text: 'stderr' }));
+      body.appendChild(el('pre', { cls: 'stderr', text: ev.stderr }));
+    }
+    body.appendChild(el('h3', { text: 'Transcript' }));
+    if (!ev.transcript) {
+      body.appendChild(el('p', { cls: 'muted', text: 'No transcript kept.' }));
+    } else {
+      body.appendChild(timelineView(timeline(ev.transcript)));
+    }
+  }
+
+  function diffView(text) {
+    if (!text) return el('p', { cls: 'muted', text: '(no change)' });
+    var pre = el('pre', { cls: 'diff' });
+    var lines = text.split('\n');
+    var frag = document.createDocumentFragment();
+    lines.forEach(function (line) {
+      var cls = 'ctx';
+      if (line.indexOf('diff --git') === 0 || line.indexOf('+++') === 0 || line.indexOf('---') === 0 ||
+          line.indexOf('index ') === 0 || line.indexOf('new file') === 0 || line.indexOf('deleted file') === 0) cls = 'hdr';
+      else if (line.charAt(0) === '+') cls = 'add';
+      else if (line.charAt(0) === '-') cls = 'del';
+      else if (line.indexOf('@@') === 0) cls = 'hunk';
+      frag.appendChild(el('span', { cls: 'dl ' + cls, text: line + '\n' }));
+    });
+    pre.appendChild(frag);
+    return pre;
+  }
+
+  var LONG = 6000;
+
+  function textBlock(text, cls) {
+    text = typeof text === 'string' ? text : JSON.stringify(text, null, 2);
+    var pre = el('pre', { cls: cls || '' });
+    if (text.length <= LONG) { pre.textContent = text; return pre; }
+    pre.textContent = text.slice(0, LONG);
+    var more = el('button', { cls: 'more', text: 'show all ' + text.length + ' characters',
+      onclick: function () { pre.textContent = text; more.remove(); } });
+    return el('div', null, pre, more);
+  }
+
+  function collapsible(summary, text, cls) {
+    return el('details', null, el('summary', { text: summary }), textBlock(text, cls));
+  }
+
+  function resultText(content) {
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) {
+      return content.map(function (c) { return c && typeof c.text === 'string' ? c.text : ''; }).join('\n');
+    }
+    return content === undefined ? '' : JSON.stringify(content);
+  }
+
+  function timeline(lines) {
+    var items = [];
+    var calls = {};
+    lines.forEach(function (raw, index) {
+      if (!raw.trim()) return;
+      var ev;
+      try { ev = JSON.parse(raw); } catch (e) { ev = null; }
+      if (!ev || typeof ev !== 'object') {
+        items.push({ kind: 'bad', line: index + 1, text: raw });
+        return;
+      }
+      var type = ev.type;
+      if (type === 'system') {
+        if (ev.subtype === 'init') items.push({ kind: 'init', ev: ev });
+        else if (ev.subtype === 'hook_started' || ev.subtype === 'hook_response') items.push({ kind: 'hook', ev: ev });
+        else if (ev.subtype === 'api_retry') items.push({ kind: 'retry', ev: ev });
+        else items.push({ kind: 'system', ev: ev });
+      } else if (type === 'assistant') {
+        var msg = ev.message || {};
+        (Array.isArray(msg.content) ? msg.content : []).forEach(function (b) {
+          if (!b || typeof b !== 'object') return;
+          if (b.type === 'text') items.push({ kind: 'text', text: b.text, synthetic: msg.model === '<synthetic>' });
+          else if (b.type === 'thinking') items.push({ kind: 'thinking', text: b.thinking });
+          else if (b.type === 'tool_use') {
+            var call = { kind: 'call', name: b.name, input: b.input, id: b.id, result: null };
+            if (typeof b.id === 'string') calls[b.id] = call;
+            items.push(call);
+          }
+        });
+      } else if (type === 'user') {
+        var content = ev.message ? ev.message.content : null;
+        if (typeof content === 'string') items.push({ kind: 'user', text: content });
+        (Array.isArray(content) ? content : []).forEach(function (b) {
+          if (!b || typeof b !== 'object') return;
+          if (b.type === 'tool_result') {
+            var r = { text: resultText(b.content), isError: b.is_error === true };
+            var owner = calls[b.tool_use_id];
+            if (owner) owner.result = r; else items.push({ kind: 'orphan', result: r });
+          } else if (b.type === 'text') {
+            items.push({ kind: ev.isSynthetic ? 'synthetic' : 'user', text: b.text });
+          }
+        });
+      } else if (type === 'result') {
+        items.push({ kind: 'result', ev: ev });
+      } else {
+        items.push({ kind: 'system', ev: ev });
+      }
+    });
+    return items;
+  }
+
+  function item(kind, title, children) {
+    return el('li', { cls: 'tl tl-' + kind }, el('div', { cls: 'tl-head', text: title }), children);
+  }
+
+  function renderItem(it) {
+    var ev = it.ev || {};
+    switch (it.kind) {
+      case 'init':
+        return item('init', 'session start \u00b7 model ' + (ev.model || '?') + ' \u00b7 CLI ' +
+          (ev.claude_code_version || '?'), kv([['cwd', ev.cwd], ['plugins',
+            (ev.plugins || []).map(function (p) { return p && p.name; }).join(', ')]]));
+      case 'hook':
+        return item('hook', 'hook ' + (ev.subtype === 'hook_started' ? 'started' : 'response') + ': ' +
+          (ev.hook_name || ev.hook_event || '') + (ev.outcome ? ' \u00b7 ' + ev.outcome : '') +
+          (ev.exit_code !== undefined && ev.exit_code !== null ? ' \u00b7 exit ' + ev.exit_code : ''),
+          ev.output ? textBlock(ev.output) : null);
+      case 'retry':
+        return item('retry', 'API retry ' + ev.attempt + ' \u00b7 ' + (ev.error_status || '') + ' ' + (ev.error || ''));
+      case 'text':
+        return item(it.synthetic ? 'error' : 'text', it.synthetic ? 'assistant (synthetic error)' : 'assistant', textBlock(it.text));
+      case 'thinking':
+        return item('thinking', 'thinking', collapsible('thinking', it.text));
+      case 'call':
+        return item('call', 'tool call: ' + it.name, [
+          el('div', { cls: 'io' }, el('span', { cls: 'io-label', text: 'input' }),
+            textBlock(JSON.stringify(it.input, null, 2), 'input')),
+          it.result ? el('div', { cls: 'io' + (it.result.isError ? ' err' : '') },
+            el('span', { cls: 'io-label', text: it.result.isError ? 'result (error)' : 'result' }),
+            textBlock(it.result.text, 'result')) : el('p', { cls: 'muted', text: 'no result recorded' })]);
+      case 'orphan':
+        return item('call', 'tool result without its call', textBlock(it.result.text));
+      case 'user':
+        return item('user', 'user', textBlock(it.text));
+      case 'synthetic':
+        return item('synthetic', 'injected (skill body or system text)', collapsible('show', it.text));
+      case 'result':
+        return item(ev.is_error ? 'error' : 'result', 'final result \u00b7 ' +
+          (ev.is_error ? 'error ' : '') + (ev.terminal_reason || ev.subtype || ''), [
+            kv([['turns', ev.num_turns], ['duration', ev.duration_ms + ' ms'],
+              ['cost', ev.total_cost_usd === undefined ? '' : '$' + Number(ev.total_cost_usd).toFixed(4)],
+              ['API error status', ev.api_error_status]]),
+            ev.result ? textBlock(ev.result) : null]);
+      case 'bad':
+        return item('error', 'line ' + it.line + ' is not JSON', textBlock(it.text));
+      default:
+        return item('system', 'event: ' + (ev.type || '?') + (ev.subtype ? '/' + ev.subtype : ''),
+          collapsible('raw', JSON.stringify(ev, null, 2)));
+    }
+  }
+
+  function timelineView(items) {
+    var PAGE = 300;
+    var list = el('ol', { cls: 'timeline' });
+    var shown = 0;
+    var more = el('button', { cls: 'more' });
+    function next() {
+      var frag = document.createDocumentFragment();
+      items.slice(shown, shown + PAGE).forEach(function (it) { frag.appendChild(renderItem(it)); });
+      shown = Math.min(items.length, shown + PAGE);
+      list.appendChild(frag);
+      more.textContent = 'show ' + Math.min(PAGE, items.length - shown) + ' more of ' + (items.length - shown);
+      more.style.display = shown < items.length ? '' : 'none';
+    }
+    more.addEventListener('click', next);
+    next();
+    return el('div', null, list, more);
+  }
+
+  /* ------------------------------------------------------------------ page */
+
+  function render() {
+    clear(app);
+    var t0 = performance.now();
+    app.appendChild(header());
+    app.appendChild(overview());
+    app.appendChild(repsSection());
+    detailSection = el('section', { id: 'detail' },
+      el('p', { cls: 'muted', text: 'Click a rep to see what the agent did.' }));
+    app.appendChild(detailSection);
+    renderList();
+    window.evalkitRenderMs = performance.now() - t0;
+    document.body.setAttribute('data-ready', '1');
+  }
+
+  render();
+})();

@@ -1,0 +1,357 @@
+"""`evalkit report --html`: one page that opens from disk and shows what each rep did.
+
+The page is built from the same report model as the terminal tables, plus each rep's
+evidence folder. Everything in it came from an agent under test or a user's files, so
+the data goes in as JSON a script cannot break out of, and the page's own script builds
+every node with textContent. Each rep's heavy evidence (transcript, diffs, stderr, the
+judge's prompt) is gzip-compressed and base64-encoded, decoded in the browser only when
+the rep is opened: inline for an ordinary folder, in sibling `<script src>` files when
+inline would make the page too large. Any line that holds a line of a Task is masked.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from evalkit.errors import ConfigError
+from evalkit.models import EvidenceLine, ResultRow
+from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
+from evalkit.records.report import Report, _results_files, build_report
+from evalkit.records.results import read_rows
+from evalkit.run.runner import MANIFEST, load_plans, read_manifest, safe_name
+from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.transcript import parse_lines
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.task import MASK, TaskMask, task_mask
+
+Placement = Literal["auto", "inline", "files"]
+INLINE_LIMIT = 48 * 1024 * 1024  # bytes of encoded evidence kept inside the page under `auto`
+TEXT_CAP = 512 * 1024  # a diff or stderr longer than this is cut, and says so
+PROCESS = "process.json"
+ASSETS = "html_assets"
+
+
+@dataclass
+class HtmlStats:
+    path: Path
+    reps: int
+    masked_lines: int
+    page_bytes: int
+    evidence_bytes: int
+    sibling_dir: Path | None
+    problems: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe inside a <script> element and in a script file: no `</script>`,
+    no `<!--`, no U+2028/U+2029 line terminators can end or confuse the script."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _asset(name: str) -> str:
+    text = resources.files("evalkit.records").joinpath(ASSETS, name).read_text(encoding="utf-8")
+    assert "</script" not in text.lower() and "</style" not in text.lower(), name
+    return text
+
+
+# --------------------------------------------------------------------------- masking
+
+
+def _mask_value(value: Any, mask: TaskMask) -> tuple[Any, int]:
+    if isinstance(value, str):
+        return mask.mask(value)
+    if isinstance(value, list):
+        total, out = 0, []
+        for item in value:
+            masked, n = _mask_value(item, mask)
+            out.append(masked)
+            total += n
+        return out, total
+    if isinstance(value, dict):
+        total, obj = 0, {}
+        for key, item in value.items():
+            masked, n = _mask_value(item, mask)
+            obj[key] = masked
+            total += n
+        return obj, total
+    return value, 0
+
+
+def mask_transcript_line(line: str, mask: TaskMask) -> tuple[str, int]:
+    """A stream-json line with every string line that holds a Task line masked.
+
+    The raw line is searched first (plain and JSON-escaped forms), so the common line
+    costs one regex scan and is never re-encoded.
+    """
+    if not mask.hits(line) and not mask.hits(_json_unescaped(line)):
+        return line, 0
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return MASK, 1
+    masked, count = _mask_value(event, mask)
+    if count == 0:
+        return line, 0
+    return json.dumps(masked, ensure_ascii=False), count
+
+
+def _json_unescaped(line: str) -> str:
+    """A cheap view of a JSON line's strings as text: escaped newlines, quotes and slashes
+    undone, so a Task line split by `\\n` or holding a quote is still found."""
+    if "\\" not in line:
+        return line
+    return line.replace("\\n", "\n").replace('\\"', '"').replace("\\\\", "\\")
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def _read_text(path: Path, mask: TaskMask) -> tuple[str | None, int]:
+    if not path.is_file():
+        return None, 0
+    data = path.read_bytes()
+    cut = len(data) > TEXT_CAP
+    text = data[:TEXT_CAP].decode("utf-8", "replace")
+    if cut:
+        text += f"\n[cut: {len(data)} bytes in the kept file, {TEXT_CAP} shown]\n"
+    return mask.mask(text)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+Key = tuple[str, str, str, int]
+
+
+def _evidence_folder(
+    workdir: Path, row: ResultRow, lines: dict[Key, EvidenceLine]
+) -> tuple[Path, EvidenceLine | None]:
+    line = lines.get((row.run_id, row.scenario, row.model, row.rep))
+    if line is not None:
+        return workdir / line.evidence, line
+    folder = workdir / "evidence" / row.run_id / row.scenario / safe_name(row.model)
+    return folder / f"rep-{row.rep}", None
+
+
+def _detail(
+    folder: Path, line: EvidenceLine | None, rubric: str | None, mask: TaskMask
+) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """(light facts kept in the overview, heavy evidence to compress, masked line count)."""
+    files = dict(line.files) if line is not None else {}
+    masked = 0
+    transcript_lines: list[str] = []
+    tpath = folder / files.get("transcript", TRANSCRIPT)
+    raw_lines: list[str] = []
+    if tpath.is_file():
+        raw_lines = tpath.read_text(encoding="utf-8", errors="replace").splitlines()
+        for raw in raw_lines:
+            shown, n = mask_transcript_line(raw, mask)
+            transcript_lines.append(shown)
+            masked += n
+    diffs: dict[str, str] = {}
+    diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
+        p.stem + "_diff": p.name for p in sorted(folder.glob("*.diff"))
+    }
+    for role, name in diff_roles.items():
+        text, n = _read_text(folder / name, mask)
+        if text is not None:
+            diffs[role.removesuffix("_diff")] = text
+            masked += n
+    stderr, n = _read_text(folder / files.get("stderr", STDERR), mask)
+    masked += n
+    judge = _read_json(folder / files.get("judge", JUDGE))
+    prompt: str | None = None
+    prompt_matches: bool | None = None
+    if isinstance(judge, dict) and rubric is not None and raw_lines:
+        from evalkit.scoring.judge import prompt_hash
+
+        full = build_prompt(rubric, parse_lines(raw_lines).final_message)
+        prompt_matches = prompt_hash(full) == judge.get("prompt_sha256")
+        prompt, n = mask.mask(full)
+        masked += n
+    if isinstance(judge, dict):
+        judge, n = _mask_value(judge, mask)
+        masked += n
+    process = _read_json(folder / files.get("process", PROCESS))
+    check = _read_json(folder / files.get("check", CHECK))
+    if check is not None:
+        check, n = _mask_value(check, mask)
+        masked += n
+    light = {
+        "found": folder.is_dir(),
+        "process": process if isinstance(process, dict) else None,
+        "check": check if isinstance(check, dict) else None,
+        "judge": judge if isinstance(judge, dict) else None,
+        "judge_prompt_matches": prompt_matches,
+        "transcript_bytes": tpath.stat().st_size if tpath.is_file() else 0,
+    }
+    heavy = {
+        "transcript": transcript_lines if tpath.is_file() else None,
+        "diffs": diffs,
+        "stderr": stderr,
+        "judge_prompt": prompt,
+    }
+    return light, heavy, masked
+
+
+def _pack(heavy: dict[str, Any]) -> str:
+    raw = json.dumps(heavy, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _rows(workdir: Path) -> list[ResultRow]:
+    rows: list[ResultRow] = []
+    for path in _results_files(workdir, load_plans(workdir)):
+        rows += read_rows(path)
+    return rows
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in text.split(";") if t and t != "-"]
+
+
+def _scenario_facts(suite: Suite, ids: set[str]) -> dict[str, dict[str, str]]:
+    facts: dict[str, dict[str, str]] = {}
+    for sid in sorted(ids):
+        try:
+            sf: ScenarioFile = suite.resolve(sid)
+        except Exception:  # a row for a scenario no longer in the suite: shown, unlabelled
+            continue
+        s = sf.scenario
+        facts[sid] = {"set": s.set, "level": s.level, "polarity": s.polarity}
+    return facts
+
+
+def write_html(
+    suite: Suite,
+    workdir: Path,
+    out: Path,
+    placement: Placement = "auto",
+    report: Report | None = None,
+) -> HtmlStats:
+    """Write the page for WORKDIR to OUT (and OUT's sibling folder when evidence goes there)."""
+    workdir = workdir.resolve()
+    built = report or build_report(suite, workdir)
+    rows = _rows(workdir)
+    mask = task_mask(suite.scenarios("all"))
+    manifest: dict[Key, EvidenceLine] = {}
+    problems: list[str] = []
+    if (workdir / MANIFEST).is_file():
+        lines, problems = read_manifest(workdir)
+        manifest = {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}
+    rubric_path = suite.rubric_path
+    rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
+
+    reps: list[dict[str, Any]] = []
+    packed: list[str] = []
+    masked_total = 0
+    for index, row in enumerate(rows):
+        folder, line = _evidence_folder(workdir, row, manifest)
+        light, heavy, masked = _detail(folder, line, rubric, mask)
+        masked_total += masked
+        entry = row.model_dump()
+        entry.update(
+            id=index,
+            reasons=_tokens(row.reasons),
+            flags=_tokens(row.flags),
+            evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
+            **light,
+        )
+        entry, n = _mask_value(entry, mask)
+        masked_total += n
+        reps.append(entry)
+        packed.append(_pack(heavy))
+
+    evidence_bytes = sum(len(p) for p in packed)
+    if placement == "auto":
+        placement = "inline" if evidence_bytes <= INLINE_LIMIT else "files"
+    sibling: Path | None = None
+    if placement == "files":
+        sibling = out.with_name(out.name + ".files")
+        sibling.mkdir(parents=True, exist_ok=True)
+        for index, blob in enumerate(packed):
+            (sibling / f"rep-{index}.js").write_text(
+                f"evalkitEvidence({index},{script_json(blob)});\n", encoding="utf-8"
+            )
+
+    report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
+    masked_total += n
+    data = {
+        "report": report_data,
+        "reps": reps,
+        "scenarios": _scenario_facts(suite, {r.scenario for r in rows}),
+        "masked_lines": masked_total,
+        "mask_text": MASK,
+        "evidence": {
+            "placement": placement,
+            "folder": sibling.name if sibling else None,
+        },
+        "problems": problems,
+    }
+    parts = [
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>evalkit report: {_attr(built.suite)}</title>",
+        f"<style>{_asset('report.css')}</style></head><body>",
+        "<div id=\"app\">Loading… (this page needs JavaScript)</div>",
+        f"<script type=\"application/json\" id=\"evalkit-data\">{script_json(data)}</script>",
+    ]
+    if placement == "inline":
+        parts.append(
+            f"<script type=\"application/json\" id=\"evalkit-evidence\">{script_json(packed)}"
+            "</script>"
+        )
+    parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
+    page = "".join(parts)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page, encoding="utf-8")
+    return HtmlStats(
+        path=out,
+        reps=len(rows),
+        masked_lines=masked_total,
+        page_bytes=len(page.encode("utf-8")),
+        evidence_bytes=evidence_bytes,
+        sibling_dir=sibling,
+        problems=problems,
+    )
+
+
+def _attr(text: str) -> str:
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+    )
+
+
+def parse_placement(value: str) -> Placement:
+    if value not in ("auto", "inline", "files"):
+        raise ConfigError(f"--evidence takes auto, inline or files, not {value!r}")
+    return value  # type: ignore[return-value]

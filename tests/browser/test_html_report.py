@@ -1,0 +1,235 @@
+"""The HTML report as a person sees it: opened from disk in headless Chromium, clicked through.
+
+A fabricated results folder carries planted hostile strings (a note with <script>, an
+onerror attribute in a diff, </script> in the transcript) and a transcript quoting a Task
+line; the page must show the first as text, run none of them, and hide the last.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import evalkit.cli.main  # noqa: F401  (registers every command)
+from evalkit.cli.main import app
+from evalkit.suite.config import Suite
+from evalkit.suite.task import MASK, read_task
+from tests.browser.chromium import chromium, open_page
+from tests.conftest import REPO
+from tests.fabricated_results import (
+    TOOL_MARK,
+    XSS_DIFF,
+    XSS_JUDGE,
+    XSS_NOTE,
+    XSS_TRANSCRIPT,
+    make_folder,
+)
+
+ARTIFACTS = REPO / ".artifacts"
+
+
+def _task_line(suite: Suite) -> str:
+    """A long line of P1's Task, to plant where a model would quote it. Never printed."""
+    lines = [x.strip() for x in read_task(suite.resolve("P1")).splitlines()]
+    return max(lines, key=len)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    suite = Suite(REPO)
+    work = tmp_path_factory.mktemp("html") / "results"
+    make_folder(suite, work, quoted=_task_line(suite))
+    return work
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(app, ["--suite", str(REPO), *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def page(folder: Path) -> Path:
+    out = folder.parent / "report.html"
+    _cli("report", str(folder), "--html", str(out), "--evidence", "inline")
+    return out
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    with chromium() as d:
+        yield d
+
+
+@pytest.fixture()
+def opened(driver: Any, page: Path) -> Any:
+    open_page(driver, page)
+    return driver
+
+
+def _pct(x: float) -> int:
+    """JavaScript's Math.round, not Python's banker's rounding."""
+    return int(x * 100 + 0.5)
+
+
+def _fmt(rate: dict[str, Any]) -> str:
+    if not rate["n"]:
+        return "0/0"
+    return f"{rate['k']}/{rate['n']} {_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+
+
+def _visible_reps(d: Any) -> list[Any]:
+    return d.find_elements("css selector", "#rep-rows tr.rep")
+
+
+def _open_rep(d: Any, index: int = 0) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _visible_reps(d)[index].click()
+    WebDriverWait(d, 30).until(
+        lambda x: x.find_elements("css selector", "#detail ol.timeline li")
+    )
+    return d.find_element("css selector", "#detail")
+
+
+def test_overview_numbers_equal_the_json_report(opened: Any, folder: Path) -> None:
+    data = json.loads(_cli("report", str(folder), "--format", "json"))
+    expected = [
+        (c["model"], c["polarity"], _fmt(c["pass_rate"]), str(c["pass_rate"]["errors"]))
+        for level in data["levels"]
+        for c in level["cells"]
+    ]
+    shown = [
+        (
+            row.get_attribute("data-model"),
+            row.get_attribute("data-polarity"),
+            row.find_element("css selector", "td.pass-rate").text,
+            row.find_element("css selector", "td.errors").text,
+        )
+        for row in opened.find_elements("css selector", "#overview .level tbody tr")
+    ]
+    assert shown == expected
+    models = [
+        (m["model"], _fmt(m["recall"]), _fmt(m["specificity"])) for m in data["models"]
+    ]
+    shown_models = [
+        (
+            row.get_attribute("data-model"),
+            row.find_element("css selector", "td.recall").text,
+            row.find_element("css selector", "td.specificity").text,
+        )
+        for row in opened.find_elements("css selector", "#models tbody tr")
+    ]
+    assert shown_models == models
+    banner = opened.find_element("css selector", "#publishability").text
+    assert banner == data["publishability"]["verdict"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    opened.save_screenshot(str(ARTIFACTS / "html-report-overview.png"))
+
+
+def test_a_drill_down_shows_a_tool_call_with_input_and_result(opened: Any) -> None:
+    detail = _open_rep(opened)
+    calls = detail.find_elements("css selector", "li.tl-call")
+    assert calls, "no tool call in the timeline"
+    first = calls[0].text
+    assert "tool call: Write" in first and TOOL_MARK in first
+    assert "File created successfully" in first
+    assert "final result" in detail.text and "turns" in detail.text
+    assert detail.find_elements("css selector", "pre.diff span.add")
+    ARTIFACTS.mkdir(exist_ok=True)
+    detail.screenshot(str(ARTIFACTS / "html-report-rep.png"))
+
+
+def test_a_filter_hides_what_it_should(opened: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    every = len(_visible_reps(opened))
+    Select(opened.find_element("id", "filter-verdict")).select_by_value("ERROR")
+    shown = _visible_reps(opened)
+    assert 0 < len(shown) < every
+    assert {r.get_attribute("data-verdict") for r in shown} == {"ERROR"}
+    Select(opened.find_element("id", "filter-verdict")).select_by_value("")
+    Select(opened.find_element("id", "filter-model")).select_by_value("haiku")
+    models = {r.find_elements("css selector", "td")[1].text for r in _visible_reps(opened)}
+    assert models == {"haiku"}
+    opened.find_element("id", "clear-filters").click()
+    assert len(_visible_reps(opened)) == every
+
+
+def test_clicking_an_overview_cell_filters_the_reps(opened: Any) -> None:
+    row = opened.find_element("css selector", "#overview .level tbody tr")
+    model, polarity = row.get_attribute("data-model"), row.get_attribute("data-polarity")
+    n = int(row.find_element("css selector", "td.pass-rate").text.split()[0].split("/")[1])
+    row.click()
+    shown = _visible_reps(opened)
+    assert len(shown) == n
+    assert {r.find_elements("css selector", "td")[1].text for r in shown} == {model}
+    assert opened.find_element("id", "filter-polarity").get_attribute("value") == polarity
+
+
+def test_planted_hostile_strings_show_as_text_and_never_run(opened: Any) -> None:
+    detail = _open_rep(opened)
+    for d in detail.find_elements("css selector", "details"):
+        d.click()
+    text = detail.text
+    for planted in (XSS_NOTE, XSS_DIFF, XSS_TRANSCRIPT, XSS_JUDGE):
+        assert planted in text, planted
+    ran = opened.execute_script("return window.__evalkitXss === undefined ? null : 'ran'")
+    assert ran is None
+    assert opened.find_elements("css selector", "#detail script, #detail img, #detail b") == []
+
+
+def test_the_task_is_nowhere_in_the_page_and_its_quote_is_masked(
+    opened: Any, page: Path
+) -> None:
+    line = _task_line(Suite(REPO))
+    html = page.read_text(encoding="utf-8")
+    in_file = line in html
+    assert not in_file, "a Task line is in the HTML file"
+    blobs = json.loads(
+        re.search(r'id="evalkit-evidence">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
+    )
+    unpacked = "".join(gzip.decompress(base64.b64decode(b)).decode() for b in blobs)
+    in_evidence = line in unpacked
+    assert not in_evidence, "a Task line is in the packed evidence"
+    detail = _open_rep(opened)
+    in_dom = line in detail.text
+    assert not in_dom, "a Task line is in the rendered page"
+    assert MASK in detail.text
+    note = opened.find_element("id", "mask-note").text
+    assert MASK in note and "masked" in note
+
+
+def test_side_by_side_shows_the_same_scenario_under_two_models(opened: Any) -> None:
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    _open_rep(opened)
+    picker = Select(opened.find_element("id", "compare-with"))
+    other = next(o for o in picker.options if o.get_attribute("value") and "haiku" in o.text)
+    picker.select_by_value(other.get_attribute("value"))
+    WebDriverWait(opened, 30).until(
+        lambda x: len(x.find_elements("css selector", "#detail .two .panel ol.timeline")) == 2
+    )
+    titles = [p.text for p in opened.find_elements("css selector", "#detail .two .panel h2")]
+    assert len(titles) == 2
+    assert titles[0].split(" \u00b7 ")[0] == titles[1].split(" \u00b7 ")[0]
+    assert "sonnet" in titles[0] and "haiku" in titles[1]
+
+
+def test_evidence_in_sibling_files_opens_from_disk(driver: Any, folder: Path) -> None:
+    out = folder.parent / "split.html"
+    _cli("report", str(folder), "--html", str(out), "--evidence", "files")
+    files = sorted((folder.parent / "split.html.files").glob("rep-*.js"))
+    assert files and all("</script" not in f.read_text().lower() for f in files)
+    open_page(driver, out)
+    detail = _open_rep(driver)
+    assert TOOL_MARK in detail.text
+    assert driver.execute_script("return window.__evalkitXss === undefined")
