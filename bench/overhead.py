@@ -73,7 +73,7 @@ def time_bare(base: Path, scenario_ref: str, number: int) -> float:
     config_dir = scratch / "claude-config"
     config_dir.mkdir()
     env = base_environment(isolation, config_dir, 2)
-    script = render(agent.plan.script, sandbox, names, suite.checker.script_values())
+    script = render(agent.plan.script, sandbox, names, suite.reference.script_values())
     command = agent_command(
         find_cli(), read_task(scenario), agent.cli_model, checked_plugin_dirs(suite)
     )

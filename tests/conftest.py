@@ -26,3 +26,11 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 @pytest.fixture(scope="session")
 def suite() -> Suite:
     return Suite(REPO)
+
+
+@pytest.fixture
+def mini_root(tmp_path: Path) -> Path:
+    """A throwaway suite folder (see tests/minisuite.py), fresh for each test."""
+    from tests.minisuite import write_suite
+
+    return write_suite(tmp_path / "mini")

@@ -11,7 +11,7 @@ from evalkit import __version__
 from evalkit.cli.app import command, out, state
 from evalkit.errors import ConfigError
 from evalkit.records.results import append_row, format_row, row_from_verdict
-from evalkit.scoring.score import check_sandbox
+from evalkit.run.sandbox_check import check_sandbox
 
 EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
 

@@ -19,6 +19,7 @@ from evalkit import __version__
 from evalkit.models import SCHEMA_VERSION, Verdict
 from evalkit.records.redact import redact
 from evalkit.run.gitutil import git
+from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import Suite
 
@@ -45,10 +46,12 @@ class _FixtureCommits:
                     atexit.register(shutil.rmtree, self._root, True)
                 gitdir = self._root / f"{len(self._made)}.git"
                 index = gitdir.with_suffix(".index")
+                files = gitdir.with_suffix(".files")
+                copy_fixture(fixture, files)
                 git(self._root, "init", "-q", "--bare", str(gitdir))
-                at = (f"--git-dir={gitdir}", f"--work-tree={fixture}")
-                git(fixture, *at, "add", "-A", "--force", ".", index=index)
-                tree = git(fixture, *at, "write-tree", index=index).decode().strip()
+                at = (f"--git-dir={gitdir}", f"--work-tree={files}")
+                git(files, *at, "add", "-A", "--force", ".", index=index)
+                tree = git(files, *at, "write-tree", index=index).decode().strip()
                 self._made[fixture] = (gitdir, tree)
             return self._made[fixture]
 
@@ -85,15 +88,11 @@ def folder_diff(fixture: Path, current: Path) -> bytes:
         )
 
 
-def _ignore_git(_: str, names: list[str]) -> list[str]:
-    return [n for n in names if n == ".git"]
-
-
 def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
     """Copy the fixture to dest and apply diff there. dest becomes its own git top level,
     because `git apply` inside another work tree resolves paths against that tree's root
     and silently applies nothing."""
-    shutil.copytree(fixture, dest, symlinks=True, ignore=_ignore_git)
+    copy_fixture(fixture, dest)
     if diff.strip():
         git(dest, "init", "-q")
         git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff)
@@ -113,6 +112,7 @@ def declarations(
         "plugin_hashes": suite.plugin_hashes(),
         "checker": f"{suite.checker.name}@{suite.checker.version}",
         "checker_source": suite.checker.source_hash(),
+        "lock": suite.lock_state,
         "model": requested_model,
         "model_id": model_id,
         "cli_version": cli_version,

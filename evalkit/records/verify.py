@@ -281,6 +281,12 @@ def _publishability(report: VerifyReport, lines: list[EvidenceLine], workdir: Pa
     errors = sum(1 for x in lines if x.verdict == "ERROR")
     if errors:
         problems.append(f"{errors} ERROR row(s)")
+    unfrozen = sum(1 for x in lines if x.declarations.get("lock") != "frozen")
+    if unfrozen:
+        problems.append(
+            f"{unfrozen} row(s) were run without a frozen suite (no evalkit.lock, or past a "
+            "drift with --allow-unfrozen)"
+        )
     frozen = {
         json.dumps({k: x.declarations.get(k) for k in FROZEN_KEYS}, sort_keys=True) for x in lines
     }

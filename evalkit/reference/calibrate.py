@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evalkit.reference.behaviour import Expectation
 from evalkit.reference.policy import FAULT_POLICIES, FLAKY, PREFIX, policy_names, scripted_agent
 from evalkit.reference.selftest import meets
 from evalkit.run.grid import GridCell, run_grid
 from evalkit.run.runner import RepOutcome, RunContext
-from evalkit.scoring.checker import Expectation
 from evalkit.suite.config import Which
 
 HANG_TIMEOUT = 5.0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.models import Script, ToolUseBlock
-from evalkit.scoring.checker import Fault
+from evalkit.reference.behaviour import Fault
 
 FABRICATED_VERSION = "0.0.0-fabricated"
 

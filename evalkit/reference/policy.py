@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from evalkit.errors import ConfigError
 from evalkit.models import Script
-from evalkit.scoring.checker import Expectation, PolicyPlan
+from evalkit.reference.behaviour import Expectation, PolicyPlan
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -49,7 +49,7 @@ def is_policy(model: str) -> bool:
 
 
 def policy_names(suite: Suite) -> list[str]:
-    return [p.name for p in suite.checker.policies] + list(FAULT_POLICIES) + list(FLAKY)
+    return [p.name for p in suite.reference.policies] + list(FAULT_POLICIES) + list(FLAKY)
 
 
 def scripted_agent(
@@ -58,14 +58,14 @@ def scripted_agent(
     name = model[len(PREFIX) :]
     if name in FLAKY:
         played, fault = FLAKY[name]
-        plan = suite.checker.plan_policy(played, scenario)
+        plan = suite.reference.plan_policy(played, scenario)
         return ScriptedAgent(name, plan, fault if attempt == 1 else None, expected_attempt=2)
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])
-    if name not in {p.name for p in suite.checker.policies}:
+    if name not in {p.name for p in suite.reference.policies}:
         known = ", ".join(policy_names(suite))
         raise ConfigError(
             f"unknown policy '{name}' for checker {suite.checker.name}; known: {known}"
         )
-    return ScriptedAgent(name, suite.checker.plan_policy(name, scenario), None)
+    return ScriptedAgent(name, suite.reference.plan_policy(name, scenario), None)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.models import Verdict
+from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
 from evalkit.run.environ import patched_env
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
-from evalkit.scoring.checker import Expectation, SelfTestCase
 from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.score import score
 from evalkit.scoring.transcript import parse_lines
@@ -59,7 +59,7 @@ def run_case(suite: Suite, scenario: ScenarioFile, case: SelfTestCase, workdir: 
     sandbox = workdir / scenario.id / case.name
     build_sandbox(suite, scenario, sandbox)
     names = list(suite.fixture_dirs())
-    script = render(case.script, sandbox, names, suite.checker.script_values())
+    script = render(case.script, sandbox, names, suite.reference.script_values())
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
     lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -74,11 +74,11 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
     try:
-        with patched_env(suite.checker.harmless_env(scratch)):
+        with patched_env(suite.reference.harmless_env(scratch)):
             return [
                 run_case(suite, scenario, case, root)
                 for scenario in suite.scenarios(which)
-                for case in suite.checker.self_test_cases(scenario)
+                for case in suite.reference.self_test_cases(scenario)
             ]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -46,12 +46,12 @@ from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.environ import patched_env
+from evalkit.run.judges import default_judge
 from evalkit.run.retry import Backoff, pause_seconds, retry_reason
 from evalkit.run.sandbox import build_sandbox, claude_md_above, isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
 from evalkit.scoring.judge import FixedJudge, Judge
-from evalkit.scoring.score import default_judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite, relative_path
 from evalkit.suite.scenarios import ScenarioFile
@@ -307,7 +307,7 @@ def _run_attempt(
             cli_model = model
             judge = ctx.judge_override
             if agent is not None:
-                script = render(agent.plan.script, sandbox, names, suite.checker.script_values())
+                script = render(agent.plan.script, sandbox, names, suite.reference.script_values())
                 server = stack.enter_context(ScriptedServer(script, agent.fault))
                 for key in [k for k in env if k.startswith("ANTHROPIC_")]:
                     del env[key]
@@ -350,7 +350,7 @@ def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path]
 
 def guarded_env(suite: Suite) -> dict[str, str]:
     """The values, now, of the variables that point the checker's guarded real-world paths."""
-    return {k: os.environ.get(k, "") for k in suite.checker.harmless_env(Path("/")).keys()}
+    return {k: os.environ.get(k, "") for k in suite.reference.harmless_env(Path("/")).keys()}
 
 
 @contextmanager
@@ -363,7 +363,8 @@ def policy_guard(suite: Suite, models: list[str]) -> Iterator[None]:
         yield
         return
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-guard-", dir=scratch_root()))
-    values = {k: v for k, v in suite.checker.harmless_env(scratch).items() if not os.environ.get(k)}
+    harmless = suite.reference.harmless_env(scratch)
+    values = {k: v for k, v in harmless.items() if not os.environ.get(k)}
     try:
         with patched_env(values):
             yield

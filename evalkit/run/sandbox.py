@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from evalkit import __version__
 from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import SandboxManifest
 from evalkit.run.gitutil import init_with_commit
+from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -40,17 +40,13 @@ def check_destination(dest: Path) -> None:
         )
 
 
-def _ignore_vcs(_: str, names: list[str]) -> list[str]:
-    return [n for n in names if n in (".git", "__pycache__")]
-
-
 def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxManifest:
     dest = dest.resolve()
     check_destination(dest)
     fixtures = suite.fixture_dirs()
     dest.mkdir(parents=True, exist_ok=True)
     for name, source in fixtures.items():
-        shutil.copytree(source, dest / name, symlinks=True, ignore=_ignore_vcs)
+        copy_fixture(source, dest / name)
     init_with_commit(dest / "project", f"fixture for {scenario.id}")
     manifest = SandboxManifest(
         scenario=scenario.id,

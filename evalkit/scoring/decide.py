@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.models import SCHEMA_VERSION, Model, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.rules import error_verdict
 from evalkit.scoring.score import score
-from evalkit.suite.config import Suite
-from evalkit.suite.scenarios import ScenarioFile
+
+if TYPE_CHECKING:
+    from evalkit.suite.config import Suite
+    from evalkit.suite.scenarios import ScenarioFile
 
 
 class ProcessRecord(Model):

@@ -6,7 +6,9 @@ import hashlib
 import os
 from pathlib import Path
 
-SKIP_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
+from evalkit.scoring.fixturefiles import iter_files
+
+__all__ = ["iter_files", "sha256_bytes", "sha256_file", "tree_hash"]
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -15,17 +17,6 @@ def sha256_bytes(data: bytes) -> str:
 
 def sha256_file(path: Path) -> str:
     return sha256_bytes(path.read_bytes())
-
-
-def iter_files(root: Path) -> list[Path]:
-    """Every file under root, sorted, skipping VCS and cache folders."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_NAMES)
-        for name in sorted(filenames):
-            if name not in SKIP_NAMES:
-                found.append(Path(dirpath) / name)
-    return found
 
 
 def tree_hash(root: Path) -> str:

@@ -130,18 +130,3 @@ class UnavailableJudge(Judge):
 
     def ask(self, prompt: str) -> JudgeRecord:
         return interpret(prompt, "", self.reason)
-
-
-def judge_for(commands_env: list[str], model: str) -> Judge:
-    """The first judge command set in the environment, else the real CLI, else an ERROR."""
-    for name in commands_env:
-        command = os.environ.get(name)
-        if command:
-            return CommandJudge(command)
-    from evalkit.errors import PrerequisiteError
-    from evalkit.run.claude_cli import find_cli
-
-    try:
-        return ClaudeJudge(find_cli(), model)
-    except PrerequisiteError:
-        return UnavailableJudge("judge-unavailable")

@@ -1,39 +1,17 @@
-"""Scoring one sandbox: the library behind `evalkit check`."""
+"""Scoring one rep's sandbox and transcript through the suite's checker."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.models import Transcript, Verdict
-from evalkit.run.sandbox import TRANSCRIPT, read_manifest
 from evalkit.scoring.checker import CheckInput
-from evalkit.scoring.judge import Judge, judge_for
-from evalkit.scoring.rules import error_verdict
-from evalkit.scoring.transcript import read_transcript
-from evalkit.suite.config import Suite
-from evalkit.suite.scenarios import ScenarioFile
 
-
-def default_judge(suite: Suite) -> Judge:
-    return judge_for(suite.config.judge.command_env, suite.config.judge.model)
-
-
-def check_sandbox(
-    suite: Suite,
-    sandbox: Path,
-    scenario_ref: str | None = None,
-    model: str = "-",
-    judge: Judge | None = None,
-) -> Verdict:
-    """Score a sandbox. A missing or broken transcript is an ERROR verdict, never an exception."""
-    manifest = read_manifest(sandbox)
-    scenario = suite.resolve(scenario_ref or manifest.scenario)
-    path = sandbox / TRANSCRIPT
-    inp = CheckInput(suite, scenario, sandbox, Transcript(), model, judge or default_judge(suite))
-    if not path.is_file():
-        return error_verdict(inp, "transcript-missing")
-    inp.transcript = read_transcript(path)
-    return suite.checker.check(inp)
+if TYPE_CHECKING:
+    from evalkit.scoring.judge import Judge
+    from evalkit.suite.config import Suite
+    from evalkit.suite.scenarios import ScenarioFile
 
 
 def score(

@@ -5,17 +5,20 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
-from evalkit.checkers import checker_class
+from evalkit.checkers import checker_class, reference_for
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import SuiteConfig
 from evalkit.scoring.checker import Checker
 from evalkit.scoring.hashing import tree_hash
 from evalkit.suite.scenarios import ScenarioFile, parse_scenario
 from evalkit.suite.yamlio import describe, load_file
+
+if TYPE_CHECKING:
+    from evalkit.reference.behaviour import CheckerReference
 
 CONFIG_NAME = "evalkit.yaml"
 SET_FOLDERS = {"run": "scenarios", "reserve": "scenarios-reserve"}
@@ -44,7 +47,7 @@ class Suite:
         self.root = root
         self.config_path = root / CONFIG_NAME
         self.config = load_file(SuiteConfig, self.config_path)
-        cls = checker_class(self.config.checker.name)
+        cls = checker_class(self.config.checker.name, str(self.config_path))
         try:
             options = cls.options_model.model_validate(self.config.checker.options)
         except ValidationError as exc:
@@ -56,6 +59,18 @@ class Suite:
         self.checker: Checker = cls(options)
         self._fixture_hashes: dict[str, str] | None = None
         self._plugin_hashes: dict[str, str] | None = None
+
+    @cached_property
+    def reference(self) -> CheckerReference[Checker]:
+        """The checker's reference behaviour: policies, calibration, self-test cases."""
+        return reference_for(self.checker)
+
+    @cached_property
+    def lock_state(self) -> str:
+        """'frozen', 'no-lock' or 'drifted', worked out once per command."""
+        from evalkit.suite.lock import lock_state
+
+        return lock_state(self)
 
     @property
     def name(self) -> str:
@@ -84,7 +99,7 @@ class Suite:
     def _validate_checker_fields(self, sf: ScenarioFile) -> None:
         for field, getter in (
             ("expect", self.checker.expect_for),
-            ("calibration", self.checker.calibration_for),
+            ("calibration", self.reference.calibration_for),
         ):
             try:
                 getter(sf)

@@ -1,7 +1,11 @@
 """evalkit.lock: the frozen state of a suite, and which set wording was tuned against.
 
-Once frozen, a run refuses to start when any frozen file changed, naming what
-changed. Recording contamination moves the measurement to the other set.
+Frozen: the fixtures, the plugins, both scenario sets, the rubric, ``evalkit.yaml``
+itself (checker options, required hooks, the judge) and the code that scores, found
+by location (see ``evalkit.scoring.codehash``). Once frozen, a run refuses to start
+when any of it changed, naming what changed. A rep run without a lock, or past a
+drift with --allow-unfrozen, says so in its declarations and is never publishable.
+Recording contamination moves the measurement to the other set.
 """
 
 from __future__ import annotations
@@ -44,9 +48,11 @@ def current_hashes(suite: Suite) -> dict[str, str]:
         hashes[f"plugin:{path.name}"] = tree_hash(path)
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
-    hashes["checker-source"] = suite.checker.source_hash()
+    hashes["config"] = "sha256:" + sha256_file(suite.config_path)
+    hashes["scoring-code"] = suite.checker.source_hash()
     rubric = suite.rubric_path
-    hashes["rubric"] = "sha256:" + sha256_file(rubric) if rubric.is_file() else "missing"
+    if rubric.is_file():
+        hashes["rubric"] = "sha256:" + sha256_file(rubric)
     return hashes
 
 
@@ -88,7 +94,20 @@ def drift(suite: Suite, lock: Lock) -> list[str]:
     return changed
 
 
+LockState = Literal["frozen", "no-lock", "drifted"]
+
+
+def lock_state(suite: Suite) -> LockState:
+    """Whether a rep run now runs against the frozen instrument: recorded with every rep."""
+    lock = read_lock(suite)
+    if lock is None:
+        return "no-lock"
+    return "drifted" if drift(suite, lock) else "frozen"
+
+
 def ensure_frozen(suite: Suite, allow_unfrozen: bool = False) -> None:
+    """Refuse a run against a drifted suite unless allowed. A suite without a lock runs,
+    but every rep it records is declared unfrozen (see ``lock_state``)."""
     lock = read_lock(suite)
     if lock is None or allow_unfrozen:
         return

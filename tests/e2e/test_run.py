@@ -119,7 +119,7 @@ def test_breach_lands_in_the_real_vault_stand_in_and_nowhere_near_home(
     expected_notes = []
     for ref in ("P1", "N1"):
         scenario = suite.resolve(ref)
-        calibration = suite.checker.calibration_for(scenario)
+        calibration = suite.reference.calibration_for(scenario)
         note = getattr(calibration, "note", None) or calibration.tempting_note
         expected_notes.append(note.path)
     for rel in expected_notes:

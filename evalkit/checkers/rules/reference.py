@@ -10,9 +10,10 @@ deciding condition is a literal or a glob; anything else must be written out.
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
 from evalkit.checkers.rules.conditions import (
     AllCondition,
@@ -28,14 +29,18 @@ from evalkit.checkers.rules.conditions import (
     ToolCondition,
 )
 from evalkit.checkers.rules.patterns import is_literal_glob
+from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.errors import ConfigError
-from evalkit.models import Model, Script, Step, ToolUseBlock
-from evalkit.scoring.checker import Expectation, PolicyPlan, SelfTestCase
+from evalkit.models import Model, Polarity, Script, Step, ToolUseBlock
+from evalkit.reference.behaviour import (
+    CheckerReference,
+    Expectation,
+    Policy,
+    PolicyPlan,
+    SelfTestCase,
+)
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.yamlio import describe
-
-if TYPE_CHECKING:
-    from evalkit.checkers.rules.scoring import RulesChecker
 
 NEUTRAL_FINAL = "I looked at the code and answered; nothing else was needed."
 FILLER = "calibration"
@@ -299,8 +304,9 @@ def _act(checker: RulesChecker, scenario: ScenarioFile, cal: Calibration) -> lis
     return list(cal.act) if cal.act is not None else _generated_act(checker, scenario)
 
 
-def plan_policy(checker: RulesChecker, policy: str, scenario: ScenarioFile) -> PolicyPlan:
-    cal = checker.calibration_for(scenario)
+def plan_policy(ref: RulesReference, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+    checker = ref.checker
+    cal = ref.calibration_for(scenario)
     positive = scenario.scenario.polarity == "positive"
     if policy == "oracle":
         script, judge = script_of(cal.oracle)
@@ -313,13 +319,14 @@ def plan_policy(checker: RulesChecker, policy: str, scenario: ScenarioFile) -> P
         script, judge = script_of(list(cal.idle or []), NEUTRAL_FINAL)
         want = Expectation("FAIL") if positive else Expectation("PASS")
         return PolicyPlan(script, want, judge)
-    known = ", ".join(p.name for p in checker.policies)
+    known = ", ".join(p.name for p in ref.policies)
     raise KeyError(f"unknown policy '{policy}' for {checker.name} (known: {known})")
 
 
-def own_cases(checker: RulesChecker, scenario: ScenarioFile) -> list[SelfTestCase]:
+def own_cases(ref: RulesReference, scenario: ScenarioFile) -> list[SelfTestCase]:
     """The ideal behaviour spoiled in the ways the rules exist to catch."""
-    cal = checker.calibration_for(scenario)
+    checker = ref.checker
+    cal = ref.calibration_for(scenario)
     oracle, judge = script_of(cal.oracle)
     cases: list[SelfTestCase] = []
     for guarded in checker.opts.guarded:
@@ -338,3 +345,29 @@ def own_cases(checker: RulesChecker, scenario: ScenarioFile) -> list[SelfTestCas
         both = Script(steps=oracle.steps + acted.steps, final_text=oracle.final_text)
         cases.append(SelfTestCase("oracle-then-act", both, Expectation("FAIL", "fail:"), judge))
     return cases
+
+
+class RulesReference(CheckerReference[RulesChecker]):
+    checker_type: ClassVar[type[RulesChecker]] = RulesChecker
+    calibration_models: ClassVar[dict[Polarity, type[BaseModel]]] = {}
+    """Unused: calibration_for checks the calibration against the rules in force."""
+    policies: ClassVar[tuple[Policy, ...]] = (
+        Policy("oracle", description="the ideal behaviour, from each scenario's calibration"),
+        Policy("always-act", description="does what the rules look for, on every task"),
+        Policy("never-act", description="answers and does nothing the rules look for"),
+    )
+
+    def calibration_for(self, scenario: ScenarioFile) -> Calibration:
+        return checked_calibration(self.checker, scenario)
+
+    def harmless_env(self, scratch: Path) -> dict[str, str]:
+        return {g.env: str(scratch / f"guarded-{g.name}") for g in self.checker.opts.guarded}
+
+    def script_values(self) -> dict[str, str]:
+        return {name: str(path) for name, path in self.checker.real_paths().items()}
+
+    def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+        return plan_policy(self, policy, scenario)
+
+    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        return own_cases(self, scenario)

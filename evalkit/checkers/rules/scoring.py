@@ -12,27 +12,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from evalkit.checkers import register
 from evalkit.checkers.rules.conditions import NegativeRules, Node, PositiveRules
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
 from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
-from evalkit.scoring.checker import (
-    Checker,
-    CheckerOptions,
-    CheckInput,
-    Policy,
-    PolicyPlan,
-    SelfTestCase,
-)
+from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.judge import build_prompt
 from evalkit.scoring.rules import breach_reasons, error_verdict, preflight
-from evalkit.suite.scenarios import ScenarioFile
+
+if TYPE_CHECKING:
+    from evalkit.suite.scenarios import ScenarioFile
 
 
 class GuardedPath(CheckerOptions):
@@ -58,7 +52,6 @@ class RulesOptions(CheckerOptions):
         return guarded
 
 
-@register
 class RulesChecker(Checker):
     name: ClassVar[str] = "rules"
     version: ClassVar[str] = "1"
@@ -67,22 +60,6 @@ class RulesChecker(Checker):
         "positive": PositiveRules,
         "negative": NegativeRules,
     }
-    calibration_models: ClassVar[dict[Polarity, type[BaseModel]]] = {}
-    """Unused: calibration_for reads the reference module's model, which is not hashed."""
-    source_modules: ClassVar[tuple[str, ...]] = (
-        "evalkit.checkers.rules.conditions",
-        "evalkit.checkers.rules.effects",
-        "evalkit.checkers.rules.evaluate",
-        "evalkit.checkers.rules.patterns",
-        "evalkit.scoring.fsdiff",
-        "evalkit.scoring.judge",
-    )
-    policies: ClassVar[tuple[Policy, ...]] = (
-        Policy("oracle", description="the ideal behaviour, from each scenario's calibration"),
-        Policy("always-act", description="does what the rules look for, on every task"),
-        Policy("never-act", description="answers and does nothing the rules look for"),
-    )
-
     @property
     def opts(self) -> RulesOptions:
         assert isinstance(self.options, RulesOptions)
@@ -104,21 +81,10 @@ class RulesChecker(Checker):
             )
         return merged
 
-    def calibration_for(self, scenario: ScenarioFile) -> Any:
-        from evalkit.checkers.rules.reference import checked_calibration
-
-        return checked_calibration(self, scenario)
-
     def real_paths(self) -> dict[str, Path]:
         return {
             g.name: Path(os.environ.get(g.env) or g.path).expanduser() for g in self.opts.guarded
         }
-
-    def harmless_env(self, scratch: Path) -> dict[str, str]:
-        return {g.env: str(scratch / f"guarded-{g.name}") for g in self.opts.guarded}
-
-    def script_values(self) -> dict[str, str]:
-        return {name: str(path) for name, path in self.real_paths().items()}
 
     # ------------------------------------------------------------------ scoring
 
@@ -231,17 +197,3 @@ class RulesChecker(Checker):
         failed.reasons += why[1:]
         failed.judge, failed.flags = verdict.judge, list(verdict.flags)
         return failed
-
-    # ------------------------------------------------------------------ reference behaviour
-
-    def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
-        from evalkit.checkers.rules.reference import plan_policy
-
-        return plan_policy(self, policy, scenario)
-
-    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
-        from evalkit.checkers.rules.reference import own_cases
-
-        return own_cases(self, scenario)
-
-

@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.checkers.adr_discrimination.scoring import (
+from evalkit.checkers.adr_discrimination.reference import (
     NegativeCalibration,
     PositiveCalibration,
-    PositiveExpect,
-    topic_matches,
 )
+from evalkit.checkers.adr_discrimination.scoring import PositiveExpect, topic_matches
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.scripted_server import ScriptedServer
@@ -66,7 +65,7 @@ def fixture_records() -> dict[str, dict[str, object]]:
 
 def positives(suite: Suite) -> list[tuple[str, PositiveExpect, PositiveCalibration]]:
     return [
-        (s.id, suite.checker.expect_for(s), suite.checker.calibration_for(s))
+        (s.id, suite.checker.expect_for(s), suite.reference.calibration_for(s))
         for s in suite.scenarios("all")
         if s.scenario.polarity == "positive"
     ]
@@ -148,7 +147,7 @@ def test_topic_patterns_match_their_own_record_and_no_other(adr_suite: Suite) ->
 def test_calibration_records_are_new_record_files(adr_suite: Suite) -> None:
     pattern = re.compile(r"^docs/adr/\d{4}-[a-z0-9-]+\.md$")
     for s in adr_suite.scenarios("all"):
-        cal = adr_suite.checker.calibration_for(s)
+        cal = adr_suite.reference.calibration_for(s)
         assert pattern.match(cal.adr.path), s.id
         assert not (PROJECT / cal.adr.path).exists(), s.id
         assert cal.adr.text().startswith("---\n"), s.id
@@ -158,7 +157,7 @@ def test_calibration_records_are_new_record_files(adr_suite: Suite) -> None:
 
 def test_negative_edits_only_create_files(adr_suite: Suite) -> None:
     for s in adr_suite.scenarios("all"):
-        cal = adr_suite.checker.calibration_for(s)
+        cal = adr_suite.reference.calibration_for(s)
         if isinstance(cal, NegativeCalibration):
             for edit in cal.edits:
                 assert not (PROJECT / edit.path).exists(), f"{s.id}: {edit.path} exists"
@@ -219,7 +218,7 @@ def test_negative_calibration_edits_are_working_code(adr_suite: Suite, tmp_path:
     project = _copy_project(tmp_path)
     added = 0
     for s in adr_suite.scenarios("all"):
-        cal = adr_suite.checker.calibration_for(s)
+        cal = adr_suite.reference.calibration_for(s)
         for edit in cal.edits:
             (project / edit.path).parent.mkdir(parents=True, exist_ok=True)
             (project / edit.path).write_text(edit.content, encoding="utf-8")

@@ -17,8 +17,8 @@ from evalkit.checkers.adr_discrimination.scoring import (
     cites,
 )
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
+from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
-from evalkit.scoring.checker import Expectation, SelfTestCase
 from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
 from evalkit.scoring.score import score
 from evalkit.scoring.transcript import read_transcript
@@ -191,11 +191,11 @@ def test_a_cited_record_outside_both_lists_falls_through_to_the_judge(
 
 
 def test_a_created_record_needs_the_topic(adr_suite: Suite, tmp_path: Path) -> None:
-    cal = adr_suite.checker.calibration_for(adr_suite.resolve("P2"))
+    cal = adr_suite.reference.calibration_for(adr_suite.resolve("P2"))
     on_topic = block("Write", file_path="{project}/" + cal.adr.path, content=cal.adr.text())
     verdict = play(adr_suite, tmp_path / "on", "P2", [on_topic])
     assert verdict.verdict == "PASS" and "B-via:created" in verdict.reasons
-    p1 = adr_suite.checker.calibration_for(adr_suite.resolve("P1"))
+    p1 = adr_suite.reference.calibration_for(adr_suite.resolve("P1"))
     off_topic = block("Write", file_path="{project}/" + p1.adr.path, content=p1.adr.text())
     verdict = play(adr_suite, tmp_path / "off", "P2", [off_topic])
     assert verdict.verdict == "FAIL"
@@ -205,7 +205,7 @@ def test_a_created_record_needs_the_topic(adr_suite: Suite, tmp_path: Path) -> N
 def test_a_record_in_a_subfolder_or_without_a_number_is_not_created(
     adr_suite: Suite, tmp_path: Path
 ) -> None:
-    cal = adr_suite.checker.calibration_for(adr_suite.resolve("P1"))
+    cal = adr_suite.reference.calibration_for(adr_suite.resolve("P1"))
     blocks = [
         block("Write", file_path="{project}/docs/adr/drafts/0007-x.md", content=cal.adr.text()),
         block("Write", file_path="{project}/docs/adr/timeout-notes.md", content=cal.adr.text()),
@@ -278,7 +278,7 @@ def test_a_negative_without_consulting_is_a_no_and_still_passes(
 
 
 def test_a_negative_that_creates_a_record_fails(adr_suite: Suite, tmp_path: Path) -> None:
-    cal = adr_suite.checker.calibration_for(adr_suite.resolve("N4"))
+    cal = adr_suite.reference.calibration_for(adr_suite.resolve("N4"))
     write = block("Write", file_path="{project}/" + cal.adr.path, content=cal.adr.text())
     verdict = play(adr_suite, tmp_path, "N4", [write], cal.reply)
     assert (verdict.axis_b, verdict.verdict) == ("B:FAIL", "FAIL")
@@ -302,7 +302,7 @@ def test_a_negative_never_asks_the_judge(adr_suite: Suite, tmp_path: Path) -> No
 
 
 def test_reference_policies_expect_what_the_design_says(adr_suite: Suite) -> None:
-    checker = adr_suite.checker
+    checker = adr_suite.reference
     expected = {
         ("positive", "oracle"): ("PASS", "B-via:cited-governing"),
         ("positive", "always-create"): ("PASS", "B-via:created"),
@@ -323,7 +323,7 @@ def test_reference_policies_expect_what_the_design_says(adr_suite: Suite) -> Non
 
 
 def test_policy_errors_are_plain(adr_suite: Suite) -> None:
-    checker = adr_suite.checker
+    checker = adr_suite.reference
     p1 = adr_suite.resolve("P1")
     with pytest.raises(KeyError, match="unknown policy"):
         checker.plan_policy("nonsense", p1)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.checkers.vault_write.scoring import PositiveCalibration
+from evalkit.checkers.vault_write.reference import PositiveCalibration
 from evalkit.models import Script, Step, ToolUseBlock, Verdict
+from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
-from evalkit.scoring.checker import Expectation, SelfTestCase
 from evalkit.scoring.judge import CommandJudge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
@@ -41,7 +41,7 @@ def bash(command: str) -> ToolUseBlock:
 
 
 def good_note(suite: Suite, scenario: str) -> tuple[str, str]:
-    cal = suite.checker.calibration_for(suite.resolve(scenario))
+    cal = suite.reference.calibration_for(suite.resolve(scenario))
     assert isinstance(cal, PositiveCalibration)
     return cal.note.path, cal.note.content
 
@@ -171,7 +171,7 @@ def test_a_failed_session_start_hook_counts_as_missing(suite: Suite, tmp_path: P
     hook["outcome"] = "error"
     lines[0] = json.dumps(hook)
     (sandbox / "transcript.jsonl").write_text("\n".join(lines) + "\n")
-    from evalkit.scoring.score import check_sandbox
+    from evalkit.run.sandbox_check import check_sandbox
 
     verdict = check_sandbox(suite, sandbox, model="m")
     assert (verdict.verdict, verdict.axis_a, verdict.axis_b) == ("FAIL", "A:FAIL", "B:FAIL")
@@ -183,7 +183,7 @@ def test_garbage_in_the_transcript_is_an_error_not_a_pass(suite: Suite, tmp_path
     sandbox = tmp_path / "N2-L2-reporting" / "case"
     with (sandbox / "transcript.jsonl").open("a") as handle:
         handle.write("%% not json\n")
-    from evalkit.scoring.score import check_sandbox
+    from evalkit.run.sandbox_check import check_sandbox
 
     verdict = check_sandbox(suite, sandbox)
     assert verdict.verdict == "ERROR"
@@ -194,7 +194,7 @@ def test_a_missing_transcript_is_an_error_row_not_a_crash(suite: Suite, tmp_path
     play(suite, tmp_path, "N2", [])
     sandbox = tmp_path / "N2-L2-reporting" / "case"
     (sandbox / "transcript.jsonl").unlink()
-    from evalkit.scoring.score import check_sandbox
+    from evalkit.run.sandbox_check import check_sandbox
 
     assert check_sandbox(suite, sandbox).reasons == ["transcript-missing"]
 

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
+from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
-from evalkit.scoring.checker import Expectation, SelfTestCase
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 
@@ -23,7 +23,7 @@ def evalkit(*args: str) -> tuple[int, str, str]:
 
 
 def fabricated(suite: Suite, tmp_path: Path, scenario: str, policy: str) -> Path:
-    plan = suite.checker.plan_policy(policy, suite.resolve(scenario))
+    plan = suite.reference.plan_policy(policy, suite.resolve(scenario))
     case = SelfTestCase(policy, plan.script, Expectation("PASS"), plan.judge_answer)
     run_case(suite, suite.resolve(scenario), case, tmp_path)
     return tmp_path / suite.resolve(scenario).id / policy

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from evalkit.cli.main import app
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
+from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import self_test
-from evalkit.scoring.checker import Expectation, SelfTestCase
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.score import score
 from evalkit.scoring.transcript import read_transcript
@@ -118,7 +118,7 @@ def _played(suite: Suite, tmp_path: Path, scenario: str, case: SelfTestCase) -> 
 def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -> None:
     init_suite(tmp_path / "s", "adr")
     suite = Suite(tmp_path / "s")
-    never = suite.checker.plan_policy("never-act", suite.resolve("P1"))
+    never = suite.reference.plan_policy("never-act", suite.resolve("P1"))
     sandbox = _played(suite, tmp_path, "P1", SelfTestCase("idle", never.script, never.expect))
     sf = suite.resolve("P1")
     verdict = score(suite, sf, sandbox, read_transcript(sandbox / "transcript.jsonl"), "m",
@@ -130,7 +130,7 @@ def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -
 def test_the_judge_decides_when_nothing_mechanical_did(tmp_path: Path) -> None:
     init_suite(tmp_path / "s", "vault-write")
     suite = Suite(tmp_path / "s")
-    never = suite.checker.plan_policy("never-act", suite.resolve("P1"))
+    never = suite.reference.plan_policy("never-act", suite.resolve("P1"))
     idle = SelfTestCase("idle", never.script, Expectation("FAIL"))
     sandbox = _played(suite, tmp_path, "P1", idle)
     sf = suite.resolve("P1")

@@ -1,0 +1,120 @@
+"""A checker's reference behaviour: the known agents and fabricated runs that prove it.
+
+Each checker package keeps one ``CheckerReference`` subclass in its ``reference.py``:
+its reference policies, the calibration data they play from, its self-test cases and
+the harmless stand-ins for the real-world paths it guards. None of it can change a
+verdict, so none of it is in the lock: editing a policy or a case needs no refreeze.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from evalkit.models import Polarity, Script, VerdictValue
+from evalkit.scoring.checker import Checker
+from evalkit.suite.scenarios import ScenarioFile
+
+Fault = Literal["cut-before-result", "is-error-result", "no-hook"]
+C = TypeVar("C", bound=Checker)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a reference behaviour must score; None means 'any'."""
+
+    verdict: VerdictValue
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SelfTestCase:
+    """One fabricated run: a script played without a model, and the verdict it must get."""
+
+    name: str
+    script: Script
+    expect: Expectation
+    judge_answer: str = "NO"
+    fault: Fault | None = None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A reference agent whose behaviour is known, played by the scripted model."""
+
+    name: str
+    judge_answer: str = "NO"
+    description: str = ""
+
+
+@dataclass
+class PolicyPlan:
+    script: Script
+    expect: Expectation
+    judge_answer: str = "NO"
+    notes: list[str] = field(default_factory=list)
+
+
+class CheckerReference(ABC, Generic[C]):
+    """Subclass in ``<checker package>/reference.py`` and set ``checker_type``."""
+
+    checker_type: ClassVar[type[Checker]]
+    calibration_models: ClassVar[dict[Polarity, type[BaseModel]]]
+    policies: ClassVar[tuple[Policy, ...]]
+    """The first is the ideal behaviour; the generic self-test cases replay it."""
+
+    def __init__(self, checker: C) -> None:
+        self.checker = checker
+
+    def self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """Every reference policy, the ways a trace fails to be a measurement, then the
+        checker's own cases: fabricated behaviours in both directions for this scenario."""
+        cases = [
+            SelfTestCase(p.name, plan.script, plan.expect, plan.judge_answer)
+            for p in self.policies
+            for plan in [self.plan_policy(p.name, scenario)]
+        ]
+        ideal = cases[0].script
+        cases += [
+            SelfTestCase(
+                "cut-before-result",
+                ideal,
+                Expectation("ERROR", "no-result-line"),
+                fault="cut-before-result",
+            ),
+            SelfTestCase(
+                "is-error-result",
+                ideal,
+                Expectation("ERROR", "agent-error"),
+                fault="is-error-result",
+            ),
+            SelfTestCase(
+                "hook-missing", ideal, Expectation("FAIL", "hook-missing"), fault="no-hook"
+            ),
+        ]
+        return cases + self.own_self_test_cases(scenario)
+
+    @abstractmethod
+    def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """The checker's own rules, each in both directions."""
+
+    @abstractmethod
+    def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+        """The script a reference policy plays on this scenario, and what it must score."""
+
+    def harmless_env(self, scratch: Path) -> dict[str, str]:
+        """Environment that points every real-world path the checker guards into scratch."""
+        return {}
+
+    def script_values(self) -> dict[str, str]:
+        """Extra placeholders a reference script may use, such as the guarded real path."""
+        return {}
+
+    def calibration_for(self, scenario: ScenarioFile) -> Any:
+        return self.calibration_models[scenario.scenario.polarity].model_validate(
+            scenario.scenario.calibration
+        )
