@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperOption
 
 from evalkit.errors import EvalkitError
 from evalkit.suite.config import Suite, load_suite
@@ -39,6 +40,18 @@ app = typer.Typer(
         "`evalkit contaminate --set run --note 'tuned the skill description'`"
     ),
 )
+def _no_flag_metavar() -> None:
+    """Typer shows a `<bool>` type beside every flag; a flag takes no value, so show none."""
+    shown = TyperOption.display_type_rich
+
+    def display(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display  # type: ignore[method-assign]
+
+
+_no_flag_metavar()
+
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 

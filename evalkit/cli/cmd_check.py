@@ -18,7 +18,14 @@ EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
 
 @command("check")
 def check(
-    args: Annotated[list[str], typer.Argument(help="[SCENARIO] SANDBOX", show_default=False)],
+    args: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[SCENARIO] SANDBOX",
+            help="the scenario defaults to the one in SANDBOX/sandbox.json",
+            show_default=False,
+        ),
+    ],
     tsv: Annotated[
         str | None, typer.Option("--tsv", metavar="MODEL", help="print the TSV row for MODEL")
     ] = None,

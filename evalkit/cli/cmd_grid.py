@@ -25,7 +25,7 @@ from evalkit.suite.lock import ensure_frozen
 def grid(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     models: Annotated[
-        str, typer.Option("--models", help="comma-separated, e.g. sonnet,haiku")
+        str, typer.Option("--models", help="comma-separated, e.g. sonnet,haiku or `policy:<name>`")
     ] = "",
     which: Annotated[str, typer.Option("--set", help="run or reserve")] = "run",
     scenarios: Annotated[str, typer.Option("--scenarios", help="comma-separated ids")] = "",

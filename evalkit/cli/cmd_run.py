@@ -25,7 +25,7 @@ from evalkit.suite.lock import ensure_frozen
 @command("run")
 def run(
     scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
-    model: Annotated[str, typer.Argument(help="a model for --model, or policy:<name>")],
+    model: Annotated[str, typer.Argument(help="a model for --model, or `policy:<name>`")],
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     reps: Annotated[int, typer.Option("--reps", min=1, help="fresh sessions to run")] = 1,
     results: Annotated[

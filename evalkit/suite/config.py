@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from functools import cached_property
 from pathlib import Path
@@ -14,7 +15,7 @@ from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import SuiteConfig
 from evalkit.scoring.checker import Checker
 from evalkit.scoring.hashing import tree_hash
-from evalkit.suite.scenarios import ScenarioFile, parse_scenario
+from evalkit.suite.scenarios import ScenarioFile, check_premise, parse_scenario
 from evalkit.suite.yamlio import describe, load_file
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ class Suite:
                 )
             ) from None
         self.checker: Checker = cls(options)
+        self._check_judge()
+        self._check_plugins()
         self._fixture_hashes: dict[str, str] | None = None
         self._plugin_hashes: dict[str, str] | None = None
 
@@ -92,9 +95,37 @@ class Suite:
                 if sf.id in seen:
                     raise ConfigError(f"{path}: id: '{sf.id}' is also used by {seen[sf.id]}")
                 seen[sf.id] = path
+                check_premise(sf, self.root)
                 self._validate_checker_fields(sf)
                 loaded[which].append(sf)
         return loaded
+
+    def _check_judge(self) -> None:
+        """A suite that declares a judge must ship its rubric; one without needs none."""
+        if "judge" in self.config.model_fields_set and not self.rubric_path.is_file():
+            raise ConfigError(
+                f"{self.config_path}: judge.rubric: {self.config.judge.rubric} does not exist"
+            )
+
+    def _check_plugins(self) -> None:
+        """Each plugin folder carries a plugin.json that parses and names the plugin: the CLI
+        would otherwise run without the plugin, silently."""
+        for index, path in enumerate(self.plugin_dirs()):
+            manifest = path / ".claude-plugin" / "plugin.json"
+            where = f"{self.config_path}: plugins[{index}]"
+            if not manifest.is_file():
+                raise ConfigError(f"{where}: {path} has no .claude-plugin/plugin.json")
+            try:
+                data = json.loads(manifest.read_bytes().decode("utf-8"))
+            except UnicodeDecodeError:
+                raise ConfigError(f"{manifest}: not UTF-8") from None
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{manifest}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+            if not isinstance(data, dict):
+                raise ConfigError(f"{manifest}: (top level): must be a JSON object")
+            name = data.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise ConfigError(f"{manifest}: name: missing or not a non-empty string")
 
     def _validate_checker_fields(self, sf: ScenarioFile) -> None:
         for field, getter in (

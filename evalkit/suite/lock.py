@@ -75,7 +75,10 @@ def _checker_id(suite: Suite) -> str:
 
 
 def freeze(suite: Suite) -> Lock:
-    """Write the lock from the files as they are now, keeping any contamination records."""
+    """Write the lock from the files as they are now, keeping any contamination records.
+    Every scenario of both sets is loaded first, so a suite that does not load is never
+    frozen."""
+    suite.scenarios("all")
     old = read_lock(suite)
     lock = Lock(
         checker=_checker_id(suite),

@@ -15,6 +15,8 @@ from evalkit.scoring.hashing import sha256_bytes
 from evalkit.suite.yamlio import load_text, validate
 
 TASK_HEADING = re.compile(r"^##[ \t]+Task[ \t]*$", re.MULTILINE)
+HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
+LEVEL_TAG = re.compile(r"-(L\d)(?:-|$)")
 _FENCE = "---"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -54,12 +56,35 @@ def _fast_scenario(front: str) -> Scenario | None:
         return None
 
 
+def decode_utf8(raw: bytes, path: Path) -> str:
+    """The text of a file people keep; bytes that are not UTF-8 are named, not replaced."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def check_premise(sf: ScenarioFile, root: Path) -> None:
+    """The premise names a suite file that exists and holds the marker."""
+    premise = sf.scenario.premise
+    target = root / premise.file
+    if not target.is_file():
+        raise ConfigError(f"{sf.path}: premise.file: {premise.file} does not exist in the suite")
+    if premise.marker.encode("utf-8") not in target.read_bytes():
+        raise ConfigError(
+            f"{sf.path}: premise.marker: {premise.marker!r} is not in {premise.file}"
+        )
+
+
 def parse_scenario(path: Path) -> ScenarioFile:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
-    text = raw.decode("utf-8", errors="replace")
+    text = decode_utf8(raw, path)
     front, body, _ = split_front_matter(text, path)
     scenario = _fast_scenario(front)
     if scenario is None:
@@ -68,12 +93,17 @@ def parse_scenario(path: Path) -> ScenarioFile:
     match = TASK_HEADING.search(body)
     if match is None:
         raise ConfigError(f"{path}: Task: no '## Task' section")
-    if not body[match.end() :].strip():
-        raise ConfigError(f"{path}: Task: the '## Task' section is empty")
+    if not HTML_COMMENT.sub("", body[match.end() :]).strip():
+        raise ConfigError(f"{path}: Task: the '## Task' section is empty (comments aside)")
     if TASK_HEADING.search(body, match.end()):
         raise ConfigError(f"{path}: Task: more than one '## Task' section")
     if re.search(r"^##[ \t]+\S", body[match.end() :], re.MULTILINE):
         raise ConfigError(f"{path}: Task: the '## Task' section must be the last section")
     if path.stem != scenario.id:
         raise ConfigError(f"{path}: id: '{scenario.id}' does not match the file name")
+    tag = LEVEL_TAG.search(scenario.id)
+    if tag is not None and tag.group(1) != scenario.level:
+        raise ConfigError(
+            f"{path}: level: '{scenario.level}' contradicts the id's tag {tag.group(1)}"
+        )
     return ScenarioFile(scenario, path, sha256_bytes(raw), body[: match.start()])

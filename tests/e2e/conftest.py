@@ -145,8 +145,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def copy_suite(dest: Path, only: set[str] | None = None, source: Path = REPO_ROOT) -> Path:
-    """A private copy of the suite (config, both scenario sets, fixtures, rubric), optionally
-    keeping only the scenarios whose short id (P1, N4, ...) is in `only`."""
+    """A private copy of the suite (config, both scenario sets, fixtures, rubric, and the lock
+    when the copy is whole), optionally keeping only the scenarios whose short id (P1, N4,
+    ...) is in `only`."""
     dest.mkdir(parents=True, exist_ok=True)
     for part in SUITE_PARTS:
         src = source / part
@@ -154,6 +155,8 @@ def copy_suite(dest: Path, only: set[str] | None = None, source: Path = REPO_ROO
             shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns(".git", "__pycache__"))
         elif src.is_file():
             shutil.copy2(src, dest / part)
+    if only is None and (source / "evalkit.lock").is_file():
+        shutil.copy2(source / "evalkit.lock", dest / "evalkit.lock")  # a whole copy stays frozen
     if only is not None:
         for folder in ("scenarios", "scenarios-reserve"):
             for path in (dest / folder).glob("*.md"):

@@ -279,3 +279,18 @@ def test_planted_secrets_never_reach_the_kept_evidence(
 
     verify = kit.run("verify", str(work))
     assert verify.returncode == 0, verify.why()
+
+
+def test_a_run_without_a_lock_is_declared_unfrozen_and_never_publishable(
+    new_kit: Callable[..., Kit], suite_copier: Callable[..., Path], tmp_path: Path
+) -> None:
+    suite = suite_copier(tmp_path / "suite")
+    (suite / "evalkit.lock").unlink()
+    kit = new_kit(tmp_path / "kit", suite=suite)
+    work = kit.base / "work"
+    done = kit.run("run", "P1", "policy:oracle", str(work))
+    assert done.returncode == 0, done.why()
+    assert [m["declarations"]["lock"] for m in kit.manifest(work)] == ["no-lock"]
+    verified = kit.run("verify", str(work))
+    assert "NOT PUBLISHABLE" in verified.stdout, verified.why()
+    assert "without a frozen suite" in verified.output, verified.why()

@@ -92,8 +92,23 @@ def test_the_config_loads_the_plugin_and_requires_its_hook(adr_suite: Suite) -> 
     assert [(h.event, h.output_contains) for h in config.required_hooks] == [
         ("SessionStart", "os-adr")
     ]
-    assert config.judge.command_env == ["EVALKIT_JUDGE_CMD", "ADR_EVAL_JUDGE_CMD"]
+    assert config.judge.command_env == [
+        "EVALKIT_JUDGE_CMD",
+        "ADR_EVAL_JUDGE_CMD",
+        "ADR_EVAL_C_JUDGE_CMD",
+    ]
     assert config.judge.model == "haiku" and adr_suite.rubric_path.is_file()
+
+
+def test_the_original_evals_judge_variable_is_honoured(
+    adr_suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run.judges import default_judge
+    from evalkit.scoring.judge import CommandJudge
+
+    monkeypatch.setenv("ADR_EVAL_C_JUDGE_CMD", "echo YES")
+    judge = default_judge(adr_suite)
+    assert isinstance(judge, CommandJudge) and judge.command == "echo YES"
 
 
 def test_each_premise_marker_is_in_its_file(adr_suite: Suite) -> None:
