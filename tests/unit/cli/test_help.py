@@ -36,13 +36,12 @@ def test_the_policy_model_spelling_survives_the_markup() -> None:
 
 
 def _readme_synopses() -> dict[str, str]:
-    """command -> the synopsis in its README heading (`### `evalkit NAME …``)."""
+    """command -> the synopsis in its first README heading (`### `evalkit NAME …``)."""
     found: dict[str, str] = {}
     for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("### "):
             for span in re.findall(r"`(evalkit [^`]+)`", line):
-                name = span.split()[1]
-                found[name] = span
+                found.setdefault(span.split()[1], span)
     return found
 
 
@@ -70,8 +69,8 @@ def _parse(synopsis: str, command: typer.core.TyperCommand) -> Parsed:
         elif token.startswith("--"):
             options.add(token)
             skip = not flags.get(token, True)
-        elif token.isupper():
-            positionals.append((token.lower(), depth == 0))
+        elif token.rstrip(".…").isupper():
+            positionals.append((token.rstrip(".…").lower(), depth == 0))
     return positionals, options
 
 
