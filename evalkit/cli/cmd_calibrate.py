@@ -26,8 +26,7 @@ def calibrate_command(
 
     Example: `evalkit calibrate --set all`
     """
-    from rich.table import Table
-
+    from evalkit.cli.calibration_table import print_matrix
     from evalkit.cli.progress import rep_progress
     from evalkit.reference.calibrate import calibrate
 
@@ -49,19 +48,7 @@ def calibrate_command(
     if ctx.stop.is_set():
         err.print("interrupted: the calibration is incomplete")
         raise typer.Exit(130)
-    table = Table(box=None, pad_edge=False)
-    table.add_column("scenario")
-    for policy in chosen:
-        table.add_column(policy)
-    by = {(c.scenario, c.policy): c for c in cells}
-    for scenario in dict.fromkeys(c.scenario for c in cells):
-        row = []
-        for policy in chosen:
-            cell = by[(scenario, policy)]
-            got = cell.outcome.verdict.verdict
-            row.append(got if cell.ok else f"[bold red]{got}≠{cell.expect.verdict}[/]")
-        table.add_row(scenario, *row)
-    out.print(table)
+    print_matrix(out, cells, chosen)
     wrong = [c for c in cells if not c.ok]
     for cell in wrong:
         err.print(

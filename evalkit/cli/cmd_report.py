@@ -7,26 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from evalkit.cli.app import command, err, out, rel, state
-from evalkit.records.report import (
-    LEVEL_COLUMNS,
-    MODEL_COLUMNS,
-    SETS,
-    USAGE_COLUMNS,
-    Report,
-    build_report,
-    level_rows,
-    level_title,
-    missing_lines,
-    model_rows,
-    retry_line,
-    to_markdown,
-    unknown_lines,
-    usage_rows,
-)
+from evalkit.records.report import build_report, to_markdown
 from evalkit.run.runner import default_workdir
 
 
@@ -78,39 +62,6 @@ def report(
     elif fmt is Format.markdown:
         print(to_markdown(built), end="")
     else:
-        _print_tables(built)
+        from evalkit.cli.report_tables import print_report
 
-
-def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
-    table = Table(title=Text(title), title_justify="left")
-    for column in columns:
-        table.add_column(Text(column))
-    for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
-    return table
-
-
-def _print_tables(built: Report) -> None:
-    out.print(Text(f"evalkit report: {built.suite} - {built.rows} row(s) from {built.workdir}"))
-    out.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
-    if built.incomplete:
-        out.print(Text("INCOMPLETE", style="bold red"))
-        for line in missing_lines(built):
-            out.print(Text(f"  {line}"))
-    for level in built.levels:
-        out.print(_table(level_title(level), LEVEL_COLUMNS, level_rows(level)))
-    for which in SETS:
-        rows = model_rows(built, which)
-        if rows:
-            title = f"Per model - {which} set ({built.sets[which]})"
-            out.print(_table(title, MODEL_COLUMNS, rows))
-    if built.usage:
-        out.print(_table("Usage (all attempts)", USAGE_COLUMNS, usage_rows(built)))
-    if retry_line(built):
-        out.print(Text(retry_line(built)))
-    if built.unknown:
-        out.print(Text("Unknown scenarios (no longer in the suite)", style="bold"))
-        for line in unknown_lines(built):
-            out.print(Text(f"  {line}"))
-    verdict = built.publishability
-    out.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
+        print_report(out, built)

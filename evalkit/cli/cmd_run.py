@@ -66,16 +66,28 @@ def run(
         max_turns=max_turns,
     )
 
-    def show(done: RepOutcome) -> None:
-        v = done.verdict
-        retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
-        out.print(
-            f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
-            f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
-            + (retried if done.retried else "")
-        )
+    from contextlib import nullcontext
 
-    with stop_on_signals(ctx.stop):
+    from evalkit.cli.progress import rep_progress
+
+    bar = rep_progress(reps) if reps > 1 and err.is_terminal else nullcontext(None)
+    with stop_on_signals(ctx.stop), bar as progress:
+        # on one screen, rep lines go through the live bar's console so they print above it
+        live = progress.progress if progress is not None else None
+        printer = live.console if live is not None and out.is_terminal else out
+
+        def show(done: RepOutcome) -> None:
+            v = done.verdict
+            retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
+            printer.print(
+                f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
+                f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
+                + (retried if done.retried else ""),
+                markup=False,
+            )
+            if progress is not None:
+                progress.done(done)
+
         run_reps(ctx, chosen, model, reps, on_done=show)
     if ctx.stop.is_set():
         err.print("interrupted: the rep in flight was stopped and recorded as ERROR")

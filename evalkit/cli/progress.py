@@ -1,11 +1,17 @@
-"""A rich progress bar for many reps: done/total, PASS/FAIL/ERROR so far, elapsed, ETA."""
+"""Progress over many reps: done/total, PASS/FAIL/ERROR and breaches so far, elapsed, ETA.
+
+A rich bar on a terminal; one plain line per finished rep when stderr is piped or
+redirected, so a log file holds every rep rather than a smear of redraws.
+"""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -14,35 +20,75 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from evalkit.cli.app import err
 from evalkit.run.runner import RepOutcome
 
 
+def breach_count(outcome: RepOutcome) -> int:
+    """Reasons naming a breach (a write into a guarded real-world path)."""
+    return sum(1 for r in outcome.verdict.reasons if "breach" in r.split(":", 1)[0])
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
 class RepProgress:
-    def __init__(self, progress: Progress, total: int) -> None:
+    def __init__(self, total: int, progress: Progress | None, console: Console) -> None:
+        self.total = total
         self.progress = progress
+        self.console = console
         self.tally: Counter[str] = Counter()
-        self.task = progress.add_task("reps", total=total, tally=self._text())
+        self.finished = 0
+        self.started = time.monotonic()
+        self.task = (
+            progress.add_task("reps", total=total, tally=self._text())
+            if progress is not None
+            else None
+        )
 
     def _text(self) -> str:
-        return " ".join(f"{k} {self.tally[k]}" for k in ("PASS", "FAIL", "ERROR"))
+        verdicts = " ".join(f"{k} {self.tally[k]}" for k in ("PASS", "FAIL", "ERROR"))
+        return f"{verdicts} breaches {self.tally['breaches']}"
 
     def done(self, outcome: RepOutcome) -> None:
         self.tally[outcome.verdict.verdict] += 1
-        self.progress.update(self.task, advance=1, tally=self._text())
+        self.tally["breaches"] += breach_count(outcome)
+        self.finished += 1
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, advance=1, tally=self._text())
+            return
+        elapsed = time.monotonic() - self.started
+        left = self.total - self.finished
+        eta = _clock(elapsed / self.finished * left) if self.finished else "?"
+        self.console.print(
+            Text(
+                f"[{self.finished}/{self.total}] {outcome.scenario} {outcome.model} "
+                f"rep {outcome.rep}: {outcome.verdict.verdict} | {self._text()} | "
+                f"elapsed {_clock(elapsed)} eta {eta}"
+            ),
+            soft_wrap=True,
+        )
 
 
 @contextmanager
-def rep_progress(total: int) -> Iterator[RepProgress]:
+def rep_progress(total: int, console: Console | None = None) -> Iterator[RepProgress]:
+    """A bar when the console is a terminal, plain lines otherwise."""
+    console = console or err
+    if not console.is_terminal:
+        yield RepProgress(total, None, console)
+        return
     columns = (
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TextColumn("{task.fields[tally]}"),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=err, transient=False) as progress:
-        yield RepProgress(progress, total)
+    with Progress(*columns, console=console, transient=False) as progress:
+        yield RepProgress(total, progress, console)

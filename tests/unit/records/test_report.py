@@ -475,16 +475,16 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
     code, stdout, _ = invoke(str(work))
     assert code == 0
-    lines = stdout.splitlines()
+    lines = [line.rstrip() for line in stdout.splitlines()]
     assert "INCOMPLETE" in lines
     assert "  r1 N1-L1-reporting haiku: 3 rep(s) planned, 2 recorded" in lines
     assert "L1 - run set (measurement)" in lines
     assert "L1 - reserve set (held)" in lines
-    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 [0.2077, 0.9385]" in x]
+    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x]
     assert "offered 1, written 1" in haiku_l1_pos
     assert "b-info 1, project-write:yes 1" in haiku_l1_pos
-    [summary] = [x for x in lines if "3/5 [0.2307, 0.8824]" in x]
-    assert "3/4 [0.3006, 0.9544]" in summary
+    [summary] = [x for x in lines if "3/5 23–88%" in x]
+    assert "3/4 30–95%" in summary
     assert "  X9-retired haiku: 2 row(s) (PASS 1, FAIL 0, ERROR 1)" in lines
     assert lines[-1] == "NOT PUBLISHABLE: no evidence manifest"
 

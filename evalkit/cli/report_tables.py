@@ -1,0 +1,110 @@
+"""The table form of `evalkit report`, shaped to the terminal's width (80 columns and up)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from evalkit.cli.fit import compact_rate, print_fitted
+from evalkit.records.report import (
+    SETS,
+    USAGE_COLUMNS,
+    Cell,
+    LevelTable,
+    Report,
+    fmt_counts,
+    fmt_via,
+    level_title,
+    missing_lines,
+    retry_line,
+    unknown_lines,
+    usage_rows,
+)
+
+_KNOWN = {"model", "polarity"}
+
+
+def _group_keys(table: LevelTable) -> list[str]:
+    """String fields a cell carries besides model and polarity (a variant, a kind): each
+    becomes a column, so a report that grows a grouping shows it without a change here."""
+    keys: list[str] = []
+    for cell in table.cells:
+        for key, value in cell:
+            if isinstance(value, str) and key not in _KNOWN and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def _optional_count(cell: Cell, name: str) -> str | None:
+    value = getattr(cell, name, None)
+    return str(value) if isinstance(value, int) else None
+
+
+def level_table(table: LevelTable) -> tuple[list[str], list[list[str]]]:
+    keys = _group_keys(table)
+    breaches = any(_optional_count(c, "breaches") is not None for c in table.cells)
+    columns = ["model", *keys, "polarity", "PASS k/n 95%", "ERROR"]
+    columns += ["breaches"] if breaches else []
+    columns += ["B:FAIL", "A-via (PASS)", "flags (rows)"]
+    rows = []
+    for c in table.cells:
+        row = [c.model, *(str(getattr(c, k, "")) for k in keys), c.polarity]
+        row += [compact_rate(c.pass_rate), str(c.pass_rate.errors)]
+        row += [_optional_count(c, "breaches") or "0"] if breaches else []
+        row += [str(c.b_fail), fmt_via(c), fmt_counts(c.flags)]
+        rows.append(row)
+    return columns, rows
+
+
+MODEL_COLUMNS = ("model", "recall (pos)", "ERROR", "specificity (neg)", "ERROR")
+
+
+def model_table(report: Report, which: str) -> list[list[str]]:
+    return [
+        [
+            m.model,
+            compact_rate(m.recall),
+            str(m.recall.errors),
+            compact_rate(m.specificity),
+            str(m.specificity.errors),
+        ]
+        for m in report.models
+        if m.set == which
+    ]
+
+
+def print_report(console: Console, built: Report) -> list[str]:
+    """Print every table in a shape that fits; return the shapes used (for tests)."""
+    shapes = []
+    console.print(Text(f"evalkit report: {built.suite} - {built.rows} row(s)", style="bold"))
+    console.print(Text(f"from {built.workdir}"))
+    console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
+    console.print(Text("PASS k/n 95%: PASS rows of all rows (ERROR included), Wilson 95% interval"))
+    if built.incomplete:
+        console.print(Text("INCOMPLETE", style="bold red"))
+        for line in missing_lines(built):
+            console.print(Text(f"  {line}"))
+    for level in built.levels:
+        console.print()
+        columns, rows = level_table(level)
+        shapes.append(print_fitted(console, level_title(level), columns, rows))
+    for which in SETS:
+        rows = model_table(built, which)
+        if rows:
+            console.print()
+            title = f"Per model - {which} set ({built.sets[which]})"
+            shapes.append(print_fitted(console, title, MODEL_COLUMNS, rows))
+    if built.usage:
+        console.print()
+        shapes.append(
+            print_fitted(console, "Usage (all attempts)", USAGE_COLUMNS, usage_rows(built))
+        )
+    if retry_line(built):
+        console.print(Text(retry_line(built)))
+    if built.unknown:
+        console.print(Text("Unknown scenarios (no longer in the suite)", style="bold"))
+        for line in unknown_lines(built):
+            console.print(Text(f"  {line}"))
+    verdict = built.publishability
+    console.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
+    return shapes
