@@ -359,3 +359,4 @@ class Plan(Model):
     grid_digest: str = Field("", description="a sharded grid's digest: the same on every shard")
     shard: str = Field("", description="I/N of a sharded grid")
     grid_cells: int = Field(0, description="a sharded grid's cells over all its shards")
+    suite: str = Field("", description="the suite whose scenarios the plan runs")

@@ -19,8 +19,12 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("HOME", str(base / "home"))
     monkeypatch.setenv("EVALKIT_SCRATCH", str(base / "scratch"))
     monkeypatch.setenv("EVALKIT_REAL_VAULT", str(base / "real-vault"))
-    judges = ("EVALKIT_JUDGE_CMD", "OS_VAULT_EVAL_JUDGE_CMD", "ADR_EVAL_JUDGE_CMD",
-              "ADR_EVAL_C_JUDGE_CMD")
+    judges = (
+        "EVALKIT_JUDGE_CMD",
+        "OS_VAULT_EVAL_JUDGE_CMD",
+        "ADR_EVAL_JUDGE_CMD",
+        "ADR_EVAL_C_JUDGE_CMD",
+    )
     for name in ("EVALKIT_SUITE", "EVALKIT_DEBUG", *judges):
         monkeypatch.delenv(name, raising=False)
 

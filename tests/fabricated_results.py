@@ -15,7 +15,7 @@ from evalkit.run.runner import RunContext, record_plan, safe_name
 from evalkit.suite.config import Suite
 
 XSS_NOTE = "<script>window.__evalkitXss = 'note'</script>"
-XSS_DIFF = '<img src=x onerror="window.__evalkitXss=\'diff\'">'
+XSS_DIFF = "<img src=x onerror=\"window.__evalkitXss='diff'\">"
 XSS_TRANSCRIPT = "</script><script>window.__evalkitXss='transcript'</script><!--"
 XSS_JUDGE = "<b onmouseover=\"window.__evalkitXss='judge'\">YES</b>"
 TOOL_MARK = "fabricated-tool-input-7f3a"
@@ -46,33 +46,100 @@ def transcript(
     """A stream-json transcript: hooks, init, tool calls with results, text, the result line.
     `size` pads it with further Read/Bash round trips to about that many bytes."""
     out = [
-        _line({"type": "system", "subtype": "hook_started", "hook_name": "SessionStart:startup",
-               "hook_event": "SessionStart"}),
-        _line({"type": "system", "subtype": "hook_response", "hook_name": "SessionStart:startup",
-               "hook_event": "SessionStart", "output": "vault at $OS_VAULT_PATH " + XSS_DIFF,
-               "exit_code": 0, "outcome": "success"}),
-        _line({"type": "system", "subtype": "init", "cwd": "/sandbox/project", "model": "m-1",
-               "session_id": "s", "claude_code_version": "2.1.328",
-               "tools": ["Bash", "Read", "Write"], "plugins": [{"name": "os-vault"}]}),
-        _line({"type": "assistant", "message": {"id": "m0", "content": [
-            {"type": "text", "text": "Looking at the project. " + XSS_TRANSCRIPT}]}}),
+        _line(
+            {
+                "type": "system",
+                "subtype": "hook_started",
+                "hook_name": "SessionStart:startup",
+                "hook_event": "SessionStart",
+            }
+        ),
+        _line(
+            {
+                "type": "system",
+                "subtype": "hook_response",
+                "hook_name": "SessionStart:startup",
+                "hook_event": "SessionStart",
+                "output": "vault at $OS_VAULT_PATH " + XSS_DIFF,
+                "exit_code": 0,
+                "outcome": "success",
+            }
+        ),
+        _line(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": "/sandbox/project",
+                "model": "m-1",
+                "session_id": "s",
+                "claude_code_version": "2.1.328",
+                "tools": ["Bash", "Read", "Write"],
+                "plugins": [{"name": "os-vault"}],
+            }
+        ),
+        _line(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "m0",
+                    "content": [
+                        {"type": "text", "text": "Looking at the project. " + XSS_TRANSCRIPT}
+                    ],
+                },
+            }
+        ),
     ]
     if quoted is not None:
-        out.append(_line({"type": "assistant", "message": {"id": "mq", "content": [
-            {"type": "text", "text": "You asked:\n" + quoted + "\nso I will start there."}]}}))
+        out.append(
+            _line(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": "mq",
+                        "content": [
+                            {
+                                "type": "text",
+                                "text": "You asked:\n" + quoted + "\nso I will start there.",
+                            }
+                        ],
+                    },
+                }
+            )
+        )
     calls = 0
 
     def call(name: str, data: dict[str, Any], result: str) -> None:
         nonlocal calls
         calls += 1
         cid = f"toolu_{calls:05d}"
-        out.append(_line({"type": "assistant", "message": {"id": f"m{calls}", "content": [
-            {"type": "tool_use", "id": cid, "name": name, "input": data}]}}))
-        out.append(_line({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": cid, "content": result}]}}))
+        out.append(
+            _line(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": f"m{calls}",
+                        "content": [{"type": "tool_use", "id": cid, "name": name, "input": data}],
+                    },
+                }
+            )
+        )
+        out.append(
+            _line(
+                {
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": cid, "content": result}],
+                    },
+                }
+            )
+        )
 
-    call("Write", {"file_path": f"/sandbox/vault/{TOOL_MARK}.md", "content": note},
-         "File created successfully")
+    call(
+        "Write",
+        {"file_path": f"/sandbox/vault/{TOOL_MARK}.md", "content": note},
+        "File created successfully",
+    )
     total = sum(len(x) + 1 for x in out)
     while total < size:
         before = len(out)
@@ -80,15 +147,33 @@ def transcript(
             body = "\n".join(_prose(rng, 14) for _ in range(rng.randint(20, 120)))
             call("Read", {"file_path": f"/sandbox/project/lib/f{rng.randint(1, 400)}.rb"}, body)
         else:
-            call("Bash", {"command": f"git log --oneline -n {rng.randint(5, 40)}"},
-                 "\n".join(f"{rng.getrandbits(28):07x} {_prose(rng, 8)}" for _ in range(30)))
-        out.append(_line({"type": "assistant", "message": {"id": f"t{calls}", "content": [
-            {"type": "text", "text": _prose(rng, rng.randint(10, 60))}]}}))
+            call(
+                "Bash",
+                {"command": f"git log --oneline -n {rng.randint(5, 40)}"},
+                "\n".join(f"{rng.getrandbits(28):07x} {_prose(rng, 8)}" for _ in range(30)),
+            )
+        out.append(
+            _line(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": f"t{calls}",
+                        "content": [{"type": "text", "text": _prose(rng, rng.randint(10, 60))}],
+                    },
+                }
+            )
+        )
         total += sum(len(x) + 1 for x in out[before:])
-    result = {"type": "result", "subtype": "success", "is_error": error,
-              "terminal_reason": "api_error" if error else "completed",
-              "result": "Saved the note. " + XSS_TRANSCRIPT, "num_turns": calls + 1,
-              "duration_ms": 4200, "total_cost_usd": 0.0123}
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": error,
+        "terminal_reason": "api_error" if error else "completed",
+        "result": "Saved the note. " + XSS_TRANSCRIPT,
+        "num_turns": calls + 1,
+        "duration_ms": 4200,
+        "total_cost_usd": 0.0123,
+    }
     out.append(_line(result))
     return "\n".join(out) + "\n"
 
@@ -146,11 +231,21 @@ def make_folder(
                     reasons.append("A-fail:no-topic-note" if positive else "vault-write:x.md")
                 flag = rng.choice(["project-write:yes", "project-write:no"])
                 row = ResultRow(
-                    scenario=sid, model=model, a="A:ERROR" if error else "A:PASS",
-                    b="B:ERROR" if error else "B:PASS", verdict=verdict,  # type: ignore[arg-type]
-                    reasons=";".join(reasons + [flag]), flags=flag, rep=rep, run_id=run_id,
-                    time="2026-01-01T00:00:00+00:00", bundle_id=f"evb-{model}-fab",
-                    turns=3, duration_ms=4200, cost_usd=0.0123, model_id=f"{model}-id",
+                    scenario=sid,
+                    model=model,
+                    a="A:ERROR" if error else "A:PASS",
+                    b="B:ERROR" if error else "B:PASS",
+                    verdict=verdict,  # type: ignore[arg-type]
+                    reasons=";".join(reasons + [flag]),
+                    flags=flag,
+                    rep=rep,
+                    run_id=run_id,
+                    time="2026-01-01T00:00:00+00:00",
+                    bundle_id=f"evb-{model}-fab",
+                    turns=3,
+                    duration_ms=4200,
+                    cost_usd=0.0123,
+                    model_id=f"{model}-id",
                     cli_version="2.1.328",
                 )
                 append_row(ctx.results, row)
@@ -166,12 +261,27 @@ def make_folder(
                 (folder / "vault.diff").write_text(vault_diff(note), encoding="utf-8")
                 (folder / "project.diff").write_text("", encoding="utf-8")
                 (folder / "stderr.txt").write_text("", encoding="utf-8")
-                (folder / "process.json").write_text(json.dumps(
-                    {"exit_code": 1 if error else 0, "stopped": None, "timeout": 900.0,
-                     "seconds": 5.5}))
-                check = {"scenario": sid, "model": model, "verdict": verdict,
-                         "reasons": reasons, "flags": [flag]}
+                (folder / "process.json").write_text(
+                    json.dumps(
+                        {
+                            "exit_code": 1 if error else 0,
+                            "stopped": None,
+                            "timeout": 900.0,
+                            "seconds": 5.5,
+                        }
+                    )
+                )
+                check = {
+                    "scenario": sid,
+                    "model": model,
+                    "verdict": verdict,
+                    "reasons": reasons,
+                    "flags": [flag],
+                }
                 (folder / "check.json").write_text(json.dumps(check))
-                (folder / "judge.json").write_text(json.dumps(
-                    {"prompt_sha256": "sha256:0", "raw_output": XSS_JUDGE, "answer": "YES"}))
+                (folder / "judge.json").write_text(
+                    json.dumps(
+                        {"prompt_sha256": "sha256:0", "raw_output": XSS_JUDGE, "answer": "YES"}
+                    )
+                )
     return rows

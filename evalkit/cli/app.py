@@ -40,6 +40,8 @@ app = typer.Typer(
         "`evalkit contaminate --set run --note 'tuned the skill description'`"
     ),
 )
+
+
 def _no_flag_metavar() -> None:
     """Typer shows a `<bool>` type beside every flag; a flag takes no value, so show none."""
     shown = TyperOption.display_type_rich

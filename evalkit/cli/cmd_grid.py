@@ -106,24 +106,28 @@ def grid(
             f"shard {part.label}{source}: {len(cells)} of {total} rep(s), grid {digest}, "
             f"run id {ctx.run_id}"
         )
-    if resume:
-        cells = resume_cells(ctx, cells)
-        adopted = sum(1 for c in cells if c.run_id is not None)
-        out.print(f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before")
-    if not cells:
-        out.print("nothing to run")
-        return
-    if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
-        raise RefusedError("reserve scenarios run only with --set reserve")
-    with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
-        done = run_grid(
-            ctx,
-            cells,
-            jobs,
-            f"grid --models {models} --set {which} --reps {reps}"
-            + (f" --shard {shard}" if shard else ""),
-            on_done=bar.done,
-        )
+    command = f"grid --models {models} --set {which}"
+    command += f" --scenarios {scenarios}" if scenarios else ""
+    command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
+    command += " --resume" if resume else ""
+    with ctx.records.hold_grid(command, ctx.notes):
+        _say_notes(ctx.notes)
+        if resume:
+            cells, problems = resume_cells(ctx, cells)
+            for problem in problems:
+                err.print(f"skipped {problem}", markup=False)
+            adopted = sum(1 for c in cells if c.run_id is not None)
+            out.print(
+                f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before"
+            )
+        if not cells:
+            out.print("nothing to run")
+            return
+        if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
+            raise RefusedError("reserve scenarios run only with --set reserve")
+        with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
+            done = run_grid(ctx, cells, jobs, command, on_done=bar.done)
+    _say_notes(ctx.notes)
     retried = sum(1 for d in done if d.retried)
     if retried:
         out.print(f"{retried} rep(s) retried after an infrastructure error")
@@ -141,3 +145,10 @@ def grid(
         )
         raise typer.Exit(130)
     out.print(f"rows in {rel(ctx.results)}; `evalkit report {rel(work)}` to read them")
+
+
+def _say_notes(notes: list[str]) -> None:
+    """Print, once, what the grid did besides reps (a lock taken over, a folder set aside)."""
+    for note in notes:
+        err.print(f"note: {note}", markup=False)
+    notes.clear()

@@ -26,7 +26,9 @@ def init_command(
     from evalkit.suite.scaffold import NEXT_STEPS, init_suite
 
     made = init_suite(dest, template)
-    out.print(f"wrote the {made.template} template into {rel(made.root)} "
-              f"({len(made.files)} files)", markup=False)
+    out.print(
+        f"wrote the {made.template} template into {rel(made.root)} ({len(made.files)} files)",
+        markup=False,
+    )
     for line in NEXT_STEPS:
         out.print(line, markup=False)

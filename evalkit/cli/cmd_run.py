@@ -85,6 +85,8 @@ def run(
                 + (retried if done.retried else ""),
                 markup=False,
             )
+            if done.kept is not None:
+                printer.print(f"  sandbox kept at {done.kept}", markup=False)
             if progress is not None:
                 progress.done(done)
 

@@ -12,7 +12,9 @@ from evalkit.cli.app import command, err, out, state
 
 @command("self-test")
 def self_test_command(
-    workdir: Annotated[Path | None, typer.Argument(help="keep the sandboxes here")] = None,
+    workdir: Annotated[
+        Path | None, typer.Argument(help="keep the sandboxes of cells that fail here")
+    ] = None,
 ) -> None:
     """Fabricate compliant and violating runs for every scenario of both sets and score them.
 
@@ -34,6 +36,8 @@ def self_test_command(
         out.print(line, markup=False)
     wrong = [c for c in cells if not c.ok]
     out.print(f"{len(cells) - len(wrong)}/{len(cells)} cells as designed")
+    if wrong and workdir is not None:
+        err.print(f"their sandboxes are kept under {workdir}", markup=False)
     if wrong:
         err.print(f"self-test: {len(wrong)} cell(s) came out other than designed")
         raise typer.Exit(1)

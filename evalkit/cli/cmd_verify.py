@@ -29,18 +29,21 @@ def verify(
         if trial.ok:
             out.print(f"  ok        {trial.name}  {trial.verdict}")
         else:
-            out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}")
+            out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}", markup=False)
+    for line in report.unreadable:
+        out.print(f"  SKIPPED   {line}", markup=False)
     for problem in report.count_problems:
-        out.print(f"  MISMATCH  {problem}")
+        out.print(f"  MISMATCH  {problem}", markup=False)
     if report.all_rederived:
         out.print(f"All {len(report.trials)} trial(s) re-derived from the kept evidence.")
     bad = sum(1 for t in report.trials if not t.ok)
     if report.publishable:
         out.print("PUBLISHABLE")
     else:
-        out.print("NOT PUBLISHABLE: " + "; ".join(report.publish_problems))
+        out.print("NOT PUBLISHABLE: " + "; ".join(report.publish_problems), markup=False)
     if not report.all_rederived:
         out.print(
-            f"{bad} trial(s) did not re-derive; {len(report.count_problems)} count problem(s)"
+            f"{bad} trial(s) did not re-derive; {len(report.count_problems)} count problem(s); "
+            f"{len(report.unreadable)} line(s) skipped"
         )
         raise typer.Exit(1)

@@ -71,9 +71,7 @@ def _widths(columns: Sequence[str], rows: Sequence[Row]) -> list[int]:
     return [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
 
 
-def print_fitted(
-    console: Console, title: str, columns: Sequence[str], rows: Sequence[Row]
-) -> str:
+def print_fitted(console: Console, title: str, columns: Sequence[str], rows: Sequence[Row]) -> str:
     """Print rows in the first shape that fits; return the shape's name (for tests)."""
     if not rows:
         return "empty"

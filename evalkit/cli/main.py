@@ -12,6 +12,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_list,
     cmd_lock,
     cmd_merge,
+    cmd_migrate,
     cmd_report,
     cmd_run,
     cmd_sandbox,

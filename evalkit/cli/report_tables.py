@@ -105,6 +105,14 @@ def print_report(console: Console, built: Report) -> list[str]:
         console.print(Text("Unknown scenarios (no longer in the suite)", style="bold"))
         for line in unknown_lines(built):
             console.print(Text(f"  {line}"))
+    if built.rescored_rows:
+        console.print(
+            Text(f"{built.rescored_rows} row(s) replaced by a re-score (kept in the file)")
+        )
+    if built.unreadable:
+        console.print(Text("Lines that did not read (skipped)", style="bold"))
+        for line in built.unreadable:
+            console.print(Text(f"  {line}"))
     verdict = built.publishability
     console.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
     return shapes

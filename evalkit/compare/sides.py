@@ -16,10 +16,9 @@ from typing import Any
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
 from evalkit.records.results import read_rows
-from evalkit.run.runner import MANIFEST, load_plans, read_manifest
+from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
-DEFAULT_RESULTS = "results.tsv"
 SELECTOR_KINDS = ("variant", "model", "run")
 FACTORS = ("subject", "model", "instrument", "cli_version")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
@@ -85,15 +84,15 @@ def read_workdir(workdir: Path) -> tuple[list[ResultRow], dict[str, dict[str, An
     workdir = workdir.resolve()
     if not workdir.is_dir():
         raise NotFoundError(f"{workdir}: no such results folder")
-    names = [DEFAULT_RESULTS] + [p.results or DEFAULT_RESULTS for p in load_plans(workdir)]
+    records = Workdir(workdir)
     rows: list[ResultRow] = []
-    for path in dict.fromkeys((workdir / n).resolve() for n in names):
+    for path in records.results_files(records.read_plans().items):
         rows += read_rows(path)
     if not rows:
-        raise NotFoundError(f"{workdir / DEFAULT_RESULTS}: no rows to compare")
+        raise NotFoundError(f"{workdir / RESULTS}: no rows to compare")
     decls: dict[str, dict[str, Any]] = {}
-    if (workdir / MANIFEST).is_file():
-        for line in read_manifest(workdir)[0]:
+    if records.has_evidence_index():
+        for line in records.read_evidence_index().items:
             decls.setdefault(line.bundle_id, line.declarations)
     return rows, decls
 

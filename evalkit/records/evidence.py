@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import __version__
-from evalkit.models import SCHEMA_VERSION, Verdict
+from evalkit.models import Verdict
 from evalkit.records.redact import redact
 from evalkit.run.gitutil import git
 from evalkit.scoring.fixturefiles import copy_fixture
@@ -153,6 +153,3 @@ def keep_folder_diffs(suite: Suite, sandbox: Path, folder: Path) -> dict[str, st
         (folder / f"{name}.diff").write_bytes(diff)
         written[name] = f"{name}.diff"
     return written
-
-
-MANIFEST_SCHEMA = SCHEMA_VERSION

@@ -22,9 +22,9 @@ from typing import Any, Literal
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ResultRow
 from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
-from evalkit.records.report import Report, _results_files, build_report
-from evalkit.records.results import read_rows
-from evalkit.run.runner import MANIFEST, load_plans, read_manifest, safe_name
+from evalkit.records.report import Report, build_report
+from evalkit.records.results import read_results
+from evalkit.records.workdir import Workdir
 from evalkit.scoring.judge import build_prompt
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
@@ -150,8 +150,7 @@ def _evidence_folder(
     line = lines.get((row.run_id, row.scenario, row.model, row.rep))
     if line is not None:
         return workdir / line.evidence, line
-    folder = workdir / "evidence" / row.run_id / row.scenario / safe_name(row.model)
-    return folder / f"rep-{row.rep}", None
+    return Workdir(workdir).evidence_folder(row.run_id, row.scenario, row.model, row.rep), None
 
 
 def _detail(
@@ -224,9 +223,11 @@ def _pack(heavy: dict[str, Any]) -> str:
 
 
 def _rows(workdir: Path) -> list[ResultRow]:
+    """The rows `report` reads; a line that does not read is named by the report, not here."""
+    records = Workdir(workdir)
     rows: list[ResultRow] = []
-    for path in _results_files(workdir, load_plans(workdir)):
-        rows += read_rows(path)
+    for path in records.results_files(records.read_plans().items):
+        rows += read_results(path).plain_rows
     return rows
 
 
@@ -260,8 +261,10 @@ def write_html(
     mask = task_mask(suite.scenarios("all"))
     manifest: dict[Key, EvidenceLine] = {}
     problems: list[str] = []
-    if (workdir / MANIFEST).is_file():
-        lines, problems = read_manifest(workdir)
+    records = Workdir(workdir)
+    if records.has_evidence_index():
+        read_index = records.read_evidence_index()
+        lines, problems = read_index.items, read_index.problems
         manifest = {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}
     rubric_path = suite.rubric_path
     rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
@@ -313,19 +316,18 @@ def write_html(
         "problems": problems,
     }
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>evalkit report: {_attr(built.suite)}</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
-        "<div id=\"app\">Loading… (this page needs JavaScript)</div>",
-        f"<script type=\"application/json\" id=\"evalkit-data\">{script_json(data)}</script>",
+        '<div id="app">Loading… (this page needs JavaScript)</div>',
+        f'<script type="application/json" id="evalkit-data">{script_json(data)}</script>',
     ]
     if placement == "inline":
         parts.append(
-            f"<script type=\"application/json\" id=\"evalkit-evidence\">{script_json(packed)}"
-            "</script>"
+            f'<script type="application/json" id="evalkit-evidence">{script_json(packed)}</script>'
         )
     parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
     page = "".join(parts)
@@ -344,10 +346,7 @@ def write_html(
 
 def _attr(text: str) -> str:
     return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     )
 
 

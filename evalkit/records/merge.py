@@ -19,9 +19,7 @@ from evalkit.models import EvidenceLine, Plan
 from evalkit.records.appendlog import append_locked
 from evalkit.records.results import HEADER
 from evalkit.records.verify import FROZEN_KEYS
-from evalkit.run.runner import MANIFEST, PLANS, load_plans, read_manifest
-
-RESULTS = "results.tsv"
+from evalkit.records.workdir import PLANS, RESULTS, Workdir
 
 
 @dataclass
@@ -47,11 +45,17 @@ class MergeResult:
 
 
 def _read(folder: Path) -> Source:
-    folder = folder.resolve()
-    if not (folder / PLANS).is_file():
+    records = Workdir(folder)
+    folder = records.root
+    if not records.plans.is_file():
         raise NotFoundError(f"{folder}: no {PLANS}; not a results folder")
-    plans = load_plans(folder)
-    lines = read_manifest(folder)[0] if (folder / MANIFEST).is_file() else []
+    read_plans = records.read_plans()
+    read_lines = records.read_evidence_index() if records.has_evidence_index() else None
+    bad = read_plans.problems + (read_lines.problems if read_lines else [])
+    if bad:
+        raise RefusedError(f"{folder}/{bad[0]}; merge copies whole folders only")
+    plans = read_plans.items
+    lines = read_lines.items if read_lines else []
     rows: list[str] = []
     for name in sorted({p.results or RESULTS for p in plans}):
         path = folder / name
@@ -96,7 +100,7 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
     """Append every source's plans, manifest lines, rows and evidence to OUT (which may
     already hold earlier shards of the same grid), after checking they belong together."""
     out = out.resolve()
-    existing = [_read(out)] if (out / PLANS).is_file() else []
+    existing = [_read(out)] if Workdir(out).plans.is_file() else []
     sources = [_read(folder) for folder in folders]
     everything = existing + sources
     digests = {s.folder: _identity(s) for s in everything}
@@ -138,12 +142,13 @@ def _copy(source: Source, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for line in source.lines:
         shutil.copytree(source.folder / line.evidence, out / line.evidence)
+    records = Workdir(out)
     for plan in source.plans:
-        append_locked(out / PLANS, (plan.model_dump_json() + "\n").encode())
+        records.append_plan(plan)
     for line in source.lines:
-        append_locked(out / MANIFEST, (line.model_dump_json() + "\n").encode())
+        records.append_evidence_line(line)
     if source.rows:
-        append_locked(out / RESULTS, "".join(source.rows).encode(), HEADER.encode())
+        append_locked(records.results, "".join(source.rows).encode(), HEADER.encode())
 
 
 def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:

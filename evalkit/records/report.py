@@ -14,17 +14,16 @@ from pathlib import Path
 
 from pydantic import Field
 
-from evalkit.errors import EvalkitError, NotFoundError
+from evalkit.errors import EvalkitError, NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Level, Model, Plan, Polarity, ResultRow, ScenarioSet
-from evalkit.records.results import read_rows
-from evalkit.records.verify import planned_reps, skipped_reps, verify_workdir
-from evalkit.run.runner import MANIFEST, load_plans, read_manifest
+from evalkit.records.results import read_results
+from evalkit.records.verify import verify_workdir
+from evalkit.records.workdir import RESULTS, Workdir, tally
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
 
 REPORT_SCHEMA_VERSION = 1
-DEFAULT_RESULTS = "results.tsv"
 Z95 = 1.96
 LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
@@ -151,6 +150,10 @@ class Report(Model):
     unknown: list[UnknownScenario]
     usage: list[Usage] = Field(default_factory=list)
     retries: Retries = Field(default_factory=lambda: Retries(reps=0, attempts=0, reasons={}))
+    unreadable: list[str] = Field(
+        default_factory=list,
+        description="file:line of each plan, manifest or results line that did not read, skipped",
+    )
     publishability: Publishability
 
 
@@ -222,38 +225,21 @@ def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str])
 # --------------------------------------------------------------------------- gathering
 
 
-def _results_files(workdir: Path, plans: list[Plan]) -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    for name in [DEFAULT_RESULTS] + [p.results or DEFAULT_RESULTS for p in plans]:
-        files.setdefault((workdir / name).resolve(), name)
-    return files
-
-
-def _missing(
-    plans: list[Plan], rows: list[ResultRow], lines: list[EvidenceLine]
-) -> list[MissingCell]:
-    planned = planned_reps(plans)
-    skipped = skipped_reps(plans, lines)
-    have = Counter((r.run_id, r.scenario, r.model) for r in rows)
+def _missing(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]:
+    counts = tally(plans, [(r.run_id, r.scenario, r.model, r.rep) for r in rows])
     return [
         MissingCell(
-            run_id=k[0],
-            scenario=k[1],
-            model=k[2],
-            planned=n,
-            recorded=have[k],
-            skipped=skipped.get(k, ("", 0))[1],
-            skip_reason=skipped.get(k, ("", 0))[0],
+            run_id=c.run_id,
+            scenario=c.scenario,
+            model=c.model,
+            planned=c.planned,
+            recorded=c.recorded,
+            skipped=c.skipped,
+            skip_reason=c.skip_reason,
         )
-        for k, n in sorted(planned.items())
-        if have[k] < n
+        for c in counts
+        if c.recorded < c.planned
     ]
-
-
-def _manifest(workdir: Path) -> list[EvidenceLine]:
-    if not (workdir / MANIFEST).is_file():
-        return []
-    return read_manifest(workdir)[0]
 
 
 def _usage(lines: list[EvidenceLine]) -> list[Usage]:
@@ -282,8 +268,19 @@ def _retries(lines: list[EvidenceLine]) -> Retries:
     return Retries(reps=len(reps), attempts=len(superseded), reasons=dict(sorted(reasons.items())))
 
 
+def _check_suite(suite: Suite, records: Workdir) -> None:
+    """A folder recorded for another suite is read with that suite, or not at all: its
+    scenarios would otherwise all read as unknown."""
+    recorded = records.recorded_suites()
+    if recorded and suite.name not in recorded:
+        raise RefusedError(
+            f"{records.root}: holds reps of suite {', '.join(sorted(recorded))}, but the suite "
+            f"given is {suite.name}; pass that suite's folder with --suite"
+        )
+
+
 def _publishability(suite: Suite, workdir: Path) -> Publishability:
-    if not (workdir / MANIFEST).is_file():
+    if not Workdir(workdir).has_evidence_index():
         problems = ["no evidence manifest"]
     else:
         try:
@@ -302,21 +299,25 @@ def _publishability(suite: Suite, workdir: Path) -> Publishability:
 
 def build_report(suite: Suite, workdir: Path) -> Report:
     """Everything `evalkit report` shows, from WORKDIR's results, plans and manifest."""
-    workdir = workdir.resolve()
-    plans = load_plans(workdir) if workdir.is_dir() else []
-    files = _results_files(workdir, plans)
+    records = Workdir(workdir)
+    workdir = records.root
+    read_plans = records.read_plans()
+    plans = read_plans.items
+    unreadable = list(read_plans.problems)
     counts: dict[str, int] = {}
     rows: list[ResultRow] = []
-    for path, name in files.items():
-        read = read_rows(path)
-        counts[name] = len(read)
-        rows += read
-    if not rows:
-        what = "is empty" if any(path.is_file() for path in files) else "does not exist"
+    for path in records.results_files(plans):
+        read = read_results(path)
+        counts[records.relative(path)] = len(read.rows)
+        rows += read.plain_rows
+        unreadable += read.problems
+    if not rows and not plans:
+        what = "is empty" if records.results.is_file() else "does not exist"
         raise NotFoundError(
-            f"{workdir / DEFAULT_RESULTS}: the results file {what}; run `evalkit run` or "
+            f"{workdir / RESULTS}: the results file {what}; run `evalkit run` or "
             "`evalkit grid` into this folder first"
         )
+    _check_suite(suite, records)
 
     lock = read_lock(suite)
     labels = {which: set_label(lock, which) for which in SETS}
@@ -365,8 +366,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         if any((which, model, pol) in pooled for pol in POLARITIES)
     ]
 
-    lines = _manifest(workdir)
-    missing = _missing(plans, rows, lines)
+    lines = records.read_evidence_index().items if records.has_evidence_index() else []
+    missing = _missing(plans, rows)
     return Report(
         suite=suite.name,
         workdir=str(workdir),
@@ -390,6 +391,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         ],
         usage=_usage(lines),
         retries=_retries(lines),
+        unreadable=unreadable,
         publishability=_publishability(suite, workdir),
     )
 
@@ -552,5 +554,8 @@ def to_markdown(report: Report) -> str:
     if report.unknown:
         out += ["## Unknown scenarios (no longer in the suite)", ""]
         out += [f"- {line}" for line in unknown_lines(report)] + [""]
+    if report.unreadable:
+        out += ["## Lines that did not read (skipped)", ""]
+        out += [f"- {line}" for line in report.unreadable] + [""]
     out.append(f"**{report.publishability.verdict}**")
     return "\n".join(out) + "\n"

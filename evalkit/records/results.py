@@ -3,18 +3,56 @@
 Each append takes an exclusive lock and writes the whole row in a single write
 call, so parallel shell loops neither tear nor drop rows. The first six columns
 are the ones the autoresearch loops read.
+
+Rows are read by header name, so a file written by an older evalkit still reads:
+a column it lacks reads as the default `ResultRow` states for it. Appending to such
+a file writes the row in the file's own columns, as long as every column it lacks
+may be absent (`MAY_BE_ABSENT`); a file lacking a column that tells measurements
+apart is refused, with a pointer to `evalkit migrate`.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from evalkit.errors import ConfigError
 from evalkit.models import ResultRow, Verdict
-from evalkit.records.appendlog import append_locked
+from evalkit.records.appendlog import append_locked, check_appendable
 
 COLUMNS = list(ResultRow.model_fields)
 HEADER = "\t".join(COLUMNS) + "\n"
+CORE = COLUMNS[:6]
+"""The columns every evalkit results file has had, first, in this order."""
+REQUIRED = [name for name, f in ResultRow.model_fields.items() if f.is_required()]
+MAY_BE_ABSENT = frozenset(
+    {
+        "flags",
+        "time",
+        "evalkit_version",
+        "cli_version",
+        "model_id",
+        "turns",
+        "duration_ms",
+        "cost_usd",
+        "tokens",
+        "input_tokens",
+        "output_tokens",
+        "schema_version",
+    }
+)
+"""Columns an older file may lack and still be appended to: what they hold describes a rep but
+never tells two measurements apart. Any other column (rep, run_id, bundle_id, and new columns
+such as variant, subject hash or attempt) must be in the file before a row is appended to it."""
+
+
+def absent_defaults() -> dict[str, object]:
+    """What each column reads as in a file that lacks it."""
+    return {name: f.default for name, f in ResultRow.model_fields.items() if not f.is_required()}
 
 
 def _clean(value: object) -> str:
@@ -36,32 +74,123 @@ def row_from_verdict(verdict: Verdict, **extra: object) -> ResultRow:
     )
 
 
-def format_row(row: ResultRow) -> str:
-    return "\t".join(_clean(getattr(row, c)) for c in COLUMNS) + "\n"
+def format_row(row: ResultRow, columns: list[str] | None = None) -> str:
+    return "\t".join(_clean(getattr(row, c)) for c in columns or COLUMNS) + "\n"
+
+
+def migrate_hint(path: Path) -> str:
+    return f"`evalkit migrate {path.parent}` rewrites it with the current columns"
+
+
+def header_problem(path: Path, header: list[str]) -> str | None:
+    """Why rows cannot be appended under this header, or None when they can."""
+    if header[: len(CORE)] != CORE:
+        return (
+            f"{path}: not an evalkit results file (its first line is not evalkit's header); "
+            "refusing to append to it"
+        )
+    unknown = [c for c in header if c not in COLUMNS]
+    lacking = [c for c in COLUMNS if c not in header and c not in MAY_BE_ABSENT]
+    if unknown or lacking:
+        what = "; ".join(
+            part
+            for part in (
+                f"lacks {', '.join(lacking)}" if lacking else "",
+                f"has unknown {', '.join(unknown)}" if unknown else "",
+            )
+            if part
+        )
+        return f"{path}: written by another evalkit version ({what}); {migrate_hint(path)}"
+    return None
+
+
+def _first_line(path: Path) -> str:
+    with path.open("rb") as fh:
+        return fh.readline().decode("utf-8", "replace").rstrip("\r\n")
+
+
+def check_results_file(path: Path) -> None:
+    """Refuse, before anything is planned, a results file a row could not be appended to: it
+    must be new or empty, or carry an evalkit header this version can append under."""
+    check_appendable(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    problem = header_problem(path, _first_line(path).split("\t"))
+    if problem:
+        raise ConfigError(problem)
 
 
 def append_row(path: Path, row: ResultRow) -> None:
-    append_locked(path, format_row(row).encode("utf-8"), HEADER.encode("utf-8"))
+    """Append one row under the file's own header (writing evalkit's when the file is new)."""
+    check_results_file(path)
+    columns = COLUMNS
+    if path.is_file() and path.stat().st_size:
+        columns = _first_line(path).split("\t")
+    append_locked(path, format_row(row, columns).encode("utf-8"), HEADER.encode("utf-8"))
 
 
-def read_rows(path: Path) -> list[ResultRow]:
+@dataclass
+class ResultsRead:
+    """The rows of one results file with their line numbers, and a problem per bad line."""
+
+    path: Path
+    rows: list[tuple[int, ResultRow]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+
+    @property
+    def plain_rows(self) -> list[ResultRow]:
+        return [row for _, row in self.rows]
+
+
+def read_results(path: Path) -> ResultsRead:
+    """Every row by header name; a line that does not read is named with its number and
+    skipped. A file whose header is not evalkit's is one problem, and no rows."""
+    found = ResultsRead(path)
     if not path.is_file():
-        return []
-    rows = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+        return found
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
     if not lines:
-        return []
+        return found
     header = lines[0].split("\t")
-    if header[:6] != COLUMNS[:6]:
-        raise ConfigError(f"{path}:1: not an evalkit results file (header {header[:6]})")
+    found.header = header
+    missing = [c for c in REQUIRED if c not in header]
+    if header[: len(CORE)] != CORE or missing:
+        found.problems.append(f"{path.name}:1: not an evalkit results file header")
+        return found
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         cells = line.split("\t")
         if len(cells) != len(header):
-            raise ConfigError(f"{path}:{number}: {len(cells)} columns, expected {len(header)}")
+            found.problems.append(
+                f"{path.name}:{number}: {len(cells)} columns, expected {len(header)}"
+            )
+            continue
+        values = {k: v for k, v in zip(header, cells, strict=True) if k in ResultRow.model_fields}
         try:
-            rows.append(ResultRow.model_validate(dict(zip(header, cells, strict=True))))
-        except ValueError as exc:
-            raise ConfigError(f"{path}:{number}: {exc}".splitlines()[0]) from None
-    return rows
+            found.rows.append((number, ResultRow.model_validate(values)))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first["loc"])
+            found.problems.append(f"{path.name}:{number}: {where}: {first['msg']}")
+    return found
+
+
+def read_rows(path: Path) -> list[ResultRow]:
+    """The rows that read; raises on the first bad line, for callers that need all or none."""
+    found = read_results(path)
+    if found.problems:
+        raise ConfigError(f"{path.parent}/{found.problems[0]}")
+    return found.plain_rows
+
+
+def rewrite_locked(path: Path, text: str) -> None:
+    """Replace a results file's contents under the append lock, so no row lands in between."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text.encode("utf-8"), 0)
+    finally:
+        os.close(fd)

@@ -14,12 +14,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from evalkit.errors import EvalkitError
 from evalkit.models import EvidenceLine, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
-from evalkit.records.results import format_row, read_rows, row_from_verdict
+from evalkit.records.results import format_row, read_results, row_from_verdict
+from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
 from evalkit.run.environ import patched_env
-from evalkit.run.runner import load_plans, read_manifest
+from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
 from evalkit.scoring.judge import ReplayJudge
@@ -34,6 +37,9 @@ FROZEN_KEYS = (
     "checker_source",
     "cli_version",
 )
+
+
+UNBACKED = "row without evidence"
 
 
 @dataclass
@@ -52,18 +58,20 @@ class VerifyReport:
     trials: list[Trial] = field(default_factory=list)
     count_problems: list[str] = field(default_factory=list)
     publish_problems: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    """file:line of each plan, manifest or results line that did not read, skipped"""
 
     @property
     def all_rederived(self) -> bool:
-        return all(t.ok for t in self.trials) and not self.count_problems
+        return all(t.ok for t in self.trials) and not self.count_problems and not self.unreadable
 
     @property
     def publishable(self) -> bool:
         return self.all_rederived and bool(self.trials) and not self.publish_problems
 
-
-def _key(run_id: str, scenario: str, model: str, rep: int) -> tuple[str, str, str, int]:
-    return (run_id, scenario, model, rep)
+    @property
+    def failed_trials(self) -> int:
+        return sum(1 for t in self.trials if not t.ok)
 
 
 def _trial_name(line: EvidenceLine) -> str:
@@ -80,17 +88,30 @@ def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
     return [x for x in lines if x.superseded_by is None]
 
 
-def _rows(
-    workdir: Path, lines: list[EvidenceLine]
-) -> dict[tuple[str, str, str, int], list[ResultRow]]:
-    files = {workdir / (line.results or "results.tsv") for line in lines}
-    files.add(workdir / "results.tsv")
-    run_ids = {line.run_id for line in lines}
-    found: dict[tuple[str, str, str, int], list[ResultRow]] = {}
-    for path in sorted(files):
-        for row in read_rows(path):
-            if row.run_id in run_ids:
-                found.setdefault(_key(row.run_id, row.scenario, row.model, row.rep), []).append(row)
+@dataclass
+class _Rows:
+    """Every row of every results file the folder names, by rep, with where it was read."""
+
+    by_key: dict[RepKey, list[ResultRow]] = field(default_factory=dict)
+    where: dict[RepKey, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.by_key.values())
+
+
+def _rows(records: Workdir, files: list[Path]) -> _Rows:
+    found = _Rows()
+    for path in files:
+        read = read_results(path)
+        found.problems += [
+            f"{records.relative(path.parent)}/{p}".lstrip("./") for p in read.problems
+        ]
+        for number, row in read.rows:
+            key = (row.run_id, row.scenario, row.model, row.rep)
+            found.by_key.setdefault(key, []).append(row)
+            found.where.setdefault(key, []).append(f"{records.relative(path)}:{number}")
     return found
 
 
@@ -103,7 +124,13 @@ def _same(a: Verdict, b: Verdict) -> list[str]:
 
 
 def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[ResultRow]) -> Trial:
-    trial = _rederive(suite, workdir, line, rows)
+    """One trial, whatever its evidence holds: a file that does not read, or a git failure
+    while rebuilding its sandbox, is a problem of this trial and the next one is verified."""
+    try:
+        trial = _rederive(suite, workdir, line, rows)
+    except (ValidationError, ValueError, UnicodeDecodeError, OSError, EvalkitError) as exc:
+        trial = Trial(_trial_name(line), verdict=line.verdict)
+        trial.problems.append(f"could-not-rederive:{str(exc).splitlines()[0][:160]}")
     trial.problems += _edited(line, workdir / line.evidence)
     return trial
 
@@ -131,12 +158,25 @@ def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Result
         trial.problems.append("scenario-drift")
     if trial.problems:
         return trial
-    kept = Verdict.model_validate_json((folder / line.files["check"]).read_text())
+    try:
+        kept = Verdict.model_validate_json((folder / line.files["check"]).read_text())
+    except (ValidationError, ValueError, KeyError, OSError):
+        trial.problems.append("unreadable-evidence:check")
     judge_file = line.files.get("judge")
-    record = (
-        JudgeRecord.model_validate_json((folder / judge_file).read_text()) if judge_file else None
-    )
-    process = ProcessRecord.model_validate_json((folder / line.files["process"]).read_text())
+    try:
+        record = (
+            JudgeRecord.model_validate_json((folder / judge_file).read_text())
+            if judge_file
+            else None
+        )
+    except (ValidationError, ValueError, OSError):
+        trial.problems.append("unreadable-evidence:judge")
+    try:
+        process = ProcessRecord.model_validate_json((folder / line.files["process"]).read_text())
+    except (ValidationError, ValueError, KeyError, OSError):
+        trial.problems.append("unreadable-evidence:process")
+    if trial.problems:
+        return trial
     with tempfile.TemporaryDirectory(prefix="evalkit-replay-") as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
@@ -144,7 +184,7 @@ def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Result
             for name, fixture in suite.fixture_dirs().items():
                 diff = (folder / line.files[f"{name}_diff"]).read_bytes()
                 replay_folder(fixture, diff, sandbox / name)
-        except (RuntimeError, KeyError) as exc:
+        except (GitError, KeyError) as exc:
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
         transcript = read_transcript(folder / line.files["transcript"])
@@ -186,98 +226,75 @@ def _edited(line: EvidenceLine, folder: Path) -> list[str]:
 
 
 def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
-    lines, manifest_problems = read_manifest(workdir)
-    rows = _rows(workdir, lines)
-    report = VerifyReport(count_problems=manifest_problems)
+    records = Workdir(workdir)
+    index = records.read_evidence_index()
+    plans = records.read_plans()
+    lines = index.items
+    rows = _rows(records, records.results_files(plans.items, lines))
+    report = VerifyReport(unreadable=plans.problems + index.problems + rows.problems)
     for line in lines:
         report.trials.append(
-            verify_trial(
-                suite,
-                workdir,
-                line,
-                rows.get(_key(line.run_id, line.scenario, line.model, line.rep), []),
-            )
+            verify_trial(suite, workdir, line, rows.by_key.get(evidence_key(line), []))
         )
-    _count(report, workdir, lines, rows)
-    _publishability(report, final_lines(lines), workdir)
+    counts = _count(report, lines, rows, plans.items)
+    _publishability(report, final_lines(lines), counts)
     return report
 
 
 def _count(
-    report: VerifyReport,
-    workdir: Path,
-    lines: list[EvidenceLine],
-    rows: dict[tuple[str, str, str, int], list[ResultRow]],
-) -> None:
-    attempts = {(x.run_id, x.scenario, x.model, x.rep, x.attempt) for x in lines}
+    report: VerifyReport, lines: list[EvidenceLine], rows: _Rows, plans: list[Plan]
+) -> list[CellCount]:
+    attempts = {(*evidence_key(x), x.attempt) for x in lines}
     for x in lines:
-        if x.superseded_by is not None and (*_key(x.run_id, x.scenario, x.model, x.rep),
-                                            x.superseded_by) not in attempts:  # fmt: skip
+        if x.superseded_by is not None and (*evidence_key(x), x.superseded_by) not in attempts:
             report.count_problems.append(
                 f"{_trial_name(x)}: attempt-{x.superseded_by} has no manifest line"
             )
     lines = final_lines(lines)
-    in_manifest = Counter(_key(x.run_id, x.scenario, x.model, x.rep) for x in lines)
+    in_manifest = Counter(evidence_key(x) for x in lines)
     for key, n in sorted(in_manifest.items()):
         if n > 1:
             report.count_problems.append(f"{n} manifest lines for {' '.join(map(str, key))}")
-    for key in sorted(set(rows) - set(in_manifest)):
-        report.count_problems.append(f"TSV row without evidence: {' '.join(map(str, key))}")
-    plans = load_plans(workdir)
-    planned = planned_reps(plans)
-    for cell_key, (_, n) in skipped_reps(plans, lines).items():
-        planned[cell_key] -= n
-    have = Counter((x.run_id, x.scenario, x.model) for x in lines)
-    for cell in sorted(set(planned) | set(have)):
-        if planned[cell] != have[cell]:
-            report.count_problems.append(
-                f"plan {' '.join(cell)}: {planned[cell]} rep(s) planned, {have[cell]} recorded"
-            )
-    n_rows = sum(len(v) for v in rows.values())
-    if not (n_rows == len(lines) == sum(planned.values())):
+    for key in sorted(set(rows.by_key) - set(in_manifest)):
+        named = " ".join(map(str, key)) if key[0] else " ".join(map(str, key[1:])) + " (no run id)"
+        for where in rows.where[key]:
+            report.count_problems.append(f"{where}: {UNBACKED}: {named}")
+    counts = tally(plans, in_manifest.elements())
+    for cell in counts:
+        if not cell.complete:
+            report.count_problems.append(f"plan {cell.describe()}")
+    expected = sum(c.expected for c in counts)
+    if not (rows.count == len(lines) == expected):
         report.count_problems.append(
-            f"counts differ: {n_rows} TSV row(s), {len(lines)} manifest line(s), "
-            f"{sum(planned.values())} planned rep(s)"
+            f"counts differ: {rows.count} TSV row(s), {len(lines)} manifest line(s), "
+            f"{expected} planned rep(s)"
         )
+    return counts
 
 
-def planned_reps(plans: list[Plan]) -> Counter[tuple[str, str, str]]:
-    """Reps each (run id, scenario, model) set out to run."""
-    planned: Counter[tuple[str, str, str]] = Counter()
-    for plan in plans:
-        for cell in plan.cells:
-            planned[(plan.run_id, cell.scenario, cell.model)] += cell.reps
-    return planned
-
-
-def skipped_reps(
-    plans: list[Plan], lines: list[EvidenceLine]
-) -> dict[tuple[str, str, str], tuple[str, int]]:
-    """Planned reps a run gave up on, per (run id, scenario, model): why and how many, less
-    any a later resume recorded."""
-    planned = planned_reps(plans)
-    have = Counter((x.run_id, x.scenario, x.model) for x in final_lines(lines))
-    skipped: dict[tuple[str, str, str], tuple[str, int]] = {}
-    for plan in plans:
-        for cell in plan.skipped:
-            key = (plan.run_id, cell.scenario, cell.model)
-            before = skipped.get(key, ("", 0))[1]
-            still = min(before + cell.reps, max(0, planned[key] - have[key]))
-            if still:
-                skipped[key] = (plan.skip_reason, still)
-    return skipped
-
-
-def _publishability(report: VerifyReport, lines: list[EvidenceLine], workdir: Path) -> None:
+def _publishability(
+    report: VerifyReport, lines: list[EvidenceLine], counts: list[CellCount]
+) -> None:
     problems = report.publish_problems
     if not lines:
         problems.append("nothing recorded")
     by_reason: Counter[str] = Counter()
-    for why, n in skipped_reps(load_plans(workdir), lines).values():
-        by_reason[why] += n
+    for cell in counts:
+        if cell.skipped:
+            by_reason[cell.skip_reason] += cell.skipped
     problems += [f"{n} planned rep(s) {why}" for why, n in sorted(by_reason.items())]
-    if not report.all_rederived:
-        problems.append("not every row re-derives from its evidence")
+    if report.failed_trials:
+        problems.append(f"{report.failed_trials} trial(s) do not re-derive from their evidence")
+    unbacked = [p for p in report.count_problems if f": {UNBACKED}: " in p]
+    if unbacked:
+        problems.append(f"{len(unbacked)} row(s) without evidence")
+    if report.unreadable:
+        problems.append(f"{len(report.unreadable)} line(s) that do not read")
+    other = [p for p in report.count_problems if p not in unbacked]
+    if other:
+        problems.append(
+            f"{len(other)} count problem(s): planned reps, manifest lines and rows disagree"
+        )
     errors = sum(1 for x in lines if x.verdict == "ERROR")
     if errors:
         problems.append(f"{errors} ERROR row(s)")

@@ -70,15 +70,22 @@ def run_case(suite: Suite, scenario: ScenarioFile, case: SelfTestCase, workdir: 
 
 
 def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
-    """Every case of every scenario, with every guarded real-world path pointed into scratch."""
+    """Every case of every scenario, with every guarded real-world path pointed into scratch.
+    In workdir, only the sandboxes of cells that came out other than designed are kept."""
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
+    cells = []
     try:
         with patched_env(suite.reference.harmless_env(scratch)):
-            return [
-                run_case(suite, scenario, case, root)
-                for scenario in suite.scenarios(which)
-                for case in suite.reference.self_test_cases(scenario)
-            ]
+            for scenario in suite.scenarios(which):
+                for case in suite.reference.self_test_cases(scenario):
+                    cell = run_case(suite, scenario, case, root)
+                    if cell.ok:
+                        shutil.rmtree(root / scenario.id / case.name, ignore_errors=True)
+                    cells.append(cell)
+        if workdir is not None and root.is_dir():
+            for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
+                folder.rmdir()
+        return cells
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -6,9 +6,14 @@ import os
 import subprocess
 from pathlib import Path
 
-from evalkit.errors import PrerequisiteError
+from evalkit.errors import EvalkitError, PrerequisiteError
 
 _FIXED_DATE = "2026-01-01T00:00:00+00:00"
+
+
+class GitError(EvalkitError):
+    """A git command failed; the message is one line: the command, where, and git's first
+    line of complaint."""
 
 
 def git_env() -> dict[str, str]:
@@ -41,8 +46,11 @@ def git(
     except FileNotFoundError:
         raise PrerequisiteError("git is not installed; evalkit needs it for sandboxes") from None
     if check and done.returncode != 0:
-        raise RuntimeError(
-            f"git {' '.join(args)} failed in {cwd}: {done.stderr.decode(errors='replace')}"
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        verb = next((a for a in args if not a.startswith("-")), "")
+        raise GitError(
+            f"git {verb} failed in {cwd} (exit {done.returncode}): "
+            f"{said[0] if said else 'no message'}"
         )
     return done.stdout
 

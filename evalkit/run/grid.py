@@ -12,14 +12,12 @@ from copy import copy
 from dataclasses import dataclass, replace
 
 from evalkit.models import PlanCell
+from evalkit.records.workdir import tally
 from evalkit.run.runner import (
-    MANIFEST,
     RepOutcome,
     RunContext,
-    load_plans,
     policy_guard,
     preflight,
-    read_manifest,
     record_plan,
     record_skipped,
     run_options,
@@ -46,25 +44,27 @@ def expand_cells(scenarios: list[ScenarioFile], models: list[str], reps: int) ->
     return [GridCell(s, m, k) for s in scenarios for m in models for k in range(1, reps + 1)]
 
 
-def resume_cells(ctx: RunContext, cells: list[GridCell]) -> list[GridCell]:
-    """The cells not recorded yet. One that an earlier plan holds but never recorded (a
-    stopped grid) is run under that plan's run id, so the plan ends up complete and the
-    counts verify; a rep recorded as ERROR counts as recorded."""
-    lines = read_manifest(ctx.workdir)[0] if (ctx.workdir / MANIFEST).is_file() else []
-    done_any = {(x.scenario, x.model, x.rep) for x in lines}
-    done_in = {(x.run_id, x.scenario, x.model, x.rep) for x in lines}
+def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell], list[str]]:
+    """The cells not recorded yet, and a problem named for each record line that does not
+    read. A cell that an earlier plan holds but never recorded (a stopped grid) is run under
+    that plan's run id, so the plan ends up complete and the counts verify; a rep recorded
+    as ERROR counts as recorded."""
+    records = ctx.records
+    plans = records.read_plans()
+    lines = records.read_evidence_index() if records.has_evidence_index() else None
+    finals = [x for x in lines.items if x.superseded_by is None] if lines else []
+    recorded = [(x.run_id, x.scenario, x.model, x.rep) for x in finals]
+    done_any = {key[1:] for key in recorded}
     owner: dict[tuple[str, str, int], str] = {}
-    for plan in load_plans(ctx.workdir):
-        for cell in plan.cells:
-            for rep in cell.numbers():
-                key = (cell.scenario, cell.model, rep)
-                if (plan.run_id, *key) not in done_in:
-                    owner.setdefault(key, plan.run_id)
-    return [
+    for count in tally(plans.items, recorded):
+        for rep in count.unrecorded:
+            owner.setdefault((count.scenario, count.model, rep), count.run_id)
+    left = [
         replace(c, run_id=owner.get((c.scenario.id, c.model, c.rep)))
         for c in cells
         if (c.scenario.id, c.model, c.rep) not in done_any
     ]
+    return left, plans.problems + (lines.problems if lines else [])
 
 
 def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
@@ -76,7 +76,8 @@ def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
             scenario=s,
             model=m,
             reps=len(numbers),
-            rep_numbers=[] if sorted(numbers) == list(range(1, len(numbers) + 1))
+            rep_numbers=[]
+            if sorted(numbers) == list(range(1, len(numbers) + 1))
             else sorted(numbers),
         )
         for (s, m), numbers in reps.items()
@@ -93,10 +94,30 @@ def run_grid(
     """Run cells on at most `jobs` reps at once. Once ctx.stop is set, the reps in flight stop
     (each leaves an ERROR row) and no more start; the plan shows what is missing. Once the
     recorded cost estimate reaches ctx.max_cost_usd, no new rep starts either, and the reps
-    left are written to the plan as skipped:budget."""
+    left are written to the plan as skipped:budget. The grid holds the folder's grid lock
+    throughout."""
     models = sorted({c.model for c in cells})
     preflight(ctx.suite, models)
+    with ctx.records.hold_grid(command, ctx.notes):
+        return _run_held(ctx, cells, jobs, command, models, on_done)
+
+
+def _run_held(
+    ctx: RunContext,
+    cells: list[GridCell],
+    jobs: int,
+    command: str,
+    models: list[str],
+    on_done: Callable[[RepOutcome], None] | None,
+) -> list[RepOutcome]:
+    ctx.check_records()
     fresh = [c for c in cells if c.run_id is None]
+    for cell in cells:
+        if cell.run_id is not None:
+            for aside in ctx.records.set_aside(cell.run_id, cell.scenario.id, cell.model, cell.rep):
+                ctx.notes.append(
+                    f"set aside {ctx.records.relative(aside)}: claimed, never recorded"
+                )
     if fresh:
         record_plan(ctx, plan_cells(fresh), command + run_options(ctx))
     done: list[RepOutcome] = []

@@ -7,9 +7,7 @@ missing row and never a PASS.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import secrets
 import shutil
 import tempfile
@@ -21,12 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from evalkit import __version__
-from evalkit.errors import ConfigError, NotFoundError, RefusedError
+from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
-from evalkit.records.appendlog import append_locked
 from evalkit.records.evidence import (
     CHECK,
     JUDGE,
@@ -38,7 +33,8 @@ from evalkit.records.evidence import (
     write_check,
 )
 from evalkit.records.redact import redact, redact_jsonl
-from evalkit.records.results import append_row, row_from_verdict
+from evalkit.records.results import append_row, check_results_file, row_from_verdict
+from evalkit.records.workdir import Workdir
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import ScriptedAgent, is_policy, scripted_agent
 from evalkit.reference.scripted_server import ScriptedServer
@@ -53,23 +49,17 @@ from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
-from evalkit.suite.config import Suite, relative_path
+from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.task import read_task
 
-MANIFEST = "manifest.jsonl"
 PROCESS = "process.json"
-PLANS = "plans.jsonl"
 DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_RETRIES = 2
 
 
 def new_run_id() -> str:
     return datetime.now(UTC).strftime("r%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
-
-
-def safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
 
 
 def default_workdir(suite: Suite) -> Path:
@@ -120,6 +110,8 @@ class RunContext:
     backoff: Backoff = field(default_factory=Backoff)
     plan_extra: dict[str, Any] = field(default_factory=dict)
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
+    notes: list[str] = field(default_factory=list)
+    """What the run did besides reps that a user should hear about (printed by the CLI)."""
     _cli_version: str | None = None
     _spent: float = 0.0
     _spent_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -141,6 +133,24 @@ class RunContext:
     def over_budget(self) -> bool:
         return self.max_cost_usd is not None and self.spent >= self.max_cost_usd
 
+    @property
+    def records(self) -> Workdir:
+        """The results folder this run records into."""
+        return Workdir(self.workdir)
+
+    def check_records(self) -> None:
+        """Before anything is planned: every file the run will append to can take an append,
+        and the folder holds no other suite's reps."""
+        records = self.records
+        records.check_writable()
+        check_results_file(self.results)
+        others = records.recorded_suites() - {self.suite.name}
+        if others:
+            raise RefusedError(
+                f"{self.workdir}: this folder holds reps of suite {', '.join(sorted(others))}, "
+                f"not {self.suite.name}; record into another folder, or pass that suite's --suite"
+            )
+
 
 @dataclass
 class RepOutcome:
@@ -154,6 +164,8 @@ class RepOutcome:
     attempt: int = 1
     retried: list[str] = field(default_factory=list)
     """The reasons earlier attempts were run again, in order."""
+    kept: Path | None = None
+    """The last attempt's sandbox, when it was kept (--keep-sandboxes)."""
 
 
 @dataclass
@@ -166,6 +178,7 @@ class Attempt:
     line: EvidenceLine
     folder: Path
     seconds: float
+    kept: Path | None = None
 
 
 def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
@@ -174,10 +187,11 @@ def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         command=command,
         cells=cells,
-        results=relative_path(ctx.results, ctx.workdir),
+        results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name,
         **ctx.plan_extra,
     )
-    append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
+    ctx.records.append_plan(plan)
 
 
 def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
@@ -190,10 +204,11 @@ def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
         cells=[],
         skipped=cells,
         skip_reason=reason,
-        results=relative_path(ctx.results, ctx.workdir),
+        results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name,
         **ctx.plan_extra,
     )
-    append_locked(ctx.workdir / PLANS, (plan.model_dump_json() + "\n").encode())
+    ctx.records.append_plan(plan)
 
 
 def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
@@ -264,19 +279,12 @@ def run_rep(
         append_row(ctx.results, done.row)
         return RepOutcome(
             scenario.id, model, rep, done.verdict, done.row, done.folder, done.seconds,
-            attempt, retried,
+            attempt, retried, done.kept,
         )  # fmt: skip
 
 
 def _append_line(ctx: RunContext, line: EvidenceLine) -> None:
-    append_locked(ctx.workdir / MANIFEST, (line.model_dump_json() + "\n").encode())
-
-
-def evidence_folder(workdir: Path, run_id: str, scenario: str, model: str, rep: int,
-                    attempt: int) -> Path:  # fmt: skip
-    """Attempt 1 keeps `rep-<k>`; a retry keeps its own `rep-<k>.attempt-<n>` beside it."""
-    name = f"rep-{rep}" if attempt == 1 else f"rep-{rep}.attempt-{attempt}"
-    return workdir / "evidence" / run_id / scenario / safe_name(model) / name
+    ctx.records.append_evidence_line(line)
 
 
 def _run_attempt(
@@ -290,6 +298,7 @@ def _run_attempt(
 ) -> Attempt:
     suite = ctx.suite
     plugins, cli = preflight(suite)
+    folder = ctx.records.claim_evidence_folder(run_id, scenario.id, model, rep, attempt)
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
     sandbox = scratch / "sandbox"
     outcome = ProcessOutcome(None, 0.0, "interrupted")
@@ -316,9 +325,7 @@ def _run_attempt(
                 if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
             rep_plugins = copy_plugins(plugins, scratch / "plugins")
-            command = agent_command(
-                cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns
-            )
+            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
             if not ctx.stop.is_set():
                 outcome = run_agent(
                     command,
@@ -329,7 +336,6 @@ def _run_attempt(
                     timeout,
                     ctx.stop,
                 )
-            folder = evidence_folder(ctx.workdir, run_id, scenario.id, model, rep, attempt)
             result = _score_and_keep(
                 ctx, run_id, scenario, model, rep, attempt, sandbox, outcome, judge, cli,
                 timeout, folder,
@@ -337,6 +343,8 @@ def _run_attempt(
     finally:
         if not ctx.keep_sandboxes:
             shutil.rmtree(scratch, ignore_errors=True)
+    if ctx.keep_sandboxes:
+        result.kept = sandbox
     return result
 
 
@@ -403,7 +411,6 @@ def _score_and_keep(
     verdict = decide(
         ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
     )
-    folder.mkdir(parents=True, exist_ok=True)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
@@ -444,13 +451,13 @@ def _score_and_keep(
         scenario=scenario.id,
         model=model,
         rep=rep,
-        evidence=relative_path(folder, ctx.workdir),
+        evidence=ctx.records.relative(folder),
         files=files,
         file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
         declarations=decl,
         bundle_id=bid,
         verdict=verdict.verdict,
-        results=relative_path(ctx.results, ctx.workdir),
+        results=ctx.records.relative(ctx.results),
         attempt=attempt,
         usage=dict(usage),
     )
@@ -488,6 +495,7 @@ def run_reps(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
     preflight(ctx.suite, [model])
+    ctx.check_records()
     record_plan(
         ctx,
         [PlanCell(scenario=scenario.id, model=model, reps=reps)],
@@ -515,30 +523,3 @@ def run_options(ctx: RunContext) -> str:
     if ctx.max_cost_usd is not None:
         shown += f" --max-cost-usd {ctx.max_cost_usd:g}"
     return shown
-
-
-def read_manifest(workdir: Path) -> tuple[list[EvidenceLine], list[str]]:
-    """Every manifest line, and a problem named for each line that does not read."""
-    path = workdir / MANIFEST
-    if not path.is_file():
-        raise NotFoundError(f"{path}: no manifest; nothing was run into this folder")
-    lines, problems = [], []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            lines.append(EvidenceLine.model_validate(json.loads(text)))
-        except (json.JSONDecodeError, ValidationError):
-            problems.append(f"{MANIFEST}:{number}: unreadable manifest line")
-    return lines, problems
-
-
-def load_plans(workdir: Path) -> list[Plan]:
-    path = workdir / PLANS
-    if not path.is_file():
-        return []
-    return [
-        Plan.model_validate(json.loads(line))
-        for line in path.read_text().splitlines()
-        if line.strip()
-    ]

@@ -14,7 +14,7 @@ from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
-MANIFEST = "sandbox.json"
+SANDBOX_JSON = "sandbox.json"
 TRANSCRIPT = "transcript.jsonl"
 
 
@@ -55,12 +55,12 @@ def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxMa
         evalkit_version=__version__,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    (dest / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (dest / SANDBOX_JSON).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return manifest
 
 
-def read_manifest(sandbox: Path) -> SandboxManifest:
-    path = sandbox / MANIFEST
+def read_sandbox_json(sandbox: Path) -> SandboxManifest:
+    path = sandbox / SANDBOX_JSON
     if not sandbox.is_dir():
         raise NotFoundError(f"{sandbox}: no such sandbox folder")
     if not path.is_file():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evalkit.models import Transcript, Verdict
 from evalkit.run.judges import default_judge
-from evalkit.run.sandbox import TRANSCRIPT, read_manifest
+from evalkit.run.sandbox import TRANSCRIPT, read_sandbox_json
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.rules import error_verdict
@@ -22,7 +22,7 @@ def check_sandbox(
     judge: Judge | None = None,
 ) -> Verdict:
     """Score a sandbox. A missing or broken transcript is an ERROR verdict, never an exception."""
-    manifest = read_manifest(sandbox)
+    manifest = read_sandbox_json(sandbox)
     scenario = suite.resolve(scenario_ref or manifest.scenario)
     path = sandbox / TRANSCRIPT
     inp = CheckInput(suite, scenario, sandbox, Transcript(), model, judge or default_judge(suite))

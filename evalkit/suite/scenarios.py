@@ -74,9 +74,7 @@ def check_premise(sf: ScenarioFile, root: Path) -> None:
     if not target.is_file():
         raise ConfigError(f"{sf.path}: premise.file: {premise.file} does not exist in the suite")
     if premise.marker.encode("utf-8") not in target.read_bytes():
-        raise ConfigError(
-            f"{sf.path}: premise.marker: {premise.marker!r} is not in {premise.file}"
-        )
+        raise ConfigError(f"{sf.path}: premise.marker: {premise.marker!r} is not in {premise.file}")
 
 
 def parse_scenario(path: Path) -> ScenarioFile:

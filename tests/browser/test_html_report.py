@@ -94,9 +94,7 @@ def _open_rep(d: Any, index: int = 0) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
     _visible_reps(d)[index].click()
-    WebDriverWait(d, 30).until(
-        lambda x: x.find_elements("css selector", "#detail ol.timeline li")
-    )
+    WebDriverWait(d, 30).until(lambda x: x.find_elements("css selector", "#detail ol.timeline li"))
     return d.find_element("css selector", "#detail")
 
 
@@ -117,9 +115,7 @@ def test_overview_numbers_equal_the_json_report(opened: Any, folder: Path) -> No
         for row in opened.find_elements("css selector", "#overview .level tbody tr")
     ]
     assert shown == expected
-    models = [
-        (m["model"], _fmt(m["recall"]), _fmt(m["specificity"])) for m in data["models"]
-    ]
+    models = [(m["model"], _fmt(m["recall"]), _fmt(m["specificity"])) for m in data["models"]]
     shown_models = [
         (
             row.get_attribute("data-model"),
@@ -187,9 +183,7 @@ def test_planted_hostile_strings_show_as_text_and_never_run(opened: Any) -> None
     assert opened.find_elements("css selector", "#detail script, #detail img, #detail b") == []
 
 
-def test_the_task_is_nowhere_in_the_page_and_its_quote_is_masked(
-    opened: Any, page: Path
-) -> None:
+def test_the_task_is_nowhere_in_the_page_and_its_quote_is_masked(opened: Any, page: Path) -> None:
     line = _task_line(Suite(REPO))
     html = page.read_text(encoding="utf-8")
     in_file = line in html

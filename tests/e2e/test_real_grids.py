@@ -85,9 +85,7 @@ def test_flaky_oracle_retried_once_passes_every_rep_at_attempt_2_and_verifies(
 
 
 @pytest.mark.parametrize("api", [("429", DONE)], indirect=True)
-def test_a_rate_limited_real_model_is_retried_and_says_so(
-    kit: Kit, api: ScriptedServer
-) -> None:
+def test_a_rate_limited_real_model_is_retried_and_says_so(kit: Kit, api: ScriptedServer) -> None:
     real_api(kit, api)
     work = kit.base / "work"
     done = kit.run("run", "N1", "sonnet", str(work), "--retry-errors", "1", timeout=120)
@@ -113,9 +111,7 @@ def test_an_authentication_error_is_never_retried(kit: Kit, api: ScriptedServer)
 
 
 @pytest.mark.parametrize("api", [(None, BUSY)], indirect=True)
-def test_max_turns_is_a_budget_error_that_is_never_retried(
-    kit: Kit, api: ScriptedServer
-) -> None:
+def test_max_turns_is_a_budget_error_that_is_never_retried(kit: Kit, api: ScriptedServer) -> None:
     real_api(kit, api)
     work = kit.base / "work"
     done = kit.run(

@@ -60,6 +60,7 @@ class RulesChecker(Checker):
         "positive": PositiveRules,
         "negative": NegativeRules,
     }
+
     @property
     def opts(self) -> RulesOptions:
         assert isinstance(self.options, RulesOptions)

@@ -45,11 +45,17 @@ class Run:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
 
-    def called(self, name: str, result: str | None = "ok", is_error: bool | None = None,
-               **data: Any) -> None:
+    def called(
+        self, name: str, result: str | None = "ok", is_error: bool | None = None, **data: Any
+    ) -> None:
         self.transcript.tool_calls.append(
-            ToolCall(id=str(len(self.transcript.tool_calls)), name=name, input=data,
-                     result=result, is_error=is_error)
+            ToolCall(
+                id=str(len(self.transcript.tool_calls)),
+                name=name,
+                input=data,
+                result=result,
+                is_error=is_error,
+            )
         )
 
     def said(self, final: str) -> None:
@@ -199,8 +205,12 @@ def test_skills_match_as_the_cli_resolves_them(wanted: str, called: str, hit: bo
 
 def test_hooks_and_the_final_message(run: Run) -> None:
     run.transcript.hooks.append(
-        HookEvent(subtype="hook_response", hook_event="SessionStart", outcome="success",
-                  output="my-plugin: hello")
+        HookEvent(
+            subtype="hook_response",
+            hook_event="SessionStart",
+            outcome="success",
+            output="my-plugin: hello",
+        )
     )
     run.said("All 12 tests pass.")
     assert run.eval({"hook": "SessionStart"}).value

@@ -16,7 +16,7 @@ from evalkit.compare.sides import load_side
 from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, ResultRow, VerdictValue
 from evalkit.records.results import append_row
-from evalkit.run.runner import MANIFEST
+from evalkit.records.workdir import EVIDENCE_INDEX as MANIFEST
 from evalkit.suite.config import Suite
 
 DECL: dict[str, Any] = {

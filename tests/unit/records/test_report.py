@@ -25,7 +25,8 @@ from evalkit.records.report import (
 )
 from evalkit.records.results import append_row
 from evalkit.records.verify import Trial, VerifyReport
-from evalkit.run.runner import PLANS, RunContext, record_plan
+from evalkit.records.workdir import PLANS
+from evalkit.run.runner import RunContext, record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Contamination, Lock
 from tests.conftest import REPO

@@ -121,8 +121,9 @@ def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -
     never = suite.reference.plan_policy("never-act", suite.resolve("P1"))
     sandbox = _played(suite, tmp_path, "P1", SelfTestCase("idle", never.script, never.expect))
     sf = suite.resolve("P1")
-    verdict = score(suite, sf, sandbox, read_transcript(sandbox / "transcript.jsonl"), "m",
-                    _Refuses())
+    verdict = score(
+        suite, sf, sandbox, read_transcript(sandbox / "transcript.jsonl"), "m", _Refuses()
+    )
     assert (verdict.verdict, verdict.axis_a, verdict.axis_b) == ("FAIL", "A:FAIL", "B:n/a")
     assert verdict.judge is None
 

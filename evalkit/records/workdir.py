@@ -1,0 +1,309 @@
+"""The results folder: the one owner of its file names, its appends and its counts.
+
+A results folder holds what a run set out to do (`plans.jsonl`), one line per rep
+saying where its evidence is (`manifest.jsonl`), the evidence itself (`evidence/`)
+and the rows (`results.tsv`, or a file a plan names). Every command that reads or
+writes one goes through `Workdir`, so the rules for reading a damaged line, for
+appending safely and for counting planned against recorded reps exist once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from evalkit.errors import ConfigError, NotFoundError
+from evalkit.models import EvidenceLine, Plan
+from evalkit.records.appendlog import append_locked, check_appendable
+from evalkit.records.gridlock import hold_grid_lock
+
+RESULTS = "results.tsv"
+PLANS = "plans.jsonl"
+EVIDENCE_INDEX = "manifest.jsonl"
+"""One line per rep: where its evidence is and what it was run against."""
+EVIDENCE = "evidence"
+GRID_LOCK = "grid.lock"
+
+RepKey = tuple[str, str, str, int]
+"""run_id, scenario, model, rep: what names one rep in every file of the folder."""
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+@dataclass
+class Read(Generic[T]):
+    """What a JSON-lines file held: the lines that read, and one problem per line that did not."""
+
+    items: list[T] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CellCount:
+    """Planned against recorded reps of one plan cell (run id, scenario, model)."""
+
+    run_id: str
+    scenario: str
+    model: str
+    planned: int
+    recorded: int
+    unrecorded: tuple[int, ...]
+    """planned rep numbers of this run with nothing recorded (none once the cell is full)"""
+    skipped: int = 0
+    """of the unrecorded reps, those the run chose not to start (a budget reached)"""
+    skip_reason: str = ""
+
+    @property
+    def expected(self) -> int:
+        """Reps that should be recorded: planned, less those the run gave up on."""
+        return self.planned - self.skipped
+
+    @property
+    def complete(self) -> bool:
+        return self.expected == self.recorded
+
+    def describe(self) -> str:
+        return (
+            f"{self.run_id} {self.scenario} {self.model}: "
+            f"{self.planned} rep(s) planned, {self.recorded} recorded"
+            + (f", {self.skipped} {self.skip_reason}" if self.skipped else "")
+        )
+
+
+def tally(plans: Iterable[Plan], recorded: Iterable[RepKey]) -> list[CellCount]:
+    """The one count of planned against recorded reps, per plan cell.
+
+    `verify` counts manifest lines (each rep's final attempt), `report` counts the rows
+    it reads, and `grid --resume` runs a plan's unrecorded reps; all three count here.
+    Reps a run gave up on (a budget reached) are counted as skipped, less any a later
+    resume recorded. A cell recorded but never planned appears with planned 0.
+    """
+    plans = list(plans)
+    planned: Counter[tuple[str, str, str]] = Counter()
+    numbers: dict[tuple[str, str, str], list[int]] = {}
+    for plan in plans:
+        for cell in plan.cells:
+            planned[(plan.run_id, cell.scenario, cell.model)] += cell.reps
+            numbers.setdefault((plan.run_id, cell.scenario, cell.model), []).extend(cell.numbers())
+    keys = list(recorded)
+    have = Counter((k[0], k[1], k[2]) for k in keys)
+    reps: dict[tuple[str, str, str], set[int]] = {}
+    for key in keys:
+        reps.setdefault((key[0], key[1], key[2]), set()).add(key[3])
+    skipped: dict[tuple[str, str, str], tuple[str, int]] = {}
+    for plan in plans:
+        for cell in plan.skipped:
+            at = (plan.run_id, cell.scenario, cell.model)
+            before = skipped.get(at, ("", 0))[1]
+            still = min(before + cell.reps, max(0, planned[at] - have[at]))
+            if still:
+                skipped[at] = (plan.skip_reason, still)
+    counts = []
+    for cell_key in sorted(set(planned) | set(have)):
+        done = reps.get(cell_key, set())
+        missing = max(0, planned[cell_key] - have[cell_key])
+        counts.append(
+            CellCount(
+                run_id=cell_key[0],
+                scenario=cell_key[1],
+                model=cell_key[2],
+                planned=planned[cell_key],
+                recorded=have[cell_key],
+                unrecorded=tuple(
+                    r for r in dict.fromkeys(numbers.get(cell_key, [])) if r not in done
+                )[:missing],
+                skipped=skipped.get(cell_key, ("", 0))[1],
+                skip_reason=skipped.get(cell_key, ("", 0))[0],
+            )
+        )
+    return counts
+
+
+def _read_jsonl(path: Path, model: type[T], what: str) -> Read[T]:
+    found: Read[T] = Read()
+    if not path.is_file():
+        return found
+    data = path.read_bytes().decode("utf-8", "replace")
+    for number, text in enumerate(data.splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            found.items.append(model.model_validate(json.loads(text)))
+        except (json.JSONDecodeError, ValidationError, TypeError):
+            found.problems.append(f"{path.name}:{number}: unreadable {what} line")
+    return found
+
+
+class Workdir:
+    """One results folder. Paths inside it are kept relative to it in every record."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def __repr__(self) -> str:
+        return f"Workdir({str(self.root)!r})"
+
+    # ------------------------------------------------------------------ names
+
+    @property
+    def results(self) -> Path:
+        """The default results file; a plan may name another."""
+        return self.root / RESULTS
+
+    @property
+    def plans(self) -> Path:
+        return self.root / PLANS
+
+    @property
+    def evidence_index(self) -> Path:
+        return self.root / EVIDENCE_INDEX
+
+    @property
+    def evidence(self) -> Path:
+        return self.root / EVIDENCE
+
+    @property
+    def grid_lock(self) -> Path:
+        return self.root / GRID_LOCK
+
+    def path(self, relative: str) -> Path:
+        """A path kept in a record (relative to the folder, or absolute) as a path."""
+        return self.root / relative
+
+    def relative(self, path: Path) -> str:
+        """path relative to the folder where it lies under it, else absolute."""
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path.resolve())
+
+    def evidence_folder(
+        self, run_id: str, scenario: str, model: str, rep: int, attempt: int = 1
+    ) -> Path:
+        """Attempt 1 keeps `rep-<k>`; a retry keeps its own `rep-<k>.attempt-<n>` beside it."""
+        name = f"rep-{rep}" if attempt == 1 else f"rep-{rep}.attempt-{attempt}"
+        return self.evidence / run_id / scenario / safe_name(model) / name
+
+    def claim_evidence_folder(
+        self, run_id: str, scenario: str, model: str, rep: int, attempt: int = 1
+    ) -> Path:
+        """Create an attempt's evidence folder, or refuse when it exists: no two reps (or
+        attempts) ever share one."""
+        folder = self.evidence_folder(run_id, scenario, model, rep, attempt)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            raise ConfigError(
+                f"{folder}: this rep's evidence folder already exists; another process "
+                "recorded (or is recording) the same rep"
+            ) from None
+        return folder
+
+    def set_aside(self, run_id: str, scenario: str, model: str, rep: int) -> list[Path]:
+        """Move an unrecorded rep's evidence folders (every attempt's) out of the way: a
+        process claimed them and died before recording. Only a grid holding the lock does
+        this, and only for folders no manifest line names."""
+        first = self.evidence_folder(run_id, scenario, model, rep)
+        named = (
+            {self.path(x.evidence).resolve() for x in self.read_evidence_index().items}
+            if self.has_evidence_index()
+            else set()
+        )
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        moved = []
+        for folder in [first, *sorted(first.parent.glob(f"{first.name}.attempt-*"))]:
+            if ".abandoned-" in folder.name or not folder.is_dir():
+                continue
+            if folder.resolve() in named:
+                continue
+            aside = folder.with_name(f"{folder.name}.abandoned-{stamp}")
+            folder.rename(aside)
+            moved.append(aside)
+        return moved
+
+    @contextmanager
+    def hold_grid(self, command: str, notes: list[str] | None = None) -> Iterator[None]:
+        """Own the folder for one grid: a second grid is refused, naming this one."""
+        with hold_grid_lock(self.grid_lock, command, notes):
+            yield
+
+    # ------------------------------------------------------------------ reading
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def read_plans(self) -> Read[Plan]:
+        """Every plan; a line that does not read is named and skipped."""
+        return _read_jsonl(self.plans, Plan, "plan")
+
+    def has_evidence_index(self) -> bool:
+        return self.evidence_index.is_file()
+
+    def read_evidence_index(self) -> Read[EvidenceLine]:
+        """Every manifest line; a line that does not read is named and skipped."""
+        if not self.evidence_index.is_file():
+            raise NotFoundError(
+                f"{self.evidence_index}: no manifest; nothing was run into this folder"
+            )
+        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest")
+
+    def evidence_keys(self) -> list[RepKey]:
+        """The reps the manifest records: one key per rep's final attempt."""
+        if not self.evidence_index.is_file():
+            return []
+        return [
+            evidence_key(x) for x in self.read_evidence_index().items if x.superseded_by is None
+        ]
+
+    def results_files(
+        self, plans: Iterable[Plan], lines: Iterable[EvidenceLine] = ()
+    ) -> list[Path]:
+        """Every results file the folder's records name, the default one first."""
+        files: dict[Path, None] = {self.results.resolve(): None}
+        for name in [p.results for p in plans] + [x.results for x in lines]:
+            files.setdefault(self.path(name or RESULTS).resolve(), None)
+        return list(files)
+
+    def recorded_suites(self) -> set[str]:
+        """The suites whose reps this folder holds, by its plans and manifest lines."""
+        suites = {p.suite for p in self.read_plans().items if p.suite}
+        if self.evidence_index.is_file():
+            suites |= {
+                str(x.declarations.get("suite"))
+                for x in self.read_evidence_index().items
+                if x.declarations.get("suite")
+            }
+        return suites
+
+    # ------------------------------------------------------------------ writing
+
+    def check_writable(self) -> None:
+        """Refuse, before anything is planned, a folder that cannot hold records."""
+        if self.root.exists() and not self.root.is_dir():
+            raise ConfigError(f"{self.root}: the results folder is a file, not a folder")
+        for path in (self.plans, self.evidence_index):
+            check_appendable(path)
+
+    def append_plan(self, plan: Plan) -> None:
+        append_locked(self.plans, (plan.model_dump_json() + "\n").encode())
+
+    def append_evidence_line(self, line: EvidenceLine) -> None:
+        append_locked(self.evidence_index, (line.model_dump_json() + "\n").encode())
+
+
+def evidence_key(line: EvidenceLine) -> RepKey:
+    return (line.run_id, line.scenario, line.model, line.rep)

@@ -1,0 +1,67 @@
+"""A results folder recorded without any model: fabricated runs through the real recorder.
+
+Each rep plays the checker's ideal self-test case into a fresh sandbox, then goes through
+the same code that ends a real rep (verdict, evidence, manifest line, row), so `verify`,
+`report` and `grid --resume` can be tested on folders that re-derive for real.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from evalkit.models import PlanCell
+from evalkit.records.results import append_row
+from evalkit.reference.fabricate import fabricate
+from evalkit.reference.placeholders import render
+from evalkit.reference.selftest import isolation_env
+from evalkit.run.agent import ProcessOutcome
+from evalkit.run.runner import RepOutcome, RunContext, _score_and_keep, record_plan
+from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.scoring.judge import FixedJudge
+from evalkit.suite.config import Suite
+
+NO_CLI = Path("/nonexistent/claude")
+
+
+def context(suite: Suite, work: Path, run_id: str = "r1") -> RunContext:
+    return RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=run_id)
+
+
+def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepOutcome:
+    """One fabricated rep of the scenario's ideal behaviour, recorded as `run` records one."""
+    suite = ctx.suite
+    scenario = suite.resolve(scenario_ref)
+    case = suite.checker.self_test_cases(scenario)[0]
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-fab-"))
+    try:
+        sandbox = scratch / "sandbox"
+        build_sandbox(suite, scenario, sandbox)
+        names = list(suite.fixture_dirs())
+        script = render(case.script, sandbox, names, suite.checker.script_values())
+        hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
+        lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
+        (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        folder = ctx.records.claim_evidence_folder(ctx.run_id, scenario.id, model, rep)
+        done = _score_and_keep(
+            ctx, ctx.run_id, scenario, model, rep, 1, sandbox, ProcessOutcome(0, 1.0),
+            FixedJudge(case.judge_answer), NO_CLI, ctx.timeout, folder,
+        )  # fmt: skip
+        ctx.records.append_evidence_line(done.line)
+        append_row(ctx.results, done.row)
+        return RepOutcome(scenario.id, model, rep, done.verdict, done.row, folder, 1.0)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def recorded_folder(
+    suite: Suite, work: Path, cells: list[tuple[str, str, int]], run_id: str = "r1"
+) -> RunContext:
+    """A folder whose plan is `cells` (scenario, model, reps), every rep recorded."""
+    ctx = context(suite, work, run_id)
+    record_plan(ctx, [PlanCell(scenario=s, model=m, reps=n) for s, m, n in cells], "fabricated")
+    for scenario, model, reps in cells:
+        for rep in range(1, reps + 1):
+            record_rep(ctx, scenario, model, rep)
+    return ctx

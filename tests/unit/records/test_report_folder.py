@@ -1,0 +1,58 @@
+"""report on folders that are not what it expects: plans alone, another suite, bad lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import evalkit.cli.main  # noqa: F401  (registers every command)
+from evalkit.cli.main import app
+from evalkit.errors import RefusedError
+from evalkit.models import Plan, PlanCell
+from evalkit.records.report import build_report
+from evalkit.records.workdir import Workdir
+from evalkit.suite.config import Suite
+from tests.conftest import REPO
+
+
+def _plan(suite: str = "") -> Plan:
+    return Plan(
+        run_id="r1",
+        created="2026-01-01T00:00:00+00:00",
+        command="grid",
+        cells=[PlanCell(scenario="P1-L1-reporting", model="haiku", reps=2)],
+        suite=suite,
+    )
+
+
+def test_a_folder_with_only_plans_shows_the_incomplete_plan(suite: Suite, tmp_path: Path) -> None:
+    Workdir(tmp_path).append_plan(_plan())
+    got = build_report(suite, tmp_path)
+    assert got.rows == 0 and got.incomplete
+    assert [(m.scenario, m.planned, m.recorded) for m in got.missing] == [("P1-L1-reporting", 2, 0)]
+    result = CliRunner().invoke(
+        app, ["--suite", str(REPO), "report", str(tmp_path)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "INCOMPLETE" in result.stdout
+    assert "r1 P1-L1-reporting haiku: 2 rep(s) planned, 0 recorded" in result.stdout
+
+
+def test_report_with_the_wrong_suite_says_so(suite: Suite, tmp_path: Path) -> None:
+    Workdir(tmp_path).append_plan(_plan(suite="adr-discrimination"))
+    with pytest.raises(RefusedError, match="holds reps of suite adr-discrimination"):
+        build_report(suite, tmp_path)
+
+
+def test_a_garbage_results_line_is_named_and_the_report_goes_on(
+    suite: Suite, tmp_path: Path
+) -> None:
+    Workdir(tmp_path).append_plan(_plan())
+    header = "scenario\tmodel\ta\tb\tverdict\treasons\trep\trun_id\n"
+    good = "P1-L1-reporting\thaiku\tA:PASS\tB:PASS\tPASS\t-\t1\tr1\n"
+    (tmp_path / "results.tsv").write_text(header + good + "garbage\n")
+    got = build_report(suite, tmp_path)
+    assert got.rows == 1
+    assert got.unreadable == ["results.tsv:3: 1 columns, expected 8"]

@@ -1,0 +1,41 @@
+"""self-test WORKDIR keeps the sandboxes of the cells that fail, and only those."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import evalkit.reference.selftest as selftest_module
+from evalkit.models import Verdict
+from evalkit.reference.selftest import self_test
+from evalkit.scoring.checker import Expectation
+from evalkit.suite.config import Suite
+from tests.e2e.conftest import copy_suite
+
+
+@pytest.fixture(scope="module")
+def one_scenario(tmp_path_factory: pytest.TempPathFactory) -> Suite:
+    return Suite(copy_suite(tmp_path_factory.mktemp("suite"), only={"P1"}))
+
+
+def test_only_the_sandboxes_of_failing_cells_are_kept(
+    one_scenario: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = selftest_module.meets
+
+    def errors_fail(verdict: Verdict, expect: Expectation) -> bool:
+        return expect.verdict != "ERROR" and real(verdict, expect)
+
+    monkeypatch.setattr(selftest_module, "meets", errors_fail)
+    cells = self_test(one_scenario, tmp_path / "kept", which="run")
+    failing = sorted(c.case for c in cells if not c.ok)
+    assert failing and len(failing) < len(cells)
+    kept = sorted(p.name for p in (tmp_path / "kept" / "P1-L1-reporting").iterdir())
+    assert kept == failing
+
+
+def test_a_self_test_that_passes_keeps_nothing(one_scenario: Suite, tmp_path: Path) -> None:
+    cells = self_test(one_scenario, tmp_path / "kept", which="run")
+    assert all(c.ok for c in cells)
+    assert list((tmp_path / "kept").iterdir()) == []
