@@ -21,6 +21,7 @@ from evalkit.errors import ConfigError
 from evalkit.records.results import (
     COLUMNS,
     HEADER,
+    RENAMED,
     absent_defaults,
     format_row,
     read_results,
@@ -44,7 +45,7 @@ class Migrated:
 def _rewrite(path: Path, text: str) -> tuple[list[str], int, int, str]:
     """The migrated text of one results file: (added columns, rows, kept bad lines, text)."""
     lines = text.splitlines()
-    header = lines[0].split("\t")
+    header = [RENAMED.get(c, c) for c in lines[0].split("\t")]
     read = read_results(path)
     if read.problems and read.problems[0].endswith("not an evalkit results file header"):
         raise ConfigError(f"{path}: not an evalkit results file; nothing to migrate")

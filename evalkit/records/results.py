@@ -38,16 +38,20 @@ MAY_BE_ABSENT = frozenset(
         "model_id",
         "turns",
         "duration_ms",
-        "cost_usd",
-        "tokens",
+        "cost_usd_estimate",
         "input_tokens",
         "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
         "schema_version",
     }
 )
 """Columns an older file may lack and still be appended to: what they hold describes a rep but
-never tells two measurements apart. Any other column (rep, run_id, bundle_id, and new columns
-such as variant, subject hash or attempt) must be in the file before a row is appended to it."""
+never tells two measurements apart. Any other column (rep, run_id, bundle_id, attempt, and new
+columns such as a variant or a subject hash) must be in the file before a row is appended to
+it; `evalkit migrate` adds them."""
+RENAMED = {"cost_usd": "cost_usd_estimate"}
+"""Old column name -> the current one: read under the new name, renamed by migrate."""
 
 
 def absent_defaults() -> dict[str, object]:
@@ -89,17 +93,16 @@ def header_problem(path: Path, header: list[str]) -> str | None:
             f"{path}: not an evalkit results file (its first line is not evalkit's header); "
             "refusing to append to it"
         )
-    unknown = [c for c in header if c not in COLUMNS]
+    renamed = [f"{c} (now {RENAMED[c]})" for c in header if c in RENAMED]
+    unknown = [c for c in header if c not in COLUMNS and c not in RENAMED]
     lacking = [c for c in COLUMNS if c not in header and c not in MAY_BE_ABSENT]
-    if unknown or lacking:
-        what = "; ".join(
-            part
-            for part in (
-                f"lacks {', '.join(lacking)}" if lacking else "",
-                f"has unknown {', '.join(unknown)}" if unknown else "",
-            )
-            if part
-        )
+    parts = [
+        f"lacks {', '.join(lacking)}" if lacking else "",
+        f"has old column names {', '.join(renamed)}" if renamed else "",
+        f"has unknown {', '.join(unknown)}" if unknown else "",
+    ]
+    if any(parts):
+        what = "; ".join(p for p in parts if p)
         return f"{path}: written by another evalkit version ({what}); {migrate_hint(path)}"
     return None
 
@@ -152,7 +155,7 @@ def read_results(path: Path) -> ResultsRead:
     lines = path.read_bytes().decode("utf-8", "replace").splitlines()
     if not lines:
         return found
-    header = lines[0].split("\t")
+    header = [RENAMED.get(c, c) for c in lines[0].split("\t")]
     found.header = header
     missing = [c for c in REQUIRED if c not in header]
     if header[: len(CORE)] != CORE or missing:

@@ -57,7 +57,7 @@ def test_an_older_file_reads_by_header_name_with_stated_defaults(old: Path) -> N
 
 def test_appending_to_a_file_lacking_an_identifying_column_points_at_migrate(old: Path) -> None:
     before = (old / "results.tsv").read_text()
-    with pytest.raises(ConfigError, match=r"lacks bundle_id\); `evalkit migrate "):
+    with pytest.raises(ConfigError, match=r"lacks bundle_id, attempt\); `evalkit migrate "):
         append_row(old / "results.tsv", NEW)
     assert (old / "results.tsv").read_text() == before
 
@@ -119,3 +119,16 @@ def test_the_migrate_command_says_what_it_did(old: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "2 row(s) rewritten, columns added: flags," in result.stdout
     assert "1 unreadable line(s) kept as they were" in result.stdout
+
+
+def test_a_renamed_column_reads_under_its_new_name_and_migrates(tmp_path: Path) -> None:
+    header = OLD_HEADER.replace("\n", "\tcost_usd\n")
+    (tmp_path / "results.tsv").write_text(header + OLD_ROWS[0].replace("\n", "\t0.25\n"))
+    [row] = read_results(tmp_path / "results.tsv").plain_rows
+    assert row.cost_usd_estimate == 0.25
+    with pytest.raises(ConfigError, match=r"old column names cost_usd \(now cost_usd_estimate\)"):
+        append_row(tmp_path / "results.tsv", NEW)
+    [done] = migrate_workdir(Workdir(tmp_path))
+    assert done.changed
+    [again] = read_results(tmp_path / "results.tsv").plain_rows
+    assert again.cost_usd_estimate == 0.25
