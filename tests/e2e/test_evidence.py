@@ -183,7 +183,7 @@ def test_a_deleted_manifest_line_names_the_missing_cell(recorded: Recorded) -> N
     done = recorded.verify(work)
     cell = f"{line['run_id']} {line['scenario']} {line['model']}"
     assert_names(done, f"plan {cell}:", "1 rep(s) planned, 0 recorded")
-    assert_names(done, f"TSV row without evidence: {cell} {line['rep']}", "")
+    assert_names(done, f"results.tsv:6: row without evidence: {cell} {line['rep']}", "")
 
 
 @pytest.mark.parametrize("role", ["check", "process"])
