@@ -325,6 +325,11 @@ class EvidenceLine(Model):
         None, description="the attempt that replaced this one; its row is the rep's row"
     )
     retry_reason: str = Field("", description="why this attempt was run again, when it was")
+    rescore_of: str = Field(
+        "",
+        description="the run id of the rep this line scores again with newer scoring code "
+        "(`evalkit rescore`); that rep's row stays in the file, replaced",
+    )
     usage: dict[str, int | float] = Field(
         default_factory=dict, description="tokens, turns, duration and the CLI's cost estimate"
     )

@@ -17,7 +17,9 @@ def verify(
 ) -> None:
     """Rebuild each trial's sandbox from fixture + diffs, re-score it, compare, then count.
 
-    Exits non-zero unless every trial re-derives and the counts match the plans.
+    Exits non-zero unless every trial re-derives and the counts match the plans. A trial scored
+    by older scoring code is named `older` (its records are held to each other, not re-derived;
+    `evalkit rescore` scores it again), and the folder is not publishable until it is.
 
     Example: `evalkit verify results/`
     """
@@ -26,21 +28,31 @@ def verify(
     suite = state.suite()
     report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())
     for trial in report.trials:
-        if trial.ok:
-            out.print(f"  ok        {trial.name}  {trial.verdict}")
+        if trial.ok and trial.older_code:
+            since = " (re-scored since)" if trial.rescored else ""
+            out.print(
+                f"  older     {trial.name}  {trial.verdict}  scored-by-older-code{since}",
+                markup=False,
+            )
+        elif trial.ok:
+            out.print(f"  ok        {trial.name}  {trial.verdict}", markup=False)
         else:
             out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}", markup=False)
     for line in report.unreadable:
         out.print(f"  SKIPPED   {line}", markup=False)
     for problem in report.count_problems:
         out.print(f"  MISMATCH  {problem}", markup=False)
-    if report.all_rederived:
+    older = sum(1 for t in report.trials if t.ok and t.older_code and not t.rescored)
+    if report.all_rederived and not older:
         out.print(f"All {len(report.trials)} trial(s) re-derived from the kept evidence.")
     bad = sum(1 for t in report.trials if not t.ok)
     if report.publishable:
         out.print("PUBLISHABLE")
     else:
         out.print("NOT PUBLISHABLE: " + "; ".join(report.publish_problems), markup=False)
+    if report.all_rederived and older:
+        out.print(f"{older} trial(s) scored by older scoring code; not re-derived under this code")
+        raise typer.Exit(1)
     if not report.all_rederived:
         out.print(
             f"{bad} trial(s) did not re-derive; {len(report.count_problems)} count problem(s); "

@@ -14,6 +14,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_merge,
     cmd_migrate,
     cmd_report,
+    cmd_rescore,
     cmd_run,
     cmd_sandbox,
     cmd_selftest,

@@ -17,7 +17,7 @@ from pydantic import Field
 from evalkit.errors import EvalkitError, NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Level, Model, Plan, Polarity, ResultRow, ScenarioSet
 from evalkit.records.results import read_results
-from evalkit.records.verify import verify_workdir
+from evalkit.records.verify import rescored_keys, verify_workdir
 from evalkit.records.workdir import RESULTS, Workdir, tally
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock, set_label
@@ -150,6 +150,9 @@ class Report(Model):
     unknown: list[UnknownScenario]
     usage: list[Usage] = Field(default_factory=list)
     retries: Retries = Field(default_factory=lambda: Retries(reps=0, attempts=0, reasons={}))
+    rescored_rows: int = Field(
+        0, description="rows replaced by a later `evalkit rescore`: kept in the file, not counted"
+    )
     unreadable: list[str] = Field(
         default_factory=list,
         description="file:line of each plan, manifest or results line that did not read, skipped",
@@ -311,6 +314,11 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         counts[records.relative(path)] = len(read.rows)
         rows += read.plain_rows
         unreadable += read.problems
+    lines = records.read_evidence_index().items if records.has_evidence_index() else []
+    replaced = rescored_keys(lines)
+    rescored_rows = sum(1 for r in rows if (r.run_id, r.scenario, r.model, r.rep) in replaced)
+    every = rows
+    rows = [r for r in rows if (r.run_id, r.scenario, r.model, r.rep) not in replaced]
     if not rows and not plans:
         what = "is empty" if records.results.is_file() else "does not exist"
         raise NotFoundError(
@@ -366,8 +374,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         if any((which, model, pol) in pooled for pol in POLARITIES)
     ]
 
-    lines = records.read_evidence_index().items if records.has_evidence_index() else []
-    missing = _missing(plans, rows)
+    missing = _missing(plans, every)
     return Report(
         suite=suite.name,
         workdir=str(workdir),
@@ -391,6 +398,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         ],
         usage=_usage(lines),
         retries=_retries(lines),
+        rescored_rows=rescored_rows,
         unreadable=unreadable,
         publishability=_publishability(suite, workdir),
     )

@@ -28,7 +28,10 @@ from evalkit.scoring.hashing import sha256_file
 from evalkit.scoring.judge import ReplayJudge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
 
+SCORING_KEY = "checker_source"
+"""The declaration naming the hash of the code that scored a rep."""
 FROZEN_KEYS = (
     "fixture_hashes",
     "rubric_sha256",
@@ -47,6 +50,11 @@ class Trial:
     name: str
     problems: list[str] = field(default_factory=list)
     verdict: str = ""
+    older_code: bool = False
+    """Scored by scoring code other than the current one: its records are held to each other,
+    not re-derived; `evalkit rescore` scores it again beside the old row."""
+    rescored: bool = False
+    """A later re-score replaced this rep's row (the old row stays in the file)."""
 
     @property
     def ok(self) -> bool:
@@ -88,6 +96,11 @@ def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
     return [x for x in lines if x.superseded_by is None]
 
 
+def rescored_keys(lines: list[EvidenceLine]) -> set[RepKey]:
+    """Reps whose row a later `evalkit rescore` replaced (their rows stay in the file)."""
+    return {(x.rescore_of, x.scenario, x.model, x.rep) for x in lines if x.rescore_of}
+
+
 @dataclass
 class _Rows:
     """Every row of every results file the folder names, by rep, with where it was read."""
@@ -123,11 +136,17 @@ def _same(a: Verdict, b: Verdict) -> list[str]:
     return diffs
 
 
-def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[ResultRow]) -> Trial:
+def verify_trial(
+    suite: Suite,
+    workdir: Path,
+    line: EvidenceLine,
+    rows: list[ResultRow],
+    current: str | None = None,
+) -> Trial:
     """One trial, whatever its evidence holds: a file that does not read, or a git failure
     while rebuilding its sandbox, is a problem of this trial and the next one is verified."""
     try:
-        trial = _rederive(suite, workdir, line, rows)
+        trial = _rederive(suite, workdir, line, rows, current)
     except (ValidationError, ValueError, UnicodeDecodeError, OSError, EvalkitError) as exc:
         trial = Trial(_trial_name(line), verdict=line.verdict)
         trial.problems.append(f"could-not-rederive:{str(exc).splitlines()[0][:160]}")
@@ -135,14 +154,24 @@ def verify_trial(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Res
     return trial
 
 
-def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[ResultRow]) -> Trial:
-    trial = Trial(_trial_name(line), verdict=line.verdict)
+@dataclass
+class Kept:
+    """What a trial's evidence holds, read: the scenario and the kept JSON files."""
+
+    scenario: ScenarioFile
+    verdict: Verdict
+    judge: JudgeRecord | None
+    process: ProcessRecord
+
+
+def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> Kept | None:
+    """The trial's evidence, or None with each reason it cannot be used named on the trial."""
     folder = workdir / line.evidence
     for role, rel in sorted(line.files.items()):
         if not (folder / rel).is_file():
             trial.problems.append(f"missing-evidence:{role}")
     if trial.problems:
-        return trial
+        return None
     current = suite.fixture_hashes()
     for name, kept in sorted(line.declarations.get("fixture_hashes", {}).items()):
         if current.get(name) != kept:
@@ -153,18 +182,17 @@ def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Result
         scenario = suite.resolve(line.scenario)
     except EvalkitError:
         trial.problems.append("scenario-gone")
-        return trial
+        return None
     if scenario.sha256 != line.declarations.get("scenario_sha256"):
         trial.problems.append("scenario-drift")
-    if trial.problems:
-        return trial
+    verdict = judge = process = None
     try:
-        kept = Verdict.model_validate_json((folder / line.files["check"]).read_text())
+        verdict = Verdict.model_validate_json((folder / line.files["check"]).read_text())
     except (ValidationError, ValueError, KeyError, OSError):
         trial.problems.append("unreadable-evidence:check")
     judge_file = line.files.get("judge")
     try:
-        record = (
+        judge = (
             JudgeRecord.model_validate_json((folder / judge_file).read_text())
             if judge_file
             else None
@@ -175,24 +203,67 @@ def _rederive(suite: Suite, workdir: Path, line: EvidenceLine, rows: list[Result
         process = ProcessRecord.model_validate_json((folder / line.files["process"]).read_text())
     except (ValidationError, ValueError, KeyError, OSError):
         trial.problems.append("unreadable-evidence:process")
-    if trial.problems:
-        return trial
+    if trial.problems or verdict is None or process is None:
+        return None
+    return Kept(scenario, verdict, judge, process)
+
+
+def replay_decide(suite: Suite, workdir: Path, line: EvidenceLine, kept: Kept) -> Verdict:
+    """The verdict the current scoring code gives the kept evidence: the sandbox rebuilt from
+    the pinned fixture and the kept diffs, the kept transcript, the kept judge answer. Raises
+    GitError or KeyError when a diff does not apply."""
+    folder = workdir / line.evidence
     with tempfile.TemporaryDirectory(prefix="evalkit-replay-") as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
+        for name, fixture in suite.fixture_dirs().items():
+            diff = (folder / line.files[f"{name}_diff"]).read_bytes()
+            replay_folder(fixture, diff, sandbox / name)
+        transcript = read_transcript(folder / line.files["transcript"])
+        with patched_env({k: v for k, v in kept.process.guarded_env.items() if v}):
+            return decide(
+                suite,
+                kept.scenario,
+                sandbox,
+                transcript,
+                line.model,
+                ReplayJudge(kept.judge),
+                kept.process,
+            )
+
+
+def scoring_hash(suite: Suite) -> str:
+    """The hash of the code that scores, as each rep's declarations name it."""
+    return suite.checker.source_hash()
+
+
+def scored_by_older_code(line: EvidenceLine, current: str) -> bool:
+    return line.declarations.get(SCORING_KEY) != current
+
+
+def _rederive(
+    suite: Suite,
+    workdir: Path,
+    line: EvidenceLine,
+    rows: list[ResultRow],
+    current: str | None = None,
+) -> Trial:
+    trial = Trial(_trial_name(line), verdict=line.verdict)
+    kept = read_kept(suite, workdir, line, trial)
+    if kept is None or trial.problems:
+        return trial
+    if scored_by_older_code(line, current or scoring_hash(suite)):
+        # Re-scoring with other code may rightly differ: hold the records to each other
+        # (check.json, manifest, row) instead; the evidence's own hashes catch an edit.
+        trial.older_code = True
+        again = kept.verdict
+    else:
         try:
-            for name, fixture in suite.fixture_dirs().items():
-                diff = (folder / line.files[f"{name}_diff"]).read_bytes()
-                replay_folder(fixture, diff, sandbox / name)
+            again = replay_decide(suite, workdir, line, kept)
         except (GitError, KeyError) as exc:
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
-        transcript = read_transcript(folder / line.files["transcript"])
-        with patched_env({k: v for k, v in process.guarded_env.items() if v}):
-            again = decide(
-                suite, scenario, sandbox, transcript, line.model, ReplayJudge(record), process
-            )
-    trial.problems += [f"check.json {d}" for d in _same(again, kept)]
+    trial.problems += [f"check.json {d}" for d in _same(again, kept.verdict)]
     if again.verdict != line.verdict:
         trial.problems.append(f"manifest verdict {line.verdict} re-derived as {again.verdict}")
     if line.superseded_by is not None:
@@ -232,12 +303,21 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
     lines = index.items
     rows = _rows(records, records.results_files(plans.items, lines))
     report = VerifyReport(unreadable=plans.problems + index.problems + rows.problems)
+    current = scoring_hash(suite)
+    replaced = rescored_keys(lines)
     for line in lines:
-        report.trials.append(
-            verify_trial(suite, workdir, line, rows.by_key.get(evidence_key(line), []))
-        )
+        trial = verify_trial(suite, workdir, line, rows.by_key.get(evidence_key(line), []), current)
+        trial.rescored = evidence_key(line) in replaced
+        report.trials.append(trial)
     counts = _count(report, lines, rows, plans.items)
-    _publishability(report, final_lines(lines), counts)
+    counted = [x for x in final_lines(lines) if evidence_key(x) not in replaced]
+    _publishability(report, counted, counts)
+    older = sum(1 for t in report.trials if t.older_code and not t.rescored)
+    if older:
+        report.publish_problems.append(
+            f"{older} row(s) scored-by-older-code: `evalkit rescore {workdir}` scores them "
+            "again with the current code, beside the old rows"
+        )
     return report
 
 

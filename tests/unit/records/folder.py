@@ -33,13 +33,13 @@ def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepO
     """One fabricated rep of the scenario's ideal behaviour, recorded as `run` records one."""
     suite = ctx.suite
     scenario = suite.resolve(scenario_ref)
-    case = suite.checker.self_test_cases(scenario)[0]
+    case = suite.reference.self_test_cases(scenario)[0]
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-fab-"))
     try:
         sandbox = scratch / "sandbox"
         build_sandbox(suite, scenario, sandbox)
         names = list(suite.fixture_dirs())
-        script = render(case.script, sandbox, names, suite.checker.script_values())
+        script = render(case.script, sandbox, names, suite.reference.script_values())
         hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
         lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
         (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -8,8 +8,8 @@ import pytest
 
 import evalkit.reference.selftest as selftest_module
 from evalkit.models import Verdict
+from evalkit.reference.behaviour import Expectation
 from evalkit.reference.selftest import self_test
-from evalkit.scoring.checker import Expectation
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 

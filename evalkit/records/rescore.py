@@ -1,0 +1,175 @@
+"""`evalkit rescore`: reps scored by older scoring code, scored again beside their old rows.
+
+Nothing is rewritten. Each rep whose declarations name a scoring hash other than the
+current one gets a new run id, a plan, a new evidence folder (the kept transcript, diffs
+and judge answer, copied, with a new check.json), a manifest line naming the run it
+re-scores (`rescore_of`) and a new row appended to the same results file. `report` and
+`verify` then count the new row and keep the old one as history. A rep whose evidence
+was edited, or whose fixture or scenario changed since, is not re-scored: it is named.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from evalkit import __version__
+from evalkit.errors import EvalkitError
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
+from evalkit.records.evidence import CHECK, JUDGE, bundle_id, declarations, write_check
+from evalkit.records.results import (
+    append_row,
+    check_results_file,
+    read_results,
+    row_from_verdict,
+)
+from evalkit.records.verify import (
+    Trial,
+    _edited,
+    final_lines,
+    read_kept,
+    replay_decide,
+    rescored_keys,
+    scored_by_older_code,
+    scoring_hash,
+)
+from evalkit.records.workdir import RepKey, Workdir, evidence_key
+from evalkit.run.runner import new_run_id
+from evalkit.scoring.hashing import sha256_file
+from evalkit.suite.config import Suite
+
+
+@dataclass
+class Rescored:
+    run_ids: list[str] = field(default_factory=list)
+    rescored: list[str] = field(default_factory=list)
+    """`<old run> <scenario> <model> rep-k: OLD -> NEW` per re-scored rep"""
+    refused: list[str] = field(default_factory=list)
+    """reps not re-scored, and why"""
+
+
+def _row_of(records: Workdir, results: str) -> dict[RepKey, ResultRow]:
+    found: dict[RepKey, ResultRow] = {}
+    for _, row in read_results(records.path(results or "results.tsv")).rows:
+        found.setdefault((row.run_id, row.scenario, row.model, row.rep), row)
+    return found
+
+
+def rescore_workdir(suite: Suite, records: Workdir) -> Rescored:
+    """Score every rep recorded by older scoring code again, under the folder's grid lock."""
+    done = Rescored()
+    with records.hold_grid("rescore"):
+        lines = records.read_evidence_index().items
+        current = scoring_hash(suite)
+        replaced = rescored_keys(lines)
+        todo = [
+            x
+            for x in final_lines(lines)
+            if scored_by_older_code(x, current) and evidence_key(x) not in replaced
+        ]
+        groups: dict[str, list[EvidenceLine]] = defaultdict(list)
+        for line in todo:
+            groups[line.results].append(line)
+        for results, group in groups.items():
+            _rescore_group(suite, records, results, group, done)
+    return done
+
+
+def _rescore_group(
+    suite: Suite, records: Workdir, results: str, group: list[EvidenceLine], done: Rescored
+) -> None:
+    results_path = records.path(results or "results.tsv")
+    check_results_file(results_path)
+    rows = _row_of(records, results)
+    ready = []
+    for line in group:
+        name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
+        trial = Trial(name)
+        kept = read_kept(suite, records.root, line, trial)
+        trial.problems += _edited(line, records.path(line.evidence))
+        if evidence_key(line) not in rows:
+            trial.problems.append("no TSV row")
+        if kept is None or trial.problems:
+            done.refused.append(f"{name}: {'; '.join(trial.problems)}")
+            continue
+        ready.append((line, kept))
+    if not ready:
+        return
+    run_id = new_run_id()
+    cells: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for line, _ in ready:
+        cells[(line.scenario, line.model)].append(line.rep)
+    records.append_plan(
+        Plan(
+            run_id=run_id,
+            created=datetime.now(UTC).isoformat(timespec="seconds"),
+            command=f"rescore {records.root} (scoring code {scoring_hash(suite)[:19]})",
+            cells=[
+                PlanCell(scenario=s, model=m, reps=len(reps), rep_numbers=sorted(reps))
+                for (s, m), reps in cells.items()
+            ],
+            results=results,
+            suite=suite.name,
+        )
+    )
+    done.run_ids.append(run_id)
+    for line, kept in ready:
+        name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
+        try:
+            verdict = replay_decide(suite, records.root, line, kept)
+        except (EvalkitError, KeyError, OSError) as exc:
+            done.refused.append(f"{name}: {str(exc).splitlines()[0][:160]}")
+            continue
+        folder = records.claim_evidence_folder(
+            run_id, line.scenario, line.model, line.rep, line.attempt
+        )
+        source = records.path(line.evidence)
+        files = {role: rel for role, rel in line.files.items() if role not in ("check", "judge")}
+        for rel in files.values():
+            shutil.copy2(source / rel, folder / rel)
+        write_check(folder, verdict)
+        files["check"] = CHECK
+        if verdict.judge is not None:
+            files["judge"] = JUDGE
+        old = line.declarations
+        decl = declarations(
+            suite,
+            kept.scenario.sha256,
+            line.model,
+            str(old.get("model_id", "")),
+            str(old.get("cli_version", "")),
+        )
+        bid = bundle_id(decl)
+        records.append_evidence_line(
+            EvidenceLine(
+                run_id=run_id,
+                scenario=line.scenario,
+                model=line.model,
+                rep=line.rep,
+                evidence=records.relative(folder),
+                files=files,
+                file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
+                declarations=decl,
+                bundle_id=bid,
+                verdict=verdict.verdict,
+                results=line.results,
+                attempt=line.attempt,
+                usage=line.usage,
+                rescore_of=line.run_id,
+            )
+        )
+        fresh = row_from_verdict(verdict, bundle_id=bid, attempt=line.attempt)
+        decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id", "attempt")
+        row = rows[evidence_key(line)].model_copy(
+            update={
+                **{k: getattr(fresh, k) for k in decided},
+                "run_id": run_id,
+                "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                "evalkit_version": __version__,
+            }
+        )
+        append_row(results_path, row)
+        was = rows[evidence_key(line)]
+        done.rescored.append(f"{name}: {was.verdict} -> {verdict.verdict}")

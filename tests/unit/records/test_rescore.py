@@ -1,0 +1,140 @@
+"""Rows scored by older scoring code: named as such (not as tampering), and re-scored beside."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import evalkit.cli.main  # noqa: F401  (registers every command)
+from evalkit.cli.main import app
+from evalkit.models import EvidenceLine, Verdict
+from evalkit.records.evidence import bundle_id
+from evalkit.records.report import build_report
+from evalkit.records.rescore import rescore_workdir
+from evalkit.records.results import read_results
+from evalkit.records.verify import verify_workdir
+from evalkit.records.workdir import Workdir
+from evalkit.scoring.hashing import sha256_file
+from evalkit.suite.config import Suite
+from tests.conftest import REPO
+from tests.unit.records.folder import recorded_folder
+
+CELLS = [("P1-L1-reporting", "policy:oracle", 1), ("N1-L1-reporting", "policy:oracle", 1)]
+
+
+@pytest.fixture(scope="module")
+def recorded(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("recorded") / "work"
+    recorded_folder(suite, work, CELLS)
+    return work
+
+
+def scored_by_old_code(work: Path, verdict_was: str | None = None) -> None:
+    """Rewrite the folder as an evalkit with other scoring code would have left it: each rep
+    declares another scoring hash, and (optionally) the first one was scored differently."""
+    records = Workdir(work)
+    lines = records.read_evidence_index().items
+    rows = (work / "results.tsv").read_text().splitlines()
+    for index, line in enumerate(lines):
+        line.declarations["checker_source"] = "sha256:" + "0" * 64
+        if verdict_was is not None and index == 0:
+            check = work / line.evidence / "check.json"
+            kept = Verdict.model_validate_json(check.read_text())
+            kept = kept.model_copy(update={"verdict": verdict_was, "axis_a": "A:FAIL"})
+            check.write_text(kept.model_dump_json(indent=2) + "\n")
+            line.file_hashes["check"] = sha256_file(check)
+            line.verdict = verdict_was  # type: ignore[assignment]
+            cells = rows[1].split("\t")
+            cells[2], cells[4] = "A:FAIL", verdict_was
+            rows[1] = "\t".join(cells)
+        old_bundle = line.bundle_id
+        line.bundle_id = bundle_id(line.declarations)
+        rows = [r.replace(old_bundle, line.bundle_id) for r in rows]
+    records.evidence_index.write_text("".join(x.model_dump_json() + "\n" for x in lines))
+    (work / "results.tsv").write_text("\n".join(rows) + "\n")
+
+
+@pytest.fixture
+def work(recorded: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(recorded, tmp_path / "work", symlinks=True))
+
+
+def test_rows_scored_by_older_code_are_named_so_and_not_publishable(
+    suite: Suite, work: Path
+) -> None:
+    scored_by_old_code(work, verdict_was="FAIL")
+    got = verify_workdir(suite, work)
+    assert [(t.ok, t.older_code) for t in got.trials] == [(True, True), (True, True)], [
+        t.problems for t in got.trials
+    ]
+    assert not got.publishable
+    assert any(
+        "2 row(s) scored-by-older-code: `evalkit rescore " in p for p in got.publish_problems
+    )
+    assert not any("re-derive" in p for p in got.publish_problems), got.publish_problems
+
+
+def test_an_edit_to_evidence_scored_by_older_code_is_still_tampering(
+    suite: Suite, work: Path
+) -> None:
+    scored_by_old_code(work)
+    line = Workdir(work).read_evidence_index().items[0]
+    (work / line.evidence / "transcript.jsonl").write_text("{}\n")
+    first = verify_workdir(suite, work).trials[0]
+    assert "evidence-edited:transcript" in first.problems
+
+
+def test_rescore_writes_new_rows_beside_the_old_and_the_folder_verifies(
+    suite: Suite, work: Path
+) -> None:
+    scored_by_old_code(work, verdict_was="FAIL")
+    before = (work / "results.tsv").read_text()
+    done = rescore_workdir(suite, Workdir(work))
+    assert done.refused == []
+    assert len(done.rescored) == 2 and done.rescored[0].endswith(": FAIL -> PASS")
+    after = (work / "results.tsv").read_text()
+    assert after.startswith(before), "old rows are never rewritten"
+    rows = read_results(work / "results.tsv").plain_rows
+    assert [r.verdict for r in rows] == ["FAIL", "PASS", "PASS", "PASS"]
+    got = verify_workdir(suite, work)
+    assert got.publishable, (got.publish_problems, got.count_problems)
+    assert sum(1 for t in got.trials if t.rescored) == 2
+    report = build_report(suite, work)
+    assert report.rows == 2 and report.rescored_rows == 2
+    assert report.publishability.publishable
+    assert rescore_workdir(suite, Workdir(work)).rescored == []
+
+
+def test_rescore_refuses_evidence_that_was_edited(suite: Suite, work: Path) -> None:
+    scored_by_old_code(work)
+    line = Workdir(work).read_evidence_index().items[0]
+    (work / line.evidence / "transcript.jsonl").write_text("{}\n")
+    done = rescore_workdir(suite, Workdir(work))
+    assert len(done.rescored) == 1
+    [refused] = done.refused
+    assert refused.startswith("r1 P1-L1-reporting policy:oracle rep-1: evidence-edited:transcript")
+
+
+def test_the_rescore_command_names_what_it_did(suite: Suite, work: Path) -> None:
+    scored_by_old_code(work)
+    result = CliRunner().invoke(
+        app, ["--suite", str(REPO), "rescore", str(work)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 rep(s) re-scored under run id(s) " in result.stdout
+    again = CliRunner().invoke(app, ["--suite", str(REPO), "rescore", str(work)])
+    assert "nothing to re-score" in again.stdout
+
+
+def test_an_evidence_line_names_the_run_it_rescores() -> None:
+    line = EvidenceLine.model_validate(
+        json.loads(
+            '{"run_id":"r2","scenario":"P1","model":"m","rep":1,"evidence":"e","files":{},'
+            '"declarations":{},"bundle_id":"b","verdict":"PASS","rescore_of":"r1"}'
+        )
+    )
+    assert line.rescore_of == "r1"
