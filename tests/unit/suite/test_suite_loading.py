@@ -44,57 +44,49 @@ def test_the_suite_is_found_upward_from_a_subfolder() -> None:
     assert find_suite_root(start=REPO / "fixtures" / "project" / "lib") == REPO
 
 
-def test_an_unknown_field_in_a_scenario_names_file_line_and_field(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    path = root / "scenarios" / "N2-L2-reporting.md"
-    path.write_text(path.read_text().replace("level: L2", "level: L2\nlevle: L2", 1))
+def test_an_unknown_field_in_a_scenario_names_file_line_and_field(mini_root: Path) -> None:
+    path = mini_root / "scenarios" / "N1-L1-demo.md"
+    path.write_text(path.read_text().replace("level: L1", "level: L1\nlevle: L1", 1))
     with pytest.raises(ConfigError) as err:
-        Suite(root).scenarios()
-    assert "N2-L2-reporting.md:" in str(err.value)
+        Suite(mini_root).scenarios()
+    assert "N1-L1-demo.md:" in str(err.value)
     assert "levle: unknown field" in str(err.value)
 
 
-def test_a_bad_polarity_names_the_field(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    path = root / "scenarios" / "P2-L2-reporting.md"
+def test_a_bad_polarity_names_the_field(mini_root: Path) -> None:
+    path = mini_root / "scenarios" / "P1-L1-demo.md"
     path.write_text(path.read_text().replace("polarity: positive", "polarity: maybe", 1))
-    with pytest.raises(ConfigError, match=r"P2-L2-reporting.md:\d+: polarity"):
-        Suite(root).scenarios()
+    with pytest.raises(ConfigError, match=r"P1-L1-demo.md:\d+: polarity"):
+        Suite(mini_root).scenarios()
 
 
-def test_a_checker_field_error_names_the_nested_field(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    path = root / "scenarios" / "P3-L3-reporting.md"
-    text = path.read_text()
-    start = text.index("  topic_patterns:")
-    end = text.index("calibration:")
-    path.write_text(text[:start] + "  topic_patterns:\n  - '(unclosed'\n" + text[end:])
-    with pytest.raises(ConfigError, match=r"P3-L3-reporting.md.*expect.topic_patterns.*compile"):
-        Suite(root).scenarios()
+def test_a_checker_field_error_names_the_nested_field(mini_root: Path) -> None:
+    path = mini_root / "scenarios" / "P1-L1-demo.md"
+    path.write_text(path.read_text().replace("topic_patterns: [retr]", "topic_patterns: ['(x']"))
+    with pytest.raises(ConfigError, match=r"P1-L1-demo.md.*expect.topic_patterns.*compile"):
+        Suite(mini_root).scenarios()
 
 
-def test_a_scenario_without_a_task_section_is_refused(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    path = root / "scenarios" / "N3-L3-reporting.md"
+def test_a_scenario_without_a_task_section_is_refused(mini_root: Path) -> None:
+    path = mini_root / "scenarios" / "N1-L1-demo.md"
     text = path.read_text()
     path.write_text(text[: text.index("## Task")])
-    with pytest.raises(ConfigError, match="N3-L3-reporting.md: Task: no '## Task' section"):
-        Suite(root).scenarios()
+    with pytest.raises(ConfigError, match="N1-L1-demo.md: Task: no '## Task' section"):
+        Suite(mini_root).scenarios()
 
 
-def test_a_broken_config_names_the_field(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    config = root / "evalkit.yaml"
-    config.write_text(config.read_text().replace("name: vault-write", "name: no-such-checker"))
+def test_a_broken_config_names_the_field(mini_root: Path) -> None:
+    config = mini_root / "evalkit.yaml"
+    original = config.read_text()
+    config.write_text(original.replace("name: vault-write", "name: no-such-checker"))
     with pytest.raises(ConfigError, match="unknown checker 'no-such-checker'"):
-        Suite(root)
-    config.write_text((REPO / "evalkit.yaml").read_text().replace("excluded:", "exclude:"))
+        Suite(mini_root)
+    config.write_text(original.replace("    vault: vault\n", "    vault: vault\n    exclude: []\n"))
     with pytest.raises(ConfigError, match=r"evalkit.yaml.*checker.options.exclude: unknown field"):
-        Suite(root)
+        Suite(mini_root)
 
 
-def test_a_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
-    root = copy_suite(tmp_path)
-    (root / "evalkit.yaml").write_text("name: [unclosed\n")
+def test_a_yaml_syntax_error_names_the_line(mini_root: Path) -> None:
+    (mini_root / "evalkit.yaml").write_text("name: [unclosed\n")
     with pytest.raises(ConfigError, match=r"evalkit.yaml:\d+: YAML does not parse"):
-        Suite(root)
+        Suite(mini_root)
