@@ -10,11 +10,27 @@ from pathlib import Path
 from evalkit.errors import PrerequisiteError
 
 PINNED_VERSION = "2.1.328"
-HOW = (
-    f"run `make setup` (installs @anthropic-ai/claude-code@{PINNED_VERSION} into .tools/), or "
-    f"`npm install -g @anthropic-ai/claude-code@{PINNED_VERSION}`, or set EVALKIT_CLAUDE to it"
+CHECKOUT = Path(__file__).resolve().parents[2]
+LOCAL_COPY = CHECKOUT / ".tools" / "claude" / "node_modules" / ".bin"
+NPM = (
+    f"`npm install -g @anthropic-ai/claude-code@{PINNED_VERSION}` (or "
+    f"`npm install --prefix DIR @anthropic-ai/claude-code@{PINNED_VERSION}` and "
+    "EVALKIT_CLAUDE=DIR/node_modules/.bin/claude)"
 )
-LOCAL_COPY = Path(__file__).resolve().parents[2] / ".tools" / "claude" / "node_modules" / ".bin"
+
+
+def install_hint(checkout: Path = CHECKOUT) -> str:
+    """How to get the pinned CLI: `make setup` exists only in a checkout of evalkit itself;
+    an installed evalkit points at npm."""
+    if (checkout / "Makefile").is_file() and (checkout / "evalkit").is_dir():
+        return (
+            f"run `make setup` (installs @anthropic-ai/claude-code@{PINNED_VERSION} into "
+            f".tools/), or {NPM}, or set EVALKIT_CLAUDE to it"
+        )
+    return f"install it with {NPM}, or set EVALKIT_CLAUDE to it"
+
+
+HOW = install_hint()
 
 
 def find_cli() -> Path:
