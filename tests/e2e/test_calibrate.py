@@ -12,7 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"
-SUITES = [REPO, REPO / "suites" / "adr-discrimination"]
+SUITES = [REPO, REPO / "suites" / "adr-discrimination", REPO / "suites" / "runs-tests"]
 
 
 def world(tmp: Path) -> dict[str, str]:
@@ -44,7 +44,9 @@ def evalkit(env: dict[str, str], suite: Path, *args: str) -> subprocess.Complete
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("suite", SUITES, ids=["vault-write", "adr-discrimination"])
+@pytest.mark.parametrize(
+    "suite", SUITES, ids=["vault-write", "adr-discrimination", "runs-tests"]
+)
 def test_calibrate_all_then_verify_and_report(claude_cli: str, tmp_path: Path, suite: Path) -> None:
     env = world(tmp_path)
     work = tmp_path / "work"

@@ -11,8 +11,8 @@ from tests.conftest import REPO
 
 @pytest.mark.parametrize(
     "root",
-    [REPO, REPO / "suites" / "adr-discrimination"],
-    ids=["vault-write", "adr-discrimination"],
+    [REPO, REPO / "suites" / "adr-discrimination", REPO / "suites" / "runs-tests"],
+    ids=["vault-write", "adr-discrimination", "runs-tests"],
 )
 def test_the_shipped_lock_matches_the_suite(root: object) -> None:
     suite = Suite(root)  # type: ignore[arg-type]
