@@ -30,9 +30,10 @@ OUTSIDE_CHECKER = {
         version = "0.1.0"
 
         [project.entry-points."evalkit.checkers"]
-        demo-rules = "evalkit_demo_checker:DemoChecker"
+        demo-rules = "evalkit_demo_checker.scoring:DemoChecker"
         """,
-    "evalkit_demo_checker/__init__.py": """\
+    "evalkit_demo_checker/__init__.py": "",
+    "evalkit_demo_checker/scoring.py": """\
         from typing import ClassVar
 
         from evalkit.checkers.rules.scoring import RulesChecker
@@ -40,6 +41,16 @@ OUTSIDE_CHECKER = {
 
         class DemoChecker(RulesChecker):
             name: ClassVar[str] = "demo-rules"
+        """,
+    "evalkit_demo_checker/reference.py": """\
+        from typing import ClassVar
+
+        from evalkit.checkers.rules.reference import RulesReference
+        from evalkit_demo_checker.scoring import DemoChecker
+
+
+        class DemoReference(RulesReference):
+            checker_type: ClassVar[type[DemoChecker]] = DemoChecker
         """,
 }
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from pydantic import TypeAdapter
 
-from evalkit.checkers import ENTRY_POINTS
+from evalkit.checkers import GROUP
 from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules
 
 pytestmark = pytest.mark.e2e
@@ -67,5 +67,6 @@ def test_the_rules_example_loads_as_rules() -> None:
 def test_the_entry_point_example_names_the_group_evalkit_reads() -> None:
     (example,) = blocks("toml")
     groups = tomllib.loads(example)["project"]["entry-points"]
-    assert list(groups) == [ENTRY_POINTS]
-    TypeAdapter(dict[str, str]).validate_python(groups[ENTRY_POINTS])
+    assert list(groups) == [GROUP]
+    for target in TypeAdapter(dict[str, str]).validate_python(groups[GROUP]).values():
+        assert re.fullmatch(r"[\w.]+:\w+", target)
