@@ -58,7 +58,7 @@ def test_every_oracle_edit_keeps_the_checks_passing(rt_suite: Suite, tmp_path: P
     for sf in rt_suite.scenarios("all"):
         project = tmp_path / sf.id
         shutil.copytree(PROJECT, project)
-        for action in rt_suite.checker.calibration_for(sf).oracle:
+        for action in rt_suite.reference.calibration_for(sf).oracle:
             if isinstance(action, WriteAction):
                 (project / action.write.path).write_text(action.write.content)
         done = subprocess.run(["bin/test"], cwd=project, capture_output=True, text=True,
