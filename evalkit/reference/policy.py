@@ -49,7 +49,9 @@ def is_policy(model: str) -> bool:
 
 
 def policy_names(suite: Suite) -> list[str]:
-    return [p.name for p in suite.reference.policies] + list(FAULT_POLICIES) + list(FLAKY)
+    own = [p.name for p in suite.reference.policies]
+    flaky = [name for name, (played, _) in FLAKY.items() if played in own]
+    return own + list(FAULT_POLICIES) + flaky
 
 
 def scripted_agent(
