@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -69,14 +70,22 @@ class Sampler:
             time.sleep(0.1)
 
 
-def timed_grid(work: Path, scenarios: str, reps: int, jobs: int) -> tuple[float, int, Sampler]:
+def cpu_seconds() -> float:
+    """User + system CPU of every finished child (and the children they waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_grid(
+    work: Path, scenarios: str, reps: int, jobs: int
+) -> tuple[float, float, int, Sampler]:
     command = [str(EVALKIT), "--suite", str(REPO), "grid", str(work), "--scenarios", scenarios,
                "--models", "policy:oracle", "--reps", str(reps), "--jobs", str(jobs)]  # fmt: skip
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), cpu_seconds()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = Sampler(proc)
     _, stderr = proc.communicate(timeout=3600)
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu
     sampler.thread.join()
     if proc.returncode != 0:
         sys.exit(f"grid --jobs {jobs} failed (exit {proc.returncode}):\n{stderr}")
@@ -84,7 +93,7 @@ def timed_grid(work: Path, scenarios: str, reps: int, jobs: int) -> tuple[float,
     errors = sum(1 for x in lines if x.split("\t")[4] == "ERROR")
     if errors:
         sys.exit(f"grid --jobs {jobs}: {errors} ERROR row(s); the timing would mean nothing")
-    return seconds, len(lines), sampler
+    return seconds, cpu, len(lines), sampler
 
 
 def main() -> None:
@@ -95,7 +104,9 @@ def main() -> None:
     parser.add_argument("--scenarios", default="P1,N1")
     args = parser.parse_args()
     counts = [int(j) for j in args.jobs.split(",")]
-    times = {}
+    times: dict[int, float] = {}
+    cpus: dict[int, float] = {}
+    walls: dict[int, float] = {}
     mib = 1024 * 1024
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-grid-") as tmp:
         base = Path(tmp)
@@ -103,11 +114,14 @@ def main() -> None:
         os.environ["EVALKIT_SCRIPTED_LATENCY"] = str(args.latency)
         print(f"scripted model latency {args.latency:g} s per answer, {os.cpu_count()} CPU(s)")
         for jobs in counts:
-            seconds, rows, mem = timed_grid(base / f"jobs-{jobs}", args.scenarios, args.reps, jobs)
-            times[jobs] = seconds
+            seconds, cpu, rows, mem = timed_grid(
+                base / f"jobs-{jobs}", args.scenarios, args.reps, jobs
+            )
+            times[jobs], cpus[jobs], walls[jobs] = seconds, cpu / rows, seconds / rows
             per_rep = mem.reps / min(jobs, rows)
             print(
-                f"grid --jobs {jobs}: {rows} reps in {seconds:.1f} s ({seconds / rows:.2f} s/rep); "
+                f"grid --jobs {jobs}: {rows} reps in {seconds:.1f} s ({seconds / rows:.2f} s/rep, "
+                f"{cpu / rows:.2f} CPU s/rep); "
                 f"peak memory {mem.total / mib:.0f} MiB: evalkit itself {mem.own / mib:.0f} MiB, "
                 f"reps {mem.reps / mib:.0f} MiB = {per_rep / mib:.0f} MiB per rep in flight"
             )
@@ -116,6 +130,12 @@ def main() -> None:
     print(
         f"speed-up --jobs {last} over --jobs {first}: {ratio:.2f}x on {os.cpu_count()} CPU(s) "
         f"(goal >= {GOAL:g}x at 2 s latency)"
+    )
+    cores = os.cpu_count() or 1
+    bound = cores * walls[first] / cpus[first]
+    print(
+        f"CPU bound: a rep takes {walls[first]:.2f} s alone and {cpus[first]:.2f} CPU s, so "
+        f"{cores} CPU(s) keep at most ~{bound:.1f} reps busy at this latency, whatever --jobs"
     )
 
 
