@@ -60,4 +60,3 @@ def test_the_first_six_columns_are_the_ones_the_loops_read(tmp_path: Path) -> No
         "PASS",
         "project-write:yes with tab",
     ]
-
