@@ -43,6 +43,7 @@ bench: setup
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/verify_rate.py
 	$(BIN)/python bench/grid_jobs.py
+	$(BIN)/python bench/html_report.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache

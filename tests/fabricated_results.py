@@ -33,7 +33,21 @@ def _line(event: dict[str, Any]) -> str:
 
 
 def _prose(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(words))
+    return " ".join(rng.choices(WORDS, k=words))
+
+
+_BODIES: list[str] = []
+
+
+def _body(rng: random.Random) -> str:
+    """A file's worth of text for a Read result, from a pool of 400 made once: fabricating
+    gigabytes word by word would take longer than the benchmark it feeds."""
+    if not _BODIES:
+        pool = random.Random(99)
+        _BODIES.extend(
+            "\n".join(_prose(pool, 14) for _ in range(pool.randint(20, 120))) for _ in range(400)
+        )
+    return rng.choice(_BODIES)
 
 
 def transcript(
@@ -145,8 +159,8 @@ def transcript(
     while total < size:
         before = len(out)
         if rng.random() < 0.5:
-            body = "\n".join(_prose(rng, 14) for _ in range(rng.randint(20, 120)))
-            call("Read", {"file_path": f"/sandbox/project/lib/f{rng.randint(1, 400)}.rb"}, body)
+            call("Read", {"file_path": f"/sandbox/project/lib/f{rng.randint(1, 400)}.rb"},
+                 _body(rng))
         else:
             call(
                 "Bash",

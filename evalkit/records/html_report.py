@@ -97,10 +97,10 @@ def _mask_value(value: Any, mask: TaskMask) -> tuple[Any, int]:
 def mask_transcript_line(line: str, mask: TaskMask) -> tuple[str, int]:
     """A stream-json line with every string line that holds a Task line masked.
 
-    The raw line is searched first (plain and JSON-escaped forms), so the common line
-    costs one regex scan and is never re-encoded.
+    The line's text (JSON escapes of newlines, quotes and backslashes undone) is searched
+    first, so the common line costs one scan and is never parsed or re-encoded.
     """
-    if not mask.hits(line) and not mask.hits(_json_unescaped(line)):
+    if not mask.hits(_json_unescaped(line)):
         return line, 0
     try:
         event = json.loads(line)
@@ -216,7 +216,7 @@ def _detail(
 
 def _pack(heavy: dict[str, Any]) -> str:
     raw = json.dumps(heavy, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(raw, compresslevel=3, mtime=0)).decode("ascii")
 
 
 # --------------------------------------------------------------------------- the page

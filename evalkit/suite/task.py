@@ -8,6 +8,7 @@ the text: no model carries it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from evalkit.suite.scenarios import TASK_HEADING, ScenarioFile, split_front_matter
 
@@ -35,11 +36,7 @@ class TaskMask:
 
     def __init__(self, lines: list[str]) -> None:
         self._lines = sorted({s for s in lines if len(s) >= MIN_MASKED_LINE}, key=len)
-        self._pattern = (
-            re.compile("|".join(re.escape(s) for s in reversed(self._lines)))
-            if self._lines
-            else None
-        )
+        self._pattern = _compile(self._lines) if self._lines else None
 
     def __repr__(self) -> str:
         return f"TaskMask({len(self._lines)} lines)"
@@ -60,6 +57,20 @@ class TaskMask:
             else:
                 out.append(line)
         return "\n".join(out), count
+
+
+def _compile(lines: list[str]) -> Any:
+    """One alternation of literal lines. RE2 matches it in one linear pass over the text;
+    Python's re tries every line at every position, twenty times slower on a transcript."""
+    alternation = "|".join(re.escape(s) for s in reversed(lines))
+    try:
+        import re2
+
+        options = re2.Options()
+        options.max_mem = 64 << 20
+        return re2.compile(alternation, options)
+    except Exception:  # no RE2, or a pattern it refuses: the standard library matches the same
+        return re.compile(alternation)
 
 
 def task_mask(scenarios: list[ScenarioFile]) -> TaskMask:

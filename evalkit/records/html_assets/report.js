@@ -220,7 +220,44 @@
           head.map(function (h) { return el('th', { text: h }); }))), tbody)));
     });
     sec.appendChild(models());
+    sec.appendChild(extras());
     return sec;
+  }
+
+  var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
+    'models', 'incomplete', 'missing', 'unknown', 'publishability'];
+
+  function flat(v) {
+    if (v === null || v === undefined) return '-';
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(4);
+    if (typeof v === 'object') return counts(v);
+    return String(v);
+  }
+
+  /* Whatever else the report carries (usage, retries, fields added later): a table for a
+     list of records, key/value pairs for a record, so a new field shows without a change. */
+  function extras() {
+    var wrap = el('div', { id: 'extras' });
+    Object.keys(REPORT).forEach(function (key) {
+      if (KNOWN.indexOf(key) >= 0) return;
+      var value = REPORT[key];
+      if (Array.isArray(value)) {
+        if (!value.length || typeof value[0] !== 'object') return;
+        var cols = Object.keys(value[0]);
+        wrap.appendChild(el('h3', { text: key }));
+        wrap.appendChild(el('table', { cls: 'grid', 'data-field': key },
+          el('thead', null, el('tr', null, cols.map(function (c) { return el('th', { text: c }); }))),
+          el('tbody', null, value.map(function (rec) {
+            return el('tr', null, cols.map(function (c) {
+              return el('td', { cls: typeof rec[c] === 'number' ? 'num' : 'name', text: flat(rec[c]) });
+            }));
+          }))));
+      } else if (value && typeof value === 'object') {
+        wrap.appendChild(el('h3', { text: key }));
+        wrap.appendChild(kv(Object.keys(value).map(function (k) { return [k, flat(value[k])]; })));
+      }
+    });
+    return wrap;
   }
 
   function models() {
