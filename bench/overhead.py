@@ -59,6 +59,7 @@ def time_bare(base: Path, scenario_ref: str, number: int) -> float:
     from evalkit.run.claude_cli import find_cli
     from evalkit.run.runner import agent_command, checked_plugin_dirs
     from evalkit.run.sandbox import build_sandbox, isolation_env
+    from evalkit.scoring.decide import guarded_env_now
     from evalkit.suite.config import load_suite
     from evalkit.suite.task import read_task
 
@@ -73,7 +74,9 @@ def time_bare(base: Path, scenario_ref: str, number: int) -> float:
     config_dir = scratch / "claude-config"
     config_dir.mkdir()
     env = base_environment(isolation, config_dir, 2)
-    script = render(agent.plan.script, sandbox, names, suite.reference.script_values())
+    script = render(
+        agent.plan.script, sandbox, names, suite.reference.script_values(guarded_env_now(suite))
+    )
     command = agent_command(
         find_cli(), read_task(scenario), agent.cli_model, checked_plugin_dirs(suite)
     )

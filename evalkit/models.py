@@ -300,6 +300,47 @@ class ResultRow(Model):
     cache_write_tokens: int = 0
 
 
+# --------------------------------------------------------------------------- guarded paths
+
+
+class GuardEntry(Model):
+    """One path under a guarded root: [size, mtime_ns] (size -1 for a folder), and the
+    sha256 of a file that changed during the rep."""
+
+    before: list[int] | None = None
+    after: list[int] | None = None
+    sha256: str | None = None
+
+
+class GuardPath(Model):
+    """A guarded real-world path observed before and after one rep."""
+
+    root: str
+    before_count: int = 0
+    before_digest: str = ""
+    after_count: int = 0
+    after_digest: str = ""
+    changed: dict[str, GuardEntry] = Field(
+        default_factory=dict, description="path relative to root ('.' for root) -> its entry"
+    )
+
+
+class GuardRecord(Model):
+    """guard.json: what every guarded real-world path looked like around the rep. Only the
+    entries that differ are kept whole; the rest are named by count and digest."""
+
+    schema_version: int = SCHEMA_VERSION
+    paths: list[GuardPath] = Field(default_factory=list)
+
+    def changes(self) -> list[str]:
+        """Every changed path, absolute, in a stable order."""
+        found = []
+        for path in self.paths:
+            for rel in sorted(path.changed):
+                found.append(path.root if rel == "." else f"{path.root.rstrip('/')}/{rel}")
+        return found
+
+
 # --------------------------------------------------------------------------- evidence
 
 

@@ -58,6 +58,9 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
+INTERNAL_ERROR = 70
+_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
+"""Exit code of an unexpected exception (a bug), apart from 1 (FAIL), 2 (refused), 3 (ERROR)."""
 
 
 class State:
@@ -101,6 +104,18 @@ def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
                 for line in str(exc).splitlines() or [type(exc).__name__]:
                     print(f"evalkit: {line}", file=sys.stderr)
                 raise typer.Exit(exc.exit_code) from None
+            except (typer.Exit, typer.Abort, _CLICK_ERROR, KeyboardInterrupt, SystemExit):
+                raise
+            except Exception as exc:  # a bug: one line, and the way to see more
+                if os.environ.get("EVALKIT_DEBUG"):
+                    traceback.print_exc()
+                first = (str(exc).splitlines() or [""])[0][:200]
+                print(
+                    f"evalkit: internal error: {type(exc).__name__}: {first} "
+                    "(set EVALKIT_DEBUG=1 for the traceback)",
+                    file=sys.stderr,
+                )
+                raise typer.Exit(INTERNAL_ERROR) from None
 
         app.command(*names, **kwargs)(guarded)
         return fn

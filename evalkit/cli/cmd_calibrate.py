@@ -41,6 +41,7 @@ def calibrate_command(
     ctx = RunContext(
         suite=suite, workdir=work, results=work / "results.tsv", run_id=new_run_id(), timeout=120
     )
+    ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
     with stop_on_signals(ctx.stop), rep_progress(total) as bar:

@@ -9,8 +9,11 @@ import typer
 
 from evalkit import __version__
 from evalkit.cli.app import command, out, state
+from evalkit.cli.options import JudgeTimeout, notice
 from evalkit.errors import ConfigError
 from evalkit.records.results import append_row, format_row, row_from_verdict
+from evalkit.run.judges import default_judge
+from evalkit.run.request import check_limit
 from evalkit.run.sandbox_check import check_sandbox
 
 EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
@@ -31,6 +34,7 @@ def check(
     ] = None,
     results: Annotated[Path | None, typer.Option("--results", help="append the row here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the verdict as JSON")] = False,
+    judge_timeout: JudgeTimeout = 300.0,
 ) -> None:
     """Score SANDBOX/transcript.jsonl and the sandbox's files.
 
@@ -41,7 +45,10 @@ def check(
     if len(args) not in (1, 2):
         raise ConfigError("check takes [SCENARIO] SANDBOX")
     scenario, sandbox = (None, args[0]) if len(args) == 1 else (args[0], args[1])
-    verdict = check_sandbox(state.suite(), Path(sandbox), scenario, model=tsv or "-")
+    check_limit("--judge-timeout", judge_timeout)
+    suite = state.suite()
+    judge = default_judge(suite, judge_timeout, notice)
+    verdict = check_sandbox(suite, Path(sandbox), scenario, model=tsv or "-", judge=judge)
     row = row_from_verdict(verdict, evalkit_version=__version__)
     if as_json:
         print(verdict.model_dump_json(indent=2))

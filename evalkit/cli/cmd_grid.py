@@ -9,9 +9,10 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
-from evalkit.cli.options import MaxTurns, RetryErrors
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.errors import ConfigError
 from evalkit.run.runner import (
+    DEFAULT_JUDGE_TIMEOUT,
     DEFAULT_TIMEOUT,
     RunContext,
     default_workdir,
@@ -36,6 +37,7 @@ def grid(
     allow_unfrozen: Annotated[bool, typer.Option("--allow-unfrozen")] = False,
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
+    judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
     max_cost_usd: Annotated[
         float | None,
         typer.Option(
@@ -63,7 +65,7 @@ def grid(
     Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
     """
     from evalkit.cli.progress import rep_progress
-    from evalkit.run.grid import expand_cells, resume_cells, run_grid
+    from evalkit.run.grid import expand_cells, resume_cells, run_grid, validate_cells
 
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
@@ -88,6 +90,9 @@ def grid(
         retry_errors=retry_errors,
         max_turns=max_turns,
         max_cost_usd=max_cost_usd,
+        judge_timeout=judge_timeout,
+        notify=notice,
+        allow_reserve=which == "reserve",
     )
     cells = expand_cells(pool, model_list, reps)
     if run_id is not None:
@@ -123,8 +128,7 @@ def grid(
         if not cells:
             out.print("nothing to run")
             return
-        if any(c.scenario.scenario.set == "reserve" for c in cells) and which != "reserve":
-            raise RefusedError("reserve scenarios run only with --set reserve")
+        validate_cells(ctx, cells)
         with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
             done = run_grid(ctx, cells, jobs, command, on_done=bar.done)
     _say_notes(ctx.notes)
@@ -138,6 +142,8 @@ def grid(
             f"budget: the cost estimate reached ${ctx.spent:.4f} of ${max_cost_usd:g}; "
             f"{len(cells) - len(done)} rep(s) not run, planned as skipped:budget"
         )
+    for line in bar.guard_summary():
+        err.print(f"guarded path changed: {line}", markup=False, style="bold")
     if ctx.stop.is_set():
         err.print(
             "interrupted: reps in flight were stopped and recorded as ERROR; "

@@ -9,9 +9,9 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
-from evalkit.cli.options import MaxTurns, RetryErrors
-from evalkit.errors import RefusedError
+from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
 from evalkit.run.runner import (
+    DEFAULT_JUDGE_TIMEOUT,
     DEFAULT_TIMEOUT,
     RepOutcome,
     RunContext,
@@ -41,6 +41,7 @@ def run(
     ] = False,
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
+    judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -48,11 +49,6 @@ def run(
     """
     suite = state.suite()
     chosen = suite.resolve(scenario)
-    if chosen.scenario.set == "reserve" and not reserve:
-        raise RefusedError(
-            f"{chosen.id} is in the frozen reserve set; running it is a measurement: "
-            "pass --reserve to mean it"
-        )
     ensure_frozen(suite, allow_unfrozen)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(
@@ -64,11 +60,14 @@ def run(
         keep_sandboxes=keep_sandboxes,
         retry_errors=retry_errors,
         max_turns=max_turns,
+        judge_timeout=judge_timeout,
+        notify=notice,
+        allow_reserve=reserve,
     )
 
     from contextlib import nullcontext
 
-    from evalkit.cli.progress import rep_progress
+    from evalkit.cli.progress import breach_message, rep_progress
 
     bar = rep_progress(reps) if reps > 1 and err.is_terminal else nullcontext(None)
     with stop_on_signals(ctx.stop), bar as progress:
@@ -77,6 +76,8 @@ def run(
         printer = live.console if live is not None and out.is_terminal else out
 
         def show(done: RepOutcome) -> None:
+            if done.breaches and progress is None:
+                err.print(breach_message(done), style="bold red", markup=False)
             v = done.verdict
             retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
             printer.print(

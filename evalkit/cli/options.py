@@ -21,3 +21,17 @@ MaxTurns = Annotated[
         "--max-turns", min=1, help="passed to the CLI; a rep that hits it is budget:max-turns"
     ),
 ]
+JudgeTimeout = Annotated[
+    float,
+    typer.Option(
+        "--judge-timeout",
+        help="seconds the judge may take before the row is judge-error:judge-timeout",
+    ),
+]
+
+
+def notice(text: str) -> None:
+    """A library's word to the person waiting (a slow judge), on stderr."""
+    from evalkit.cli.app import err
+
+    err.print(text, markup=False, style="dim")

@@ -49,6 +49,7 @@ class RepProgress:
             if progress is not None
             else None
         )
+        self.changed: dict[str, list[str]] = {}
 
     def _text(self) -> str:
         verdicts = " ".join(f"{k} {self.tally[k]}" for k in ("PASS", "FAIL", "ERROR"))
@@ -58,6 +59,11 @@ class RepProgress:
         self.tally[outcome.verdict.verdict] += 1
         self.tally["breaches"] += breach_count(outcome)
         self.finished += 1
+        if outcome.breaches:  # said at once, above a live bar
+            loud = self.progress.console if self.progress is not None else self.console
+            loud.print(breach_message(outcome), style="bold red", markup=False)
+        for change in outcome.guard_changes:
+            self.changed.setdefault(change, []).append(rep_name(outcome))
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=1, tally=self._text())
             return
@@ -72,6 +78,24 @@ class RepProgress:
             ),
             soft_wrap=True,
         )
+
+    def guard_summary(self) -> list[str]:
+        """Grid level: each guarded path that changed, and every rep whose window saw it."""
+        return [
+            f"{change.partition(':')[2]} changed during {len(reps)} rep(s): {', '.join(reps)}"
+            for change, reps in sorted(self.changed.items())
+        ]
+
+
+def rep_name(outcome: RepOutcome) -> str:
+    return f"{outcome.scenario} {outcome.model} rep {outcome.rep}"
+
+
+def breach_message(outcome: RepOutcome) -> str:
+    return (
+        f"REAL-VAULT BREACH in {rep_name(outcome)} ({outcome.verdict.verdict}): "
+        + "; ".join(outcome.breaches)
+    )
 
 
 @contextmanager

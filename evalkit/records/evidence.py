@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import re
 import shutil
 import tempfile
 import threading
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import __version__
+from evalkit.errors import RefusedError
 from evalkit.models import Verdict
 from evalkit.records.redact import redact
 from evalkit.run.gitutil import git
@@ -100,11 +102,17 @@ def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
 
 
 def declarations(
-    suite: Suite, scenario_sha256: str, requested_model: str, model_id: str, cli_version: str
+    suite: Suite,
+    scenario_sha256: str,
+    requested_model: str,
+    model_id: str,
+    cli_version: str,
+    run: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Everything a rep's result depends on that is not the agent's own behaviour."""
+    """Everything a rep's result depends on that is not the agent's own behaviour: the
+    frozen instrument, and how the rep was driven (`run`, see runner.run_declarations)."""
     rubric = suite.rubric_path
-    return {
+    decl = {
         "suite": suite.name,
         "fixture_hashes": suite.fixture_hashes(),
         "scenario_sha256": scenario_sha256,
@@ -117,7 +125,44 @@ def declarations(
         "model_id": model_id,
         "cli_version": cli_version,
         "evalkit_version": __version__,
+        **(run or {}),
     }
+    assert_secret_free(decl)
+    return decl
+
+
+SECRET_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|credential|auth)")
+
+
+def secret_shapes(value: Any, where: str = "") -> list[str]:
+    """Where a bundle holds a secret-shaped value, or a secret-named key with a value that is
+    not a role placeholder like <set>."""
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else str(key)
+            if SECRET_KEY.search(str(key)) and not (
+                isinstance(item, str) and re.fullmatch(r"<[\w:-]+>", item)
+            ):
+                found.append(path)
+            else:
+                found += secret_shapes(item, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += secret_shapes(item, f"{where}[{index}]")
+    elif isinstance(value, str) and redact(value) != value:
+        found.append(where)
+    return found
+
+
+def assert_secret_free(decl: dict[str, Any]) -> None:
+    """A bundle is kept in every manifest line and names a configuration in public: refuse
+    one that would carry a secret rather than trust every caller to have left it out."""
+    found = secret_shapes(decl)
+    if found:
+        raise RefusedError(
+            "refusing to record a bundle holding secret-shaped values at: " + ", ".join(found)
+        )
 
 
 def bundle_id(decl: dict[str, Any]) -> str:

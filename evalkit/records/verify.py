@@ -17,11 +17,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import EvalkitError
-from evalkit.models import EvidenceLine, JudgeRecord, Plan, ResultRow, Verdict
+from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
-from evalkit.run.environ import patched_env
 from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
@@ -203,6 +202,12 @@ def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> 
         process = ProcessRecord.model_validate_json((folder / line.files["process"]).read_text())
     except (ValidationError, ValueError, KeyError, OSError):
         trial.problems.append("unreadable-evidence:process")
+    if process is not None and "guard" in line.files:
+        try:
+            guard = GuardRecord.model_validate_json((folder / line.files["guard"]).read_text())
+            process.guard_changes = guard.changes()
+        except (ValidationError, ValueError, OSError):
+            trial.problems.append("unreadable-evidence:guard")
     if trial.problems or verdict is None or process is None:
         return None
     return Kept(scenario, verdict, judge, process)
@@ -220,16 +225,15 @@ def replay_decide(suite: Suite, workdir: Path, line: EvidenceLine, kept: Kept) -
             diff = (folder / line.files[f"{name}_diff"]).read_bytes()
             replay_folder(fixture, diff, sandbox / name)
         transcript = read_transcript(folder / line.files["transcript"])
-        with patched_env({k: v for k, v in kept.process.guarded_env.items() if v}):
-            return decide(
-                suite,
-                kept.scenario,
-                sandbox,
-                transcript,
-                line.model,
-                ReplayJudge(kept.judge),
-                kept.process,
-            )
+        return decide(
+            suite,
+            kept.scenario,
+            sandbox,
+            transcript,
+            line.model,
+            ReplayJudge(kept.judge),
+            kept.process,
+        )
 
 
 def scoring_hash(suite: Suite) -> str:

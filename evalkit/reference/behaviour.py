@@ -9,6 +9,7 @@ verdict, so none of it is in the lock: editing a policy or a case needs no refre
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar
@@ -110,7 +111,7 @@ class CheckerReference(ABC, Generic[C]):
         """Environment that points every real-world path the checker guards into scratch."""
         return {}
 
-    def script_values(self) -> dict[str, str]:
+    def script_values(self, env: Mapping[str, str]) -> dict[str, str]:
         """Extra placeholders a reference script may use, such as the guarded real path."""
         return {}
 

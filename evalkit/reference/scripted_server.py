@@ -218,6 +218,9 @@ class ScriptedServer:
         """Seconds each ``/v1/messages`` answer waits first, as a real model would think."""
         self.base_url = ""
         self.requests: list[RequestLog] = []
+        self.bodies: list[str] = []
+        """Every /v1/messages request body as received, so a test can prove what text
+        reached the model (and what never did)."""
         self.other_requests: list[str] = []
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""
         self._lock = threading.Lock()
@@ -288,6 +291,8 @@ class ScriptedServer:
             self.requests.append(entry)
 
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+        with self._lock:
+            self.bodies.append(json.dumps(request, ensure_ascii=False))
         stream = bool(request.get("stream"))
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))

@@ -17,11 +17,10 @@ from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
-from evalkit.run.environ import patched_env
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
+from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
 from evalkit.scoring.judge import FixedJudge
-from evalkit.scoring.score import score
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite, Which
 from evalkit.suite.scenarios import ScenarioFile
@@ -55,16 +54,35 @@ def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
     return env
 
 
-def run_case(suite: Suite, scenario: ScenarioFile, case: SelfTestCase, workdir: Path) -> Cell:
+def run_case(
+    suite: Suite,
+    scenario: ScenarioFile,
+    case: SelfTestCase,
+    workdir: Path,
+    guarded: dict[str, str] | None = None,
+) -> Cell:
+    """Play one case into a fresh sandbox and decide it. `guarded` points the checker's
+    guarded real-world paths (default: where this process points them); it reaches the
+    fabricated tools and the decision, never this process's environment."""
+    guarded = guarded_env_now(suite) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
     build_sandbox(suite, scenario, sandbox)
     names = list(suite.fixture_dirs())
-    script = render(case.script, sandbox, names, suite.reference.script_values())
+    script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
-    lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
+    env = {**isolation_env(suite, sandbox), **{k: v for k, v in guarded.items() if v}}
+    lines = fabricate(script, sandbox, env, hook_output, case.fault)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    verdict = score(
-        suite, scenario, sandbox, parse_lines(lines), "self-test", FixedJudge(case.judge_answer)
+    record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
+    verdict = decide(
+        suite,
+        scenario,
+        sandbox,
+        parse_lines(lines),
+        "self-test",
+        FixedJudge(case.judge_answer),
+        record,
+        sandbox,
     )
     return Cell(scenario.id, case.name, case.expect, verdict)
 
@@ -74,15 +92,15 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     In workdir, only the sandboxes of cells that came out other than designed are kept."""
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
+    guarded = suite.reference.harmless_env(scratch)
     cells = []
     try:
-        with patched_env(suite.reference.harmless_env(scratch)):
-            for scenario in suite.scenarios(which):
-                for case in suite.reference.self_test_cases(scenario):
-                    cell = run_case(suite, scenario, case, root)
-                    if cell.ok:
-                        shutil.rmtree(root / scenario.id / case.name, ignore_errors=True)
-                    cells.append(cell)
+        for scenario in suite.scenarios(which):
+            for case in suite.reference.self_test_cases(scenario):
+                cell = run_case(suite, scenario, case, root, guarded)
+                if cell.ok:
+                    shutil.rmtree(root / scenario.id / case.name, ignore_errors=True)
+                cells.append(cell)
         if workdir is not None and root.is_dir():
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 
 from evalkit.models import PlanCell
 from evalkit.records.workdir import tally
+from evalkit.run.request import validate_request
 from evalkit.run.runner import (
     RepOutcome,
     RunContext,
-    policy_guard,
     preflight,
     record_plan,
     record_skipped,
@@ -67,6 +67,14 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
     return left, plans.problems + (lines.problems if lines else [])
 
 
+def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
+    """Every refusal the grid can meet, before its plan (run_grid calls it; so may a caller
+    that wants to refuse before it shows anything)."""
+    scenarios = list({c.scenario.id: c.scenario for c in cells}.values())
+    limits = [c.timeout for c in cells if c.timeout is not None]
+    validate_request(ctx, scenarios, sorted({c.model for c in cells}), limits)
+
+
 def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
     reps: dict[tuple[str, str], list[int]] = {}
     for c in cells:
@@ -98,6 +106,7 @@ def run_grid(
     throughout."""
     models = sorted({c.model for c in cells})
     preflight(ctx.suite, models)
+    validate_cells(ctx, cells)
     with ctx.records.hold_grid(command, ctx.notes):
         return _run_held(ctx, cells, jobs, command, models, on_done)
 
@@ -130,30 +139,29 @@ def _run_held(
             ctx, cell.scenario, cell.model, cell.rep, cell.timeout, cell.run_id, cell.retries
         )
 
-    with policy_guard(ctx.suite, models):
-        pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
-        pending: dict[Future[RepOutcome | None], GridCell] = {
-            pool.submit(work, c): c for c in cells
-        }
-        try:
-            while pending:
-                if ctx.stop.is_set():
-                    pending = {f: c for f, c in pending.items() if not f.cancel()}
-                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    cell = pending.pop(future)
-                    outcome = future.result()
-                    if outcome is None:
-                        skipped.append(cell)
-                        continue
-                    done.append(outcome)
-                    if on_done is not None:
-                        on_done(outcome)
-        except BaseException:
-            ctx.stop.set()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
+    pending: dict[Future[RepOutcome | None], GridCell] = {
+        pool.submit(work, c): c for c in cells
+    }
+    try:
+        while pending:
+            if ctx.stop.is_set():
+                pending = {f: c for f, c in pending.items() if not f.cancel()}
+            finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                cell = pending.pop(future)
+                outcome = future.result()
+                if outcome is None:
+                    skipped.append(cell)
+                    continue
+                done.append(outcome)
+                if on_done is not None:
+                    on_done(outcome)
+    except BaseException:
+        ctx.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     by_run: dict[str, list[GridCell]] = {}
     for cell in skipped:
         by_run.setdefault(cell.run_id or ctx.run_id, []).append(cell)

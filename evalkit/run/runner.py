@@ -12,8 +12,8 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +21,15 @@ from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, RefusedError
-from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow, Transcript, Verdict
+from evalkit.models import (
+    EvidenceLine,
+    GuardRecord,
+    Plan,
+    PlanCell,
+    ResultRow,
+    Transcript,
+    Verdict,
+)
 from evalkit.records.evidence import (
     CHECK,
     JUDGE,
@@ -41,12 +49,13 @@ from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
 from evalkit.run.credentials import require_credentials
-from evalkit.run.environ import patched_env
 from evalkit.run.judges import default_judge
+from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, pause_seconds, retry_reason
-from evalkit.run.sandbox import build_sandbox, claude_md_above, isolation_env
-from evalkit.scoring.decide import ProcessRecord, decide
-from evalkit.scoring.hashing import sha256_file
+from evalkit.run.sandbox import build_sandbox, contamination_above, isolation_env
+from evalkit.scoring.decide import CHECKER_ERROR, ProcessRecord, decide
+from evalkit.scoring.guard import Watch
+from evalkit.scoring.hashing import sha256_bytes, sha256_file
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
@@ -54,8 +63,17 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.task import read_task
 
 PROCESS = "process.json"
+GUARD = "guard.json"
 DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_RETRIES = 2
+DEFAULT_JUDGE_TIMEOUT = 300.0
+ISOLATION_FIXED = (
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "DISABLE_TELEMETRY",
+    "DISABLE_AUTOUPDATER",
+    "CLAUDE_CODE_MAX_RETRIES",
+    "IS_SANDBOX",
+)
 
 
 def new_run_id() -> str:
@@ -67,9 +85,27 @@ def default_workdir(suite: Suite) -> Path:
 
 
 def scratch_root() -> Path:
-    root = Path(os.environ.get("EVALKIT_SCRATCH") or tempfile.gettempdir()).resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    found = claude_md_above(root)
+    """Where each rep's sandbox, config dir and plugin copies go. Its path reaches hook
+    commands and tool calls unquoted in places evalkit does not control, so it holds no
+    whitespace: EVALKIT_SCRATCH with a space is refused, and a system temp folder with one
+    gives way to /tmp. Nothing above it may hold a file the CLI would load."""
+    chosen = os.environ.get("EVALKIT_SCRATCH")
+    root = Path(chosen or tempfile.gettempdir()).resolve()
+    if any(c.isspace() for c in str(root)):
+        fallback = Path("/tmp").resolve()
+        if chosen or any(c.isspace() for c in str(fallback)) or not fallback.is_dir():
+            raise RefusedError(
+                f"scratch folder {str(root)!r} holds whitespace, which breaks the plugins' "
+                "hook commands; set EVALKIT_SCRATCH to a path without spaces"
+            )
+        root = fallback
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RefusedError(f"scratch folder {root} cannot be made: {exc.strerror}") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise RefusedError(f"scratch folder {root} is not writable; set EVALKIT_SCRATCH")
+    found = contamination_above(root)
     if found is not None:
         raise RefusedError(
             f"scratch folder {root} is under {found}, which the CLI would load into every "
@@ -103,6 +139,11 @@ class RunContext:
     stop: threading.Event = field(default_factory=threading.Event)
     max_retries: int = DEFAULT_MAX_RETRIES
     judge_override: Judge | None = None
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT
+    allow_reserve: bool = False
+    """Reserve-set scenarios may run (a measurement): --reserve, or grid --set reserve."""
+    notify: Callable[[str], None] | None = None
+    """Where a slow judge says it is still waiting (the CLI's stderr)."""
     retry_errors: int = 0
     """Further attempts an infrastructural ERROR gets (--retry-errors)."""
     max_turns: int | None = None
@@ -164,6 +205,17 @@ class RepOutcome:
     attempt: int = 1
     retried: list[str] = field(default_factory=list)
     """The reasons earlier attempts were run again, in order."""
+
+    @property
+    def breaches(self) -> list[str]:
+        """The row's real-vault-breach reasons: to be said loudly the moment the rep ends."""
+        return [r for r in self.verdict.reasons if r.startswith("real-vault-breach:")]
+
+    @property
+    def guard_changes(self) -> list[str]:
+        """Changes seen in a guarded real-world path during this rep, decisive or flagged."""
+        found = self.verdict.reasons + self.verdict.flags
+        return [r for r in found if r.startswith("real-vault-changed:")]
     kept: Path | None = None
     """The last attempt's sandbox, when it was kept (--keep-sandboxes)."""
 
@@ -287,6 +339,16 @@ def _append_line(ctx: RunContext, line: EvidenceLine) -> None:
     ctx.records.append_evidence_line(line)
 
 
+def rep_guarded_env(suite: Suite, model: str, scratch: Path) -> dict[str, str]:
+    """Where this rep's guarded real-world paths point: where the caller pointed them, else,
+    for a reference policy (the breach policy writes there on purpose), a stand-in inside
+    this rep's own scratch folder. Given to the child process and the decision only; this
+    process's environment is never changed, so reps side by side cannot see each other's."""
+    names = suite.checker.guarded_env_names()
+    harmless = suite.reference.harmless_env(scratch) if is_policy(model) else {}
+    return {k: os.environ.get(k) or harmless.get(k, "") for k in names}
+
+
 def _run_attempt(
     ctx: RunContext,
     scenario: ScenarioFile,
@@ -303,6 +365,7 @@ def _run_attempt(
     sandbox = scratch / "sandbox"
     outcome = ProcessOutcome(None, 0.0, "interrupted")
     agent: ScriptedAgent | None = None
+    guarded = rep_guarded_env(suite, model, scratch)
     try:
         with ExitStack() as stack:
             if is_policy(model):
@@ -313,10 +376,12 @@ def _run_attempt(
             config_dir = scratch / "claude-config"
             config_dir.mkdir()
             env = base_environment(isolation, config_dir, ctx.max_retries)
+            env.update({k: v for k, v in guarded.items() if v})
             cli_model = model
             judge = ctx.judge_override
             if agent is not None:
-                script = render(agent.plan.script, sandbox, names, suite.reference.script_values())
+                values = suite.reference.script_values(guarded)
+                script = render(agent.plan.script, sandbox, names, values)
                 server = stack.enter_context(ScriptedServer(script, agent.fault))
                 for key in [k for k in env if k.startswith("ANTHROPIC_")]:
                     del env[key]
@@ -324,8 +389,11 @@ def _run_attempt(
                 cli_model = agent.cli_model
                 if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
+            judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
             rep_plugins = copy_plugins(plugins, scratch / "plugins")
             command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+            run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, timeout)
+            watch = Watch(suite.checker.guarded_paths(guarded))
             if not ctx.stop.is_set():
                 outcome = run_agent(
                     command,
@@ -336,9 +404,10 @@ def _run_attempt(
                     timeout,
                     ctx.stop,
                 )
+            guard = watch.finish()
             result = _score_and_keep(
                 ctx, run_id, scenario, model, rep, attempt, sandbox, outcome, judge, cli,
-                timeout, folder,
+                timeout, folder, guarded, guard, run,
             )  # fmt: skip
     finally:
         if not ctx.keep_sandboxes:
@@ -356,28 +425,54 @@ def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path]
     return checked_plugin_dirs(suite), find_cli()
 
 
-def guarded_env(suite: Suite) -> dict[str, str]:
-    """The values, now, of the variables that point the checker's guarded real-world paths."""
-    return {k: os.environ.get(k, "") for k in suite.reference.harmless_env(Path("/")).keys()}
+_RUNNER_HASH: str | None = None
 
 
-@contextmanager
-def policy_guard(suite: Suite, models: list[str]) -> Iterator[None]:
-    """Reference policies may write to the guarded real-world paths (the breach policy does,
-    on purpose): for a run with any policy model, point those paths into one scratch folder,
-    unless the caller already pointed them somewhere. Set once per run, since reps share
-    this process's environment."""
-    if not any(is_policy(m) for m in models):
-        yield
-        return
-    scratch = Path(tempfile.mkdtemp(prefix="evalkit-guard-", dir=scratch_root()))
-    harmless = suite.reference.harmless_env(scratch)
-    values = {k: v for k, v in harmless.items() if not os.environ.get(k)}
-    try:
-        with patched_env(values):
-            yield
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+def runner_source_hash() -> str:
+    """sha256 over the code that runs a rep (this package): a change there is a new bundle."""
+    global _RUNNER_HASH
+    if _RUNNER_HASH is None:
+        root = Path(__file__).resolve().parent
+        parts = [p.name.encode() + b"\0" + p.read_bytes() for p in sorted(root.glob("*.py"))]
+        _RUNNER_HASH = "sha256:" + sha256_bytes(b"\0".join(parts))
+    return _RUNNER_HASH
+
+
+def run_declarations(
+    ctx: RunContext,
+    suite: Suite,
+    command: list[str],
+    plugins: list[Path],
+    cli: Path,
+    env: dict[str, str],
+    judge: Judge,
+    timeout: float,
+) -> dict[str, Any]:
+    """Everything about how a rep was driven that can change its row: the judge (by
+    identity, never a command's text), the limits, the CLI's flags with the Task and every
+    per-rep path replaced by its role, the isolation environment, and the runner's code."""
+    roles = {str(cli): "<cli>", **{str(p): f"<plugin:{i}>" for i, p in enumerate(plugins)}}
+    flags = []
+    for before, arg in zip(command, command[1:], strict=False):
+        flags.append("<task>" if before == "-p" else roles.get(arg, arg))
+    isolation = dict(suite.config.environment)
+    isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
+    isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
+    for name in suite.checker.guarded_env_names():
+        if env.get(name):
+            isolation[name] = "<guarded-path>"
+    for name in sorted(env):
+        if name.startswith(("ANTHROPIC_", "CLAUDE_CODE_")) and name not in isolation:
+            loopback = env[name].startswith("http://127.0.0.1:")
+            isolation[name] = "<scripted-server>" if loopback else "<set>"
+    return {
+        "judge": judge.identity(),
+        "timeout": timeout,
+        "max_retries": ctx.max_retries,
+        "cli_flags": flags,
+        "isolation_env": isolation,
+        "runner_source": runner_source_hash(),
+    }
 
 
 def _read_text(path: Path) -> str:
@@ -393,10 +488,13 @@ def _score_and_keep(
     attempt: int,
     sandbox: Path,
     outcome: ProcessOutcome,
-    judge: Judge | None,
+    judge: Judge,
     cli: Path,
     timeout: float,
     folder: Path,
+    guarded: dict[str, str],
+    guard: GuardRecord,
+    run: dict[str, Any],
 ) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT)
     redacted = redact_jsonl(raw)
@@ -405,22 +503,26 @@ def _score_and_keep(
         exit_code=outcome.exit_code,
         stopped=outcome.stopped,
         timeout=timeout,
-        guarded_env=guarded_env(ctx.suite),
+        guarded_env=guarded,
+        guard_changes=guard.changes(),
         seconds=round(outcome.seconds, 3),
     )
-    verdict = decide(
-        ctx.suite, scenario, sandbox, transcript, model, judge or default_judge(ctx.suite), process
-    )
+    (folder / CHECKER_ERROR).unlink(missing_ok=True)
+    verdict = decide(ctx.suite, scenario, sandbox, transcript, model, judge, process, folder)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
     (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (folder / GUARD).write_text(guard.model_dump_json(indent=2) + "\n", encoding="utf-8")
     files = {
         "transcript": TRANSCRIPT,
         "stderr": STDERR,
         "check": CHECK,
         "process": PROCESS,
+        "guard": GUARD,
     }
+    if (folder / CHECKER_ERROR).is_file():
+        files["checker_error"] = CHECKER_ERROR
     files.update(
         {
             f"{name}_diff": path
@@ -431,7 +533,7 @@ def _score_and_keep(
     if verdict.judge is not None:
         files["judge"] = JUDGE
     version = transcript.cli_version or ctx.cli_version(cli)
-    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version)
+    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version, run)
     bid = bundle_id(decl)
     usage = usage_of(transcript, outcome.seconds)
     row = row_from_verdict(
@@ -495,6 +597,7 @@ def run_reps(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
     preflight(ctx.suite, [model])
+    validate_request(ctx, [scenario], [model], [])
     ctx.check_records()
     record_plan(
         ctx,
@@ -502,14 +605,13 @@ def run_reps(
         f"run {scenario.id} {model} --reps {reps}" + run_options(ctx),
     )
     done = []
-    with policy_guard(ctx.suite, [model]):
-        for rep in range(1, reps + 1):
-            if ctx.stop.is_set():
-                break
-            outcome = run_rep(ctx, scenario, model, rep)
-            done.append(outcome)
-            if on_done is not None:
-                on_done(outcome)
+    for rep in range(1, reps + 1):
+        if ctx.stop.is_set():
+            break
+        outcome = run_rep(ctx, scenario, model, rep)
+        done.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
     return done
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evalkit import __version__
-from evalkit.errors import NotFoundError, RefusedError
+from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import SandboxManifest
 from evalkit.run.gitutil import init_with_commit
 from evalkit.scoring.fixturefiles import copy_fixture
@@ -18,25 +18,41 @@ SANDBOX_JSON = "sandbox.json"
 TRANSCRIPT = "transcript.jsonl"
 
 
-def claude_md_above(path: Path) -> Path | None:
-    """A CLAUDE.md the CLI would load into a session started at or under path."""
+GUARDED_ANCESTOR_FILES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    ".claude/CLAUDE.md",
+    ".claude/CLAUDE.local.md",
+    "AGENTS.md",
+)
+"""Files the CLI loads into a session from the folder it runs in or any folder above it
+(measured against the pinned CLI by capturing its requests), besides .claude/rules/*.md."""
+
+
+def contamination_above(path: Path) -> Path | None:
+    """A file the CLI would load into a session started at or under path: an instruction
+    file (CLAUDE.md and its kin, AGENTS.md) or a rule under .claude/rules/."""
     here = path.resolve()
     for folder in (here, *here.parents):
-        for name in ("CLAUDE.md", "CLAUDE.local.md"):
+        for name in GUARDED_ANCESTOR_FILES:
             if (folder / name).is_file():
                 return folder / name
+        rules = folder / ".claude" / "rules"
+        if rules.is_dir():
+            found = sorted(rules.rglob("*.md"))
+            if found:
+                return found[0]
     return None
 
 
 def check_destination(dest: Path) -> None:
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise RefusedError(f"{dest}: the sandbox destination must be new or empty")
-    found = claude_md_above(dest.parent if not dest.exists() else dest)
+    found = contamination_above(dest.parent if not dest.exists() else dest)
     if found is not None:
         raise RefusedError(
-            f"{dest}: refusing to build a sandbox under {found.parent}: the CLI would load "
-            f"{found.name} from there into every session and contaminate the measurement; "
-            "choose a destination outside it"
+            f"{dest}: refusing to build a sandbox under {found}: the CLI would load it into "
+            "every session and contaminate the measurement; choose a destination outside it"
         )
 
 
@@ -65,7 +81,11 @@ def read_sandbox_json(sandbox: Path) -> SandboxManifest:
         raise NotFoundError(f"{sandbox}: no such sandbox folder")
     if not path.is_file():
         raise NotFoundError(f"{path}: missing; was this folder made by `evalkit sandbox`?")
-    return SandboxManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    try:
+        return SandboxManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError and ValidationError too
+        first = str(exc).splitlines()[0][:160]
+        raise ConfigError(f"{path}: not a sandbox record evalkit wrote ({first})") from None
 
 
 def expand(text: str, sandbox: Path, names: list[str], extra: dict[str, str] | None = None) -> str:

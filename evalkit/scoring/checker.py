@@ -11,6 +11,7 @@ behaviour (policies, calibration, self-test cases) lives beside it, unhashed.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -53,7 +54,21 @@ class Checker(ABC):
 
     @abstractmethod
     def check(self, inp: CheckInput) -> Verdict:
-        """Score one rep. Must never return PASS for a trace that is not a valid measurement."""
+        """Score one valid rep. `scoring/decide.py` calls it only after the breach scan, the
+        stop, exit and hook checks and the trace's validity, so it never sees a run that is
+        already an ERROR (and never spends a judge call on one)."""
+
+    guarded_env: ClassVar[tuple[str, ...]] = ()
+    """Names of the variables that point the checker's guarded real-world paths."""
+
+    def guarded_env_names(self) -> list[str]:
+        """The variables that point the checker's guarded real-world paths."""
+        return list(self.guarded_env)
+
+    def guarded_paths(self, env: Mapping[str, str]) -> list[Path]:
+        """The real-world paths no rep may write to, as `env` (the guarded variables) points
+        them. A write there is a breach on every row, whatever else happened."""
+        return []
 
     def source_hash(self) -> str:
         """sha256 over every file of the code that scores, found by where it lives: the

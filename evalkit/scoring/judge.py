@@ -7,16 +7,18 @@ guess. Verification replays the kept raw answer instead of asking a model again.
 from __future__ import annotations
 
 import os
-import re
+import signal
+import string
 import subprocess
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 
 from evalkit.models import JudgeRecord
 from evalkit.scoring.hashing import sha256_bytes
 
-ANSWER = re.compile(r"^\W*(YES|NO)\b")
+WAIT_NOTICE_SECONDS = 10.0
 
 
 def build_prompt(rubric: str, final_message: str) -> str:
@@ -27,14 +29,33 @@ def prompt_hash(prompt: str) -> str:
     return "sha256:" + sha256_bytes(prompt.encode("utf-8"))
 
 
+def _first_word(line: str) -> str:
+    words = line.split()
+    return words[0].strip(string.punctuation).upper() if words else ""
+
+
+def read_answer(raw: str) -> tuple[str | None, str | None]:
+    """(answer, error). The first word decides, case and surrounding punctuation aside: YES
+    or NO. Any later line that starts with the other word makes the answer contradictory;
+    anything else is not an answer. Both are judge errors, never a guess."""
+    lines = [x for x in raw.strip().splitlines() if x.strip()]
+    first = _first_word(lines[0]) if lines else ""
+    if first not in ("YES", "NO"):
+        return None, "judge-answer-not-yes-no"
+    other = "NO" if first == "YES" else "YES"
+    if any(_first_word(x) == other for x in lines[1:]):
+        return None, "judge-answer-contradictory"
+    return first, None
+
+
 def interpret(prompt: str, raw: str, error: str | None = None) -> JudgeRecord:
     record = JudgeRecord(prompt_sha256=prompt_hash(prompt), raw_output=raw, error=error)
     if error is None:
-        match = ANSWER.match(raw.strip())
-        if match:
-            record.answer = "YES" if match.group(1) == "YES" else "NO"
-        else:
-            record.error = "judge-answer-not-yes-no"
+        answer, record.error = read_answer(raw)
+        if answer == "YES":
+            record.answer = "YES"
+        elif answer == "NO":
+            record.answer = "NO"
     return record
 
 
@@ -44,17 +65,39 @@ def ask_process(
     timeout: float,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> JudgeRecord:
-    """Prompt on stdin, answer on stdout; a timeout or a non-zero exit is a judge error."""
+    """Prompt on stdin, answer on stdout; a timeout or a non-zero exit is a judge error.
+    A judge slower than a few seconds is announced through notify, once, with its limit."""
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    first = min(WAIT_NOTICE_SECONDS, timeout) if notify is not None else timeout
     try:
-        done = subprocess.run(
-            argv, input=prompt.encode(), capture_output=True, timeout=timeout, cwd=cwd, env=env
-        )
+        try:
+            out, _ = proc.communicate(prompt.encode(), timeout=first)
+        except subprocess.TimeoutExpired:
+            if first >= timeout:
+                raise
+            if notify is not None:
+                notify(f"waiting for the judge (up to {timeout:g} s; --judge-timeout sets it)")
+            out, _ = proc.communicate(timeout=timeout - first)
     except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
         return interpret(prompt, "", "judge-timeout")
-    raw = done.stdout.decode(errors="replace")
-    if done.returncode != 0:
-        return interpret(prompt, raw, f"judge-exit:{done.returncode}")
+    raw = out.decode(errors="replace")
+    if proc.returncode != 0:
+        return interpret(prompt, raw, f"judge-exit:{proc.returncode}")
     return interpret(prompt, raw)
 
 
@@ -62,25 +105,46 @@ class Judge(ABC):
     @abstractmethod
     def ask(self, prompt: str) -> JudgeRecord: ...
 
+    def identity(self) -> str:
+        """What names this judge in a bundle: a model, or a hash, never a command's text."""
+        return type(self).__name__
+
 
 class CommandJudge(Judge):
     """A shell command that reads the prompt on stdin and prints the answer."""
 
-    def __init__(self, command: str, timeout: float = 300) -> None:
+    def __init__(
+        self, command: str, timeout: float = 300, notify: Callable[[str], None] | None = None
+    ) -> None:
         self.command = command
         self.timeout = timeout
+        self.notify = notify
 
     def ask(self, prompt: str) -> JudgeRecord:
-        return ask_process(prompt, ["/bin/sh", "-c", self.command], self.timeout)
+        argv = ["/bin/sh", "-c", self.command]
+        return ask_process(prompt, argv, self.timeout, notify=self.notify)
+
+    def identity(self) -> str:
+        return "command:sha256:" + sha256_bytes(self.command.encode())
 
 
 class ClaudeJudge(Judge):
     """`claude -p --model <model>` in a throwaway config dir with no tools and no settings."""
 
-    def __init__(self, cli: Path, model: str, timeout: float = 300) -> None:
+    def __init__(
+        self,
+        cli: Path,
+        model: str,
+        timeout: float = 300,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
         self.cli = cli
         self.model = model
         self.timeout = timeout
+        self.notify = notify
+
+    def identity(self) -> str:
+        return f"claude:{self.model}"
 
     def ask(self, prompt: str) -> JudgeRecord:
         with tempfile.TemporaryDirectory(prefix="evalkit-judge-") as scratch:
@@ -97,7 +161,9 @@ class ClaudeJudge(Judge):
                 "",
                 "--no-session-persistence",
             ]
-            return ask_process(prompt, argv, self.timeout, cwd=Path(scratch), env=env)
+            return ask_process(
+                prompt, argv, self.timeout, cwd=Path(scratch), env=env, notify=self.notify
+            )
 
 
 class FixedJudge(Judge):
@@ -108,6 +174,9 @@ class FixedJudge(Judge):
 
     def ask(self, prompt: str) -> JudgeRecord:
         return interpret(prompt, self.raw)
+
+    def identity(self) -> str:
+        return "fixed:sha256:" + sha256_bytes(self.raw.encode())
 
 
 class ReplayJudge(Judge):
@@ -123,6 +192,9 @@ class ReplayJudge(Judge):
             return interpret(prompt, self.kept.raw_output, "judge-prompt-changed")
         return interpret(prompt, self.kept.raw_output, self.kept.error)
 
+    def identity(self) -> str:
+        return "replay"
+
 
 class UnavailableJudge(Judge):
     def __init__(self, reason: str) -> None:
@@ -130,3 +202,7 @@ class UnavailableJudge(Judge):
 
     def ask(self, prompt: str) -> JudgeRecord:
         return interpret(prompt, "", self.reason)
+
+    def identity(self) -> str:
+        return f"unavailable:{self.reason}"
+

@@ -1,4 +1,5 @@
-"""Scoring one rep's sandbox and transcript through the suite's checker."""
+"""Scoring one rep's sandbox and transcript: a run with no process record (a fabricated or
+hand-kept one), through the one decision in `decide.py`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.models import Transcript, Verdict
-from evalkit.scoring.checker import CheckInput
+from evalkit.scoring.decide import decide
 
 if TYPE_CHECKING:
     from evalkit.scoring.judge import Judge
@@ -22,4 +23,4 @@ def score(
     model: str,
     judge: Judge,
 ) -> Verdict:
-    return suite.checker.check(CheckInput(suite, scenario, sandbox, transcript, model, judge))
+    return decide(suite, scenario, sandbox, transcript, model, judge)

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from evalkit.errors import NotFoundError
 from evalkit.models import (
     ApiErrorMessage,
@@ -37,24 +39,48 @@ def _result_text(content: Any) -> str:
 
 def parse_lines(lines: list[str]) -> Transcript:
     t = Transcript()
-    calls: dict[str, ToolCall] = {}
+    calls: dict[str, dict[str, Any]] = {}
+    order: list[dict[str, Any]] = []
+    count = 0
+    bad: list[int] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        t.lines += 1
+        count += 1
         try:
             event = json.loads(line)
         except json.JSONDecodeError:
-            t.bad_lines.append(number)
+            bad.append(number)
             continue
         if not isinstance(event, dict):
-            t.bad_lines.append(number)
+            bad.append(number)
             continue
-        _absorb(t, calls, event)
+        try:
+            _absorb(t, calls, order, event)
+        except (ValidationError, AttributeError, TypeError, ValueError):
+            # Hostile or unforeseen input: the trace is not a measurement, and says where.
+            bad.append(number)
+    # Models are built once at the end: assigning to a pydantic model per event costs more
+    # than parsing the event.
+    t.lines, t.bad_lines = count, bad
+    t.tool_calls = [ToolCall.model_construct(**fields) for fields in order]
     return t
 
 
-def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) -> None:
+def _mapping(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError("a message that is not an object")
+    return value
+
+
+def _absorb(
+    t: Transcript,
+    calls: dict[str, dict[str, Any]],
+    order: list[dict[str, Any]],
+    event: dict[str, Any],
+) -> None:
     kind = event.get("type")
     subtype = event.get("subtype")
     if kind == "system":
@@ -65,7 +91,7 @@ def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) ->
         elif subtype == "api_retry":
             t.retries.append(ApiRetry.model_validate(event))
     elif kind == "assistant":
-        message = event.get("message") or {}
+        message = _mapping(event.get("message"))
         if event.get("is_api_error_message"):
             t.api_error = _api_error(event, message)
         else:
@@ -76,22 +102,27 @@ def _absorb(t: Transcript, calls: dict[str, ToolCall], event: dict[str, Any]) ->
             if block.get("type") == "text" and not event.get("is_api_error_message"):
                 t.texts.append(str(block.get("text", "")))
             elif block.get("type") == "tool_use":
-                call = ToolCall(
-                    id=str(block.get("id", "")),
-                    name=str(block.get("name", "")),
-                    input=block.get("input") if isinstance(block.get("input"), dict) else {},
-                )
-                calls[call.id] = call
-                t.tool_calls.append(call)
+                tool_input = block.get("input")
+                call_id = str(block.get("id", ""))
+                call: dict[str, Any] = {
+                    "id": call_id,
+                    "name": str(block.get("name", "")),
+                    "input": tool_input if isinstance(tool_input, dict) else {},
+                    "result": None,
+                    "is_error": None,
+                }
+                calls[call_id] = call
+                order.append(call)
     elif kind == "user":
-        message = event.get("message") or {}
+        message = _mapping(event.get("message"))
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 paired = calls.get(str(block.get("tool_use_id", "")))
                 if paired is not None:
-                    paired.result = _result_text(block.get("content"))
-                    paired.is_error = block.get("is_error")
+                    flag = block.get("is_error")
+                    paired["result"] = _result_text(block.get("content"))
+                    paired["is_error"] = flag if isinstance(flag, bool) else None
     elif kind == "result":
         t.result = ResultEvent.model_validate(event)
 

@@ -30,7 +30,7 @@ from pydantic import (
 from evalkit.models import Model, Polarity, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
-from evalkit.scoring.rules import ask_judge, preflight
+from evalkit.scoring.rules import ask_judge
 
 
 def _record_id(value: Any) -> Any:
@@ -195,9 +195,6 @@ class AdrDiscriminationChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        early = preflight(inp, [])
-        if early is not None:
-            return early
         fixture = inp.suite.fixture_dirs()["project"]
         changes = compare(fixture, inp.sandbox / "project")
         folder = self.opts.adr_dir.strip("/") + "/"

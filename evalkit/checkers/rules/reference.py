@@ -10,6 +10,7 @@ deciding condition is a literal or a glob; anything else must be written out.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -363,8 +364,8 @@ class RulesReference(CheckerReference[RulesChecker]):
     def harmless_env(self, scratch: Path) -> dict[str, str]:
         return {g.env: str(scratch / f"guarded-{g.name}") for g in self.checker.opts.guarded}
 
-    def script_values(self) -> dict[str, str]:
-        return {name: str(path) for name, path in self.checker.real_paths().items()}
+    def script_values(self, env: Mapping[str, str]) -> dict[str, str]:
+        return {name: str(path) for name, path in self.checker.real_paths(env).items()}
 
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
         return plan_policy(self, policy, scenario)

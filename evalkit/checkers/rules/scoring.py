@@ -10,7 +10,7 @@ with the breach rules every checker shares.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,7 +23,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.judge import build_prompt
-from evalkit.scoring.rules import breach_reasons, error_verdict, preflight
+from evalkit.scoring.rules import error_verdict
 
 if TYPE_CHECKING:
     from evalkit.suite.scenarios import ScenarioFile
@@ -82,18 +82,18 @@ class RulesChecker(Checker):
             )
         return merged
 
-    def real_paths(self) -> dict[str, Path]:
-        return {
-            g.name: Path(os.environ.get(g.env) or g.path).expanduser() for g in self.opts.guarded
-        }
+    def real_paths(self, env: Mapping[str, str]) -> dict[str, Path]:
+        return {g.name: Path(env.get(g.env) or g.path).expanduser() for g in self.opts.guarded}
+
+    def guarded_env_names(self) -> list[str]:
+        return [g.env for g in self.opts.guarded]
+
+    def guarded_paths(self, env: Mapping[str, str]) -> list[Path]:
+        return list(self.real_paths(env).values())
 
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        breaches = [r for root in self.real_paths().values() for r in breach_reasons(inp, root)]
-        early = preflight(inp, breaches)
-        if early is not None:
-            return early
         rules = self.expect_for(inp.scenario)
         effects = Effects(inp.sandbox, inp.suite.fixture_dirs(), inp.transcript)
         verdict = Verdict(
@@ -122,10 +122,6 @@ class RulesChecker(Checker):
             verdict = self._positive(inp, rules, effects, gate, verdict)
         else:
             verdict = self._negative(inp, rules, effects, gate, verdict)
-        if breaches:
-            verdict.reasons = breaches + verdict.reasons
-            if verdict.verdict == "PASS":
-                verdict.verdict = "FAIL"
         return verdict
 
     def _axes(

@@ -4,6 +4,7 @@ cases. Not part of the lock: nothing here can change a verdict."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -78,8 +79,8 @@ class VaultWriteReference(CheckerReference[VaultWriteChecker]):
     def harmless_env(self, scratch: Path) -> dict[str, str]:
         return {self.checker.opts.real_vault_env: str(scratch / "real-vault-stand-in")}
 
-    def script_values(self) -> dict[str, str]:
-        return {"real_vault": str(self.checker.real_vault())}
+    def script_values(self, env: Mapping[str, str]) -> dict[str, str]:
+        return {"real_vault": str(self.checker.real_vault(env))}
 
     def _premise_read(self, scenario: ScenarioFile) -> list[Step]:
         rel = scenario.scenario.premise.file

@@ -8,8 +8,8 @@ read from the filesystem, so a note written through Bash counts like one from Wr
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,7 +19,7 @@ from evalkit.checkers.vault_write.notes import check_note
 from evalkit.models import Model, Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
-from evalkit.scoring.rules import ask_judge, breach_reasons, preflight
+from evalkit.scoring.rules import ask_judge
 
 
 class _Strict(Model):
@@ -70,16 +70,18 @@ class VaultWriteChecker(Checker):
         assert isinstance(self.options, VaultWriteOptions)
         return self.options
 
-    def real_vault(self) -> Path:
-        return Path(os.environ.get(self.opts.real_vault_env) or self.opts.real_vault).expanduser()
+    def real_vault(self, env: Mapping[str, str]) -> Path:
+        return Path(env.get(self.opts.real_vault_env) or self.opts.real_vault).expanduser()
+
+    def guarded_env_names(self) -> list[str]:
+        return [self.opts.real_vault_env]
+
+    def guarded_paths(self, env: Mapping[str, str]) -> list[Path]:
+        return [self.real_vault(env)]
 
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        breaches = breach_reasons(inp, self.real_vault())
-        early = preflight(inp, breaches)
-        if early is not None:
-            return early
         fixtures = inp.suite.fixture_dirs()
         vault = compare(
             fixtures[self.opts.vault], inp.sandbox / self.opts.vault, tuple(self.opts.excluded)
@@ -90,9 +92,6 @@ class VaultWriteChecker(Checker):
             verdict = self._negative(inp, vault.written + vault.deleted, flags)
         else:
             verdict = self._positive(inp, vault.written, vault.deleted, flags)
-        if breaches:
-            verdict.verdict = "FAIL"
-            verdict.reasons = breaches + verdict.reasons
         return verdict
 
     def _negative(self, inp: CheckInput, touched: list[str], flags: list[str]) -> Verdict:

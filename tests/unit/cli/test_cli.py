@@ -143,3 +143,46 @@ def test_freeze_then_drift_makes_run_refuse_until_allowed(tmp_path: Path) -> Non
     )
     assert contaminated.exit_code == 0
     assert "training-set" in contaminated.stdout
+
+
+def test_an_unexpected_exception_is_one_line_that_points_at_the_debug_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evalkit.cli import cmd_list
+
+    def broken(*_: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cmd_list.state, "suite", broken)
+    code, out, err = evalkit("list")
+    assert code == 70
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "EVALKIT_DEBUG=1" in lines[0] and "KeyError" in lines[0]
+
+
+def test_a_bad_option_value_is_still_a_usage_error() -> None:
+    code, _, err = evalkit("list", "--set", "nope")
+    assert code == 2 and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "P1", "policy:orcle"),
+        ("grid", "--models", "policy:oracle,policy:orcle", "--scenarios", "P1"),
+        ("run", "P1", "policy:oracle", "--timeout", "0"),
+        ("run", "P1", "policy:oracle", "--timeout", "nan"),
+        ("grid", "--models", "policy:oracle", "--timeout", "-1"),
+        ("run", "P4", "policy:oracle"),
+    ],
+)
+def test_a_refused_request_is_one_line_exit_2_and_no_plan(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    work = tmp_path / "w"
+    where = [str(work)] if args[0] == "grid" else []
+    code, _, err = evalkit(*args[:3], *([str(work)] if args[0] == "run" else []), *args[3:], *where)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (work / "plans.jsonl").exists()

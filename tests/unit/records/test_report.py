@@ -445,10 +445,10 @@ def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
     md = to_markdown(built)
     assert "## L1 - run set (measurement)" in md
     assert (
-        "| haiku | positive | 2/3 [0.2077, 0.9385] | 1 | offered 1, written 1 | 0 "
+        "| haiku | positive | 2/3 [0.2077, 0.9385] | 1 | offered 1, written 1 | 0 | 0 "
         "| b-info 1, project-write:yes 1 |"
     ) in md
-    assert "| sonnet | negative | 0/3 [0.0000, 0.5615] | 0 | - | 0 | - |" in md
+    assert "| sonnet | negative | 0/3 [0.0000, 0.5615] | 0 | - | 0 | 0 | - |" in md
     assert "| haiku | 3/5 [0.2307, 0.8824] | 1 | 3/4 [0.3006, 0.9544] | 0 |" in md
     assert "| haiku | 1/1 [0.2065, 1.0000] | 0 | 0/0 [none] | 0 |" in md
     assert "- X9-retired haiku: 2 row(s) (PASS 1, FAIL 0, ERROR 1)" in md
@@ -493,7 +493,7 @@ def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
 def test_markdown_form_prints_github_tables(work: Path) -> None:
     code, stdout, _ = invoke(str(work), "--format", "markdown")
     assert code == 0
-    assert "| sonnet | positive | 3/3 [0.4385, 1.0000] | 0 | written 3 | 0 | - |" in (stdout)
+    assert "| sonnet | positive | 3/3 [0.4385, 1.0000] | 0 | written 3 | 0 | 0 | - |" in stdout
     assert "## INCOMPLETE" in stdout
 
 
@@ -529,3 +529,23 @@ def test_no_results_is_one_line_on_stderr_and_exit_2(tmp_path: Path) -> None:
 def test_an_unknown_format_is_refused(work: Path) -> None:
     code, _, _ = invoke(str(work), "--format", "csv")
     assert code == 2
+
+
+def test_rows_naming_a_breach_are_counted_whatever_their_verdict(
+    suite: Suite, tmp_path: Path
+) -> None:
+    results = tmp_path / "results.tsv"
+    breach = "real-vault-breach:Write:/v/a.md"
+    for row in (
+        _row("N1-L1-reporting", "haiku", "ERROR", f"{breach};timeout:60s", a="A:ERROR"),
+        _row("N1-L1-reporting", "haiku", "FAIL", breach, rep=2, a="A:FAIL"),
+        _row("N1-L1-reporting", "haiku", "PASS", "-", rep=3),
+        _row("N1-L1-reporting", "haiku", "PASS", "real-vault-changed:/v/b.md", rep=4),
+    ):
+        append_row(results, row)
+    built = build_report(suite, tmp_path)
+    assert built.breaches == 2
+    (cell,) = built.levels[0].cells
+    assert cell.breaches == 2
+    assert "breach" in " ".join(report_module.LEVEL_COLUMNS).lower()
+    assert '"breaches": 2' in built.model_dump_json(indent=1)

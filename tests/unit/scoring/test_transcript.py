@@ -175,3 +175,17 @@ def test_max_turns_is_a_budget_outcome_and_keeps_the_turns_it_took() -> None:
     t = parse_lines([INIT, USE, RESULT_FOR_USE, capped])
     assert invalid_reason(t) == "budget:max-turns"
     assert t.assistant_lines == 1 and t.final_message == ""
+
+
+def test_an_event_of_an_unexpected_shape_is_a_bad_line_not_an_exception() -> None:
+    odd = [
+        line(type="system", subtype="init", tools="not-a-list"),
+        line(type="system", subtype="hook_response", exit_code="x"),
+        line(type="assistant", message=["not", "a", "dict"]),
+        line(type="user", message="text"),
+        line(type="result", num_turns={"a": 1}),
+        line(type="system", subtype="api_retry", attempt=[1]),
+    ]
+    transcript = parse_lines([INIT, *odd, OK])
+    assert transcript.bad_lines == [2, 3, 4, 5, 6, 7]
+    assert invalid_reason(transcript) == "transcript-unparseable-lines:2,3,4,5,6"

@@ -1,0 +1,104 @@
+"""Refusing a run or grid before anything is planned or written.
+
+Every check here runs once, in the library, before `plans.jsonl` is touched, so a script
+calling `run_reps` or `run_grid` gets the same refusals as the command line: a plan is only
+ever written for reps that can run, and a refused request leaves nothing to count.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.reference.policy import PREFIX, is_policy, policy_names
+from evalkit.suite.scenarios import ScenarioFile
+
+if TYPE_CHECKING:
+    from evalkit.run.runner import RunContext
+
+
+def check_limit(name: str, seconds: float) -> None:
+    """A limit in seconds is a finite number above zero: 0, a negative and nan are refused
+    (every rep a timeout ERROR, or no limit at all)."""
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(f"{name} must be a number of seconds above 0, not {seconds!r}")
+
+
+def check_models(ctx: RunContext, models: list[str]) -> None:
+    known = policy_names(ctx.suite)
+    for model in models:
+        if not model.strip() or any(c.isspace() for c in model):
+            raise ConfigError(f"model {model!r}: a model name holds no whitespace")
+        if is_policy(model) and model[len(PREFIX) :] not in known:
+            raise ConfigError(
+                f"unknown policy '{model[len(PREFIX):]}' for checker "
+                f"{ctx.suite.checker.name}; known: {', '.join(known)}"
+            )
+
+
+def check_scenarios(scenarios: list[ScenarioFile], allow_reserve: bool) -> None:
+    held = [s.id for s in scenarios if s.scenario.set == "reserve"]
+    if held and not allow_reserve:
+        raise RefusedError(
+            f"{', '.join(held)} {'is' if len(held) == 1 else 'are'} in the frozen reserve set; "
+            "running it is a measurement: pass --reserve (grid: --set reserve) to mean it"
+        )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_workdir(ctx: RunContext) -> None:
+    """WORKDIR is a folder evalkit can write, and not inside anything a sandbox copies (its
+    evidence would end up in later reps' sandboxes)."""
+    work = ctx.workdir.resolve()
+    for name, fixture in ctx.suite.fixture_dirs().items():
+        if _inside(work, fixture.resolve()):
+            raise RefusedError(
+                f"{work}: WORKDIR is inside the suite's fixture '{name}' ({fixture}); every "
+                "later sandbox would copy this run's evidence: choose a folder outside it"
+            )
+    for plugin in ctx.suite.plugin_dirs():
+        if _inside(work, plugin.resolve()):
+            raise RefusedError(f"{work}: WORKDIR is inside the plugin {plugin}; choose another")
+    existing = next((p for p in (work, *work.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise RefusedError(f"{work}: WORKDIR must be a folder, and {existing} is a file")
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RefusedError(f"{work}: WORKDIR cannot be made: {exc.strerror}") from None
+    if not os.access(work, os.W_OK | os.X_OK):
+        raise RefusedError(f"{work}: WORKDIR is not writable")
+
+
+def check_results(ctx: RunContext) -> None:
+    """The results file can be appended to: not a folder, its folder writable."""
+    path = ctx.results
+    if path.is_dir():
+        raise RefusedError(f"{path}: the results file is a folder")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise RefusedError(f"{path}: the results file is not writable")
+    folder = next((p for p in path.parents if p.exists()), None)
+    if folder is None or not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise RefusedError(f"{path}: the results file's folder is not writable")
+
+
+def validate_request(
+    ctx: RunContext, scenarios: list[ScenarioFile], models: list[str], timeouts: list[float]
+) -> None:
+    """Every refusal a run or grid can meet, before its plan is written."""
+    from evalkit.run.runner import scratch_root
+
+    for seconds in {ctx.timeout, *timeouts}:
+        check_limit("--timeout", seconds)
+    check_limit("--judge-timeout", ctx.judge_timeout)
+    check_models(ctx, models)
+    check_scenarios(scenarios, ctx.allow_reserve)
+    check_workdir(ctx)
+    check_results(ctx)
+    scratch_root()

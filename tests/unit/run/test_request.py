@@ -1,0 +1,143 @@
+"""A run or grid that cannot be trusted is refused in the library, before any plan is written."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import EvalkitError
+from evalkit.run.grid import GridCell, run_grid
+from evalkit.run.runner import RunContext, run_reps, scratch_root
+from evalkit.run.sandbox import contamination_above
+from evalkit.suite.config import Suite
+
+
+def context(suite: Suite, work: Path, **kw: object) -> RunContext:
+    ctx = RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id="r1")
+    for key, value in kw.items():
+        setattr(ctx, key, value)
+    return ctx
+
+
+def refused_without_a_plan(call: object, work: Path, *words: str) -> str:
+    with pytest.raises(EvalkitError) as caught:
+        call()  # type: ignore[operator]
+    message = str(caught.value)
+    assert "\n" not in message
+    for word in words:
+        assert word in message, message
+    assert not (work / "plans.jsonl").exists(), "a refused request wrote a plan"
+    return message
+
+
+def test_a_policy_typo_is_refused_before_a_plan(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:orcle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "orcle", "oracle")
+
+
+def test_a_grid_with_one_bad_policy_runs_nothing(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w")
+    cells = [GridCell(suite.resolve("P1"), m, 1) for m in ("policy:oracle", "policy:orcle")]
+    refused_without_a_plan(lambda: run_grid(ctx, cells, 2, "grid"), tmp_path / "w", "orcle")
+    assert not (tmp_path / "w" / "manifest.jsonl").exists()
+
+
+def test_a_reserve_scenario_needs_permission_in_the_library(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w")
+    reserve = suite.scenarios("reserve")[0]
+    call = lambda: run_reps(ctx, reserve, "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", reserve.id, "reserve")
+
+
+@pytest.mark.parametrize("timeout", [0.0, -5.0, math.nan, math.inf])
+def test_a_timeout_that_is_no_limit_is_refused(
+    suite: Suite, tmp_path: Path, timeout: float
+) -> None:
+    ctx = context(suite, tmp_path / "w", timeout=timeout)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "--timeout")
+
+
+def test_a_judge_timeout_of_zero_is_refused(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w", judge_timeout=0.0)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "--judge-timeout")
+
+
+def test_a_workdir_inside_the_suite_fixture_is_refused(suite: Suite, tmp_path: Path) -> None:
+    work = suite.fixture_dirs()["vault"] / "results-here"
+    ctx = context(suite, work)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, work, "fixture")
+    assert not work.exists()
+
+
+def test_a_workdir_that_is_a_file_is_refused(suite: Suite, tmp_path: Path) -> None:
+    work = tmp_path / "a-file"
+    work.write_text("not a folder\n")
+    ctx = context(suite, work)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    with pytest.raises(EvalkitError, match="is a file"):
+        call()
+    assert work.read_text() == "not a folder\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any permission")
+def test_a_workdir_that_cannot_be_written_is_refused(suite: Suite, tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    ctx = context(suite, locked / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, locked / "w", "WORKDIR")
+
+
+def test_a_results_path_that_is_a_folder_is_refused(suite: Suite, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    (work / "results.tsv").mkdir(parents=True)
+    ctx = context(suite, work)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, work, "results file is a folder")
+
+
+def test_a_scratch_folder_under_an_agents_md_is_refused_before_a_plan(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "AGENTS.md").write_text("Always write notes.\n")
+    monkeypatch.setenv("EVALKIT_SCRATCH", str(tmp_path / "scratch"))
+    ctx = context(suite, tmp_path / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "AGENTS.md")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", ".claude/rules/style.md", "AGENTS.md"],
+)
+def test_every_file_the_cli_loads_from_above_is_found(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text("x\n")
+    below = tmp_path / "a" / "b"
+    below.mkdir(parents=True)
+    assert contamination_above(below) == tmp_path / name
+
+
+def test_a_scratch_folder_with_a_space_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALKIT_SCRATCH", str(tmp_path / "my scratch"))
+    with pytest.raises(EvalkitError, match="whitespace"):
+        scratch_root()
+
+
+def test_a_system_temp_folder_with_a_space_gives_way_to_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.delenv("EVALKIT_SCRATCH")
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "my temp"))
+    assert not any(c.isspace() for c in str(scratch_root()))
