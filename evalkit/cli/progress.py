@@ -59,12 +59,11 @@ class RepProgress:
         self.tally[outcome.verdict.verdict] += 1
         self.tally["breaches"] += breach_count(outcome)
         self.finished += 1
-        if outcome.breaches:  # said at once, above a live bar
-            loud = self.progress.console if self.progress is not None else self.console
-            loud.print(breach_message(outcome), style="bold red", markup=False)
-        for change in outcome.guard_changes:
+        for change in guard_changes(outcome):
             self.changed.setdefault(change, []).append(rep_name(outcome))
         if self.progress is not None and self.task is not None:
+            if breach_reasons(outcome):  # said at once, above the live bar
+                self.progress.console.print(breach_message(outcome), style="bold red", markup=False)
             self.progress.update(self.task, advance=1, tally=self._text())
             return
         elapsed = time.monotonic() - self.started
@@ -75,6 +74,7 @@ class RepProgress:
                 f"[{self.finished}/{self.total}] {outcome.scenario} {outcome.model} "
                 f"rep {outcome.rep}: {outcome.verdict.verdict} | {self._text()} | "
                 f"elapsed {_clock(elapsed)} eta {eta}"
+                + (f" | {breach_message(outcome)}" if breach_reasons(outcome) else "")
             ),
             soft_wrap=True,
         )
@@ -87,6 +87,15 @@ class RepProgress:
         ]
 
 
+def breach_reasons(outcome: RepOutcome) -> list[str]:
+    return [r for r in outcome.verdict.reasons if r.startswith("real-vault-breach:")]
+
+
+def guard_changes(outcome: RepOutcome) -> list[str]:
+    found = outcome.verdict.reasons + getattr(outcome.verdict, "flags", [])
+    return [r for r in found if r.startswith("real-vault-changed:")]
+
+
 def rep_name(outcome: RepOutcome) -> str:
     return f"{outcome.scenario} {outcome.model} rep {outcome.rep}"
 
@@ -94,7 +103,7 @@ def rep_name(outcome: RepOutcome) -> str:
 def breach_message(outcome: RepOutcome) -> str:
     return (
         f"REAL-VAULT BREACH in {rep_name(outcome)} ({outcome.verdict.verdict}): "
-        + "; ".join(outcome.breaches)
+        + "; ".join(breach_reasons(outcome))
     )
 
 

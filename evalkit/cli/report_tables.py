@@ -12,6 +12,7 @@ from evalkit.records.report import (
     Cell,
     LevelTable,
     Report,
+    breach_line,
     fmt_counts,
     fmt_via,
     level_title,
@@ -42,7 +43,7 @@ def _optional_count(cell: Cell, name: str) -> str | None:
 
 def level_table(table: LevelTable) -> tuple[list[str], list[list[str]]]:
     keys = _group_keys(table)
-    breaches = any(_optional_count(c, "breaches") is not None for c in table.cells)
+    breaches = any(_optional_count(c, "breaches") not in (None, "0") for c in table.cells)
     columns = ["model", *keys, "polarity", "PASS k/n 95%", "ERROR"]
     columns += ["breaches"] if breaches else []
     columns += ["B:FAIL", "A-via (PASS)", "flags (rows)"]
@@ -80,6 +81,8 @@ def print_report(console: Console, built: Report) -> list[str]:
     console.print(Text(f"from {built.workdir}"))
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
     console.print(Text("PASS k/n 95%: PASS rows of all rows (ERROR included), Wilson 95% interval"))
+    if built.breaches:
+        console.print(Text(breach_line(built), style="bold red"))
     if built.incomplete:
         console.print(Text("INCOMPLETE", style="bold red"))
         for line in missing_lines(built):
