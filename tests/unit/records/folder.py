@@ -11,7 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from evalkit.models import PlanCell
+from evalkit.models import GuardRecord, PlanCell
 from evalkit.records.results import append_row
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
@@ -19,6 +19,7 @@ from evalkit.reference.selftest import isolation_env
 from evalkit.run.agent import ProcessOutcome
 from evalkit.run.runner import RepOutcome, RunContext, _score_and_keep, record_plan
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.scoring.decide import guarded_env_now
 from evalkit.scoring.judge import FixedJudge
 from evalkit.suite.config import Suite
 
@@ -39,14 +40,16 @@ def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepO
         sandbox = scratch / "sandbox"
         build_sandbox(suite, scenario, sandbox)
         names = list(suite.fixture_dirs())
-        script = render(case.script, sandbox, names, suite.reference.script_values())
+        guarded = guarded_env_now(suite)
+        script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
         hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
         lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)
         (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
         folder = ctx.records.claim_evidence_folder(ctx.run_id, scenario.id, model, rep)
         done = _score_and_keep(
             ctx, ctx.run_id, scenario, model, rep, 1, sandbox, ProcessOutcome(0, 1.0),
-            FixedJudge(case.judge_answer), NO_CLI, ctx.timeout, folder,
+            FixedJudge(case.judge_answer), NO_CLI, ctx.timeout, folder, guarded, GuardRecord(),
+            {},
         )  # fmt: skip
         ctx.records.append_evidence_line(done.line)
         append_row(ctx.results, done.row)
