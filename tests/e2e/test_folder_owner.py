@@ -3,6 +3,7 @@ real CLI and real evalkit processes."""
 
 from __future__ import annotations
 
+import json
 import signal
 from collections import Counter
 from pathlib import Path
@@ -27,6 +28,8 @@ def test_two_resumes_at_once_never_run_a_rep_twice(kit: Kit) -> None:
     assert proc.returncode == 130, stderr
     before = len(kit.tsv(work))
     assert before < 8, "the grid finished before it could be interrupted"
+    [plan] = [json.loads(x) for x in (work / "plans.jsonl").read_text().splitlines()]
+    assert "--scenarios P1,N1,P2,N2" in plan["command"], plan["command"]
 
     first, second = kit.run_many(
         ("grid", str(work), *GRID, "--resume"), ("grid", str(work), *GRID, "--resume"),
