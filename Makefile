@@ -6,9 +6,13 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
 DEMO_DIR := results/demo
 
-.PHONY: setup unit test lint self-test demo bench clean
+.PHONY: setup suites unit test lint self-test demo bench clean
 
-setup: $(BIN)/.installed $(CLAUDE)
+setup: $(BIN)/.installed $(CLAUDE) suites
+
+# Built fixture files (a suite's `build:` steps, e.g. a code graph): never committed.
+suites: $(BIN)/.installed
+	@for suite in suites/*/; do $(BIN)/evalkit --suite $$suite build || exit 1; done
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

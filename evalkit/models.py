@@ -63,6 +63,29 @@ class JudgeConfig(Strict):
     )
 
 
+class BuildStep(Strict):
+    """A fixture file that is built, not committed: rebuilt when missing or stale."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="names it in the lock")
+    output: str = Field(description="project-relative folder the command writes")
+    command: list[str] = Field(
+        min_length=1,
+        description="argv run from the suite folder; {project} is the project fixture; the "
+        "tool is looked up beside evalkit's own Python first, then on PATH",
+    )
+    version: list[str] = Field(
+        default_factory=list, description="argv printing the tool's version, kept in the lock"
+    )
+    keep: list[str] = Field(
+        default_factory=list, description="files of output to keep; the rest is pruned"
+    )
+    canonical: Literal["files", "graphify-graph"] = Field(
+        "files",
+        description="how the output is hashed: its files' bytes, or a graphify graph's "
+        "nodes and links (it stamps the HEAD commit and the date, which are not the graph)",
+    )
+
+
 class SuiteConfig(Strict):
     name: str
     description: str = ""
@@ -76,6 +99,12 @@ class SuiteConfig(Strict):
     required_hooks: list[RequiredHook] = Field(default_factory=list)
     checker: CheckerConfig
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    ladder: bool = Field(
+        True, description="scenarios sit on the L1-L3 ladder; false: each names its kind"
+    )
+    build: list[BuildStep] = Field(
+        default_factory=list, description="built fixture files, in order"
+    )
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -91,10 +120,17 @@ class Scenario(Strict):
 
     id: str
     polarity: Polarity
-    level: Level
+    level: Level | None = Field(None, description="required in a suite with a ladder")
+    kind: str | None = Field(
+        None, pattern=r"^[a-z][a-z0-9-]*$", description="required in a suite without a ladder"
+    )
     set: ScenarioSet
     topic: str
     premise: Premise
+    without: list[str] = Field(
+        default_factory=list,
+        description="project-relative paths this scenario's sandbox leaves out",
+    )
     expect: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
     calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
 
@@ -102,9 +138,18 @@ class Scenario(Strict):
 # --------------------------------------------------------------------------- scripts
 
 
+class Quote(Strict):
+    """Makes a text react to what the tools returned: ``{quote}`` in it becomes the first
+    match of ``pattern`` (its first group, if it has one) in the latest tool result."""
+
+    pattern: str
+    fallback: str = Field(description="the whole text to say when nothing matches")
+
+
 class TextBlock(Strict):
     type: Literal["text"] = "text"
     text: str
+    quote: Quote | None = None
 
 
 class ToolUseBlock(Strict):
@@ -131,6 +176,7 @@ class Script(Strict):
 
     steps: list[Step] = Field(default_factory=list)
     final_text: str = "Done."
+    final_quote: Quote | None = Field(None, description="makes final_text reactive")
 
 
 # --------------------------------------------------------------------------- sandbox

@@ -30,6 +30,7 @@ def list_scenarios(
             "id": s.id,
             "polarity": s.scenario.polarity,
             "level": s.scenario.level,
+            "kind": s.scenario.kind,
             "set": s.scenario.set,
             "topic": s.scenario.topic,
         }
@@ -42,5 +43,6 @@ def list_scenarios(
     for column in ("id", "polarity", "level", "set", "topic"):
         table.add_column(column)
     for row in rows:
-        table.add_row(*(row[c] for c in ("id", "polarity", "level", "set", "topic")))
+        group = {**row, "level": row["level"] or row["kind"] or "-"}
+        table.add_row(*(str(group[c]) for c in ("id", "polarity", "level", "set", "topic")))
     out.print(table)

@@ -59,9 +59,12 @@ class Cell(Model):
 
 
 class LevelTable(Model):
+    """One group of scenarios in one set: a ladder level, or a kind where there is no ladder."""
+
     set: ScenarioSet
     label: str = Field(description="contamination label of the set")
-    level: Level
+    level: Level | None = Field(None, description="the ladder level; null in a suite without one")
+    kind: str | None = Field(None, description="the scenarios' kind where there is no level")
     cells: list[Cell]
 
 
@@ -338,7 +341,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     lock = read_lock(suite)
     labels = {which: set_label(lock, which) for which in SETS}
     known: dict[str, ScenarioFile | None] = {}
-    groups: dict[tuple[ScenarioSet, Level, str, Polarity], list[tuple[str, ResultRow]]] = {}
+    groups: dict[tuple[ScenarioSet, str, str, Polarity], list[tuple[str, ResultRow]]] = {}
     unknown: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
         if row.scenario not in known:
@@ -351,20 +354,27 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             unknown.setdefault((row.scenario, row.model), []).append(row)
             continue
         s = sf.scenario
-        groups.setdefault((s.set, s.level, row.model, s.polarity), []).append((sf.id, row))
+        group_name = s.level or f"kind:{s.kind or '-'}"
+        groups.setdefault((s.set, group_name, row.model, s.polarity), []).append((sf.id, row))
 
     models = sorted({key[2] for key in groups})
+    kinds = sorted({key[1] for key in groups if key[1].startswith("kind:")})
     levels = []
     for which in SETS:
-        for level in LEVELS:
+        for name in [*LEVELS, *kinds]:
             cells = [
                 _cell(model, pol, [r for _, r in group], [i for i, _ in group])
                 for model in models
                 for pol in POLARITIES
-                if (group := groups.get((which, level, model, pol)))
+                if (group := groups.get((which, name, model, pol)))
             ]
-            if cells:
-                levels.append(LevelTable(set=which, label=labels[which], level=level, cells=cells))
+            if not cells:
+                continue
+            level: Level | None = None if name.startswith("kind:") else name  # type: ignore[assignment]
+            kind = name[len("kind:") :] if level is None else None
+            levels.append(
+                LevelTable(set=which, label=labels[which], level=level, kind=kind, cells=cells)
+            )
 
     pooled: dict[tuple[ScenarioSet, str, Polarity], list[ResultRow]] = {}
     for (which, _, model, pol), group in groups.items():
@@ -455,7 +465,7 @@ MODEL_COLUMNS = (
 
 
 def level_title(table: LevelTable) -> str:
-    return f"{table.level} - {table.set} set ({table.label})"
+    return f"{table.level or table.kind} - {table.set} set ({table.label})"
 
 
 def level_rows(table: LevelTable) -> list[tuple[str, ...]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from evalkit.models import Script, ToolUseBlock
 from evalkit.reference.behaviour import Fault
+from evalkit.reference.reactive import fill
 
 FABRICATED_VERSION = "0.0.0-fabricated"
 
@@ -134,6 +135,7 @@ def fabricate(
             "skills": [],
         }
     )
+    latest = ""
     for step in script.steps:
         message_id = out.next_id("msg")
         uses: list[ToolUseBlock] = []
@@ -149,7 +151,7 @@ def fabricate(
                 uses.append(block)
                 block_ids = tool_id
             else:
-                content = {"type": "text", "text": block.text}
+                content = {"type": "text", "text": fill(block.text, block.quote, latest)}
                 block_ids = ""
             out.add(
                 {
@@ -166,6 +168,7 @@ def fabricate(
             if block_ids:
                 assert isinstance(block, ToolUseBlock)
                 text, is_error = _apply(block, project, run_env)
+                latest = text
                 result: dict[str, Any] = {
                     "type": "tool_result",
                     "tool_use_id": block_ids,
@@ -174,6 +177,7 @@ def fabricate(
                 if is_error is not None:
                     result["is_error"] = is_error
                 out.add({"type": "user", "message": {"role": "user", "content": [result]}})
+    final = fill(script.final_text, script.final_quote, latest)
     out.add(
         {
             "type": "assistant",
@@ -181,7 +185,7 @@ def fabricate(
                 "id": out.next_id("msg"),
                 "role": "assistant",
                 "model": model,
-                "content": [{"type": "text", "text": script.final_text}],
+                "content": [{"type": "text", "text": final}],
                 "stop_reason": None,
             },
         }
@@ -196,7 +200,7 @@ def fabricate(
             "is_error": failed,
             "terminal_reason": "api_error" if failed else "completed",
             "api_error_status": 500 if failed else None,
-            "result": script.final_text,
+            "result": final,
             "num_turns": len(script.steps) + 1,
             "duration_ms": 1,
             "total_cost_usd": 0.0,

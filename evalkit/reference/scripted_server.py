@@ -2,9 +2,11 @@
 
 The real Claude Code CLI is pointed at it with ``ANTHROPIC_BASE_URL`` so an agent turn can be
 replayed without a model or network. Each answer depends only on the request: the step served
-is the number of assistant messages already in its conversation. Counting tool_result blocks
-would run ahead when one step holds parallel tool calls, and the CLI's retries and its
-non-streaming fallback resend the same conversation, so they are served the same step again.
+is the number of assistant messages already in its conversation, and a reactive text in it may
+quote the conversation's latest tool result (:mod:`evalkit.reference.reactive`). Counting
+tool_result blocks would run ahead when one step holds parallel tool calls, and the CLI's
+retries and its non-streaming fallback resend the same conversation, so they are served the
+same step again.
 
 Measured with CLI 2.1.328, ``-p``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and
 ``DISABLE_TELEMETRY=1``: it sends only ``POST /v1/messages?beta=true``, streaming, one per agent
@@ -36,6 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from evalkit.models import Script, TextBlock
+from evalkit.reference.reactive import fill, latest_tool_result
 
 FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
@@ -309,7 +312,7 @@ class ScriptedServer:
             handler.reply_json(status, error, extra)
             return
 
-        blocks, stop_reason = self._blocks(step)
+        blocks, stop_reason = self._blocks(step, latest_tool_result(request.get("messages")))
         message: dict[str, Any] = {
             "id": _new_id("msg"),
             "type": "message",
@@ -355,16 +358,18 @@ class ScriptedServer:
             handler.write_chunk(data)
         handler.write_chunk(b"")
 
-    def _blocks(self, step: int | None) -> tuple[list[dict[str, Any]], str]:
-        """The content blocks and stop reason a step (or side request) answers with."""
+    def _blocks(self, step: int | None, latest: str) -> tuple[list[dict[str, Any]], str]:
+        """The content blocks and stop reason a step (or side request) answers with; a
+        reactive text quotes from ``latest``, the conversation's last tool result."""
         if step is None:
             return [{"type": "text", "text": SIDE_TEXT}], "end_turn"
         if step >= len(self.script.steps):
-            return [{"type": "text", "text": self.script.final_text}], "end_turn"
+            final = fill(self.script.final_text, self.script.final_quote, latest)
+            return [{"type": "text", "text": final}], "end_turn"
         blocks: list[dict[str, Any]] = []
         for block in self.script.steps[step].blocks:
             if isinstance(block, TextBlock):
-                blocks.append({"type": "text", "text": block.text})
+                blocks.append({"type": "text", "text": fill(block.text, block.quote, latest)})
             else:
                 blocks.append(
                     {

@@ -59,10 +59,12 @@ def check_destination(dest: Path) -> None:
 def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxManifest:
     dest = dest.resolve()
     check_destination(dest)
+    suite.ensure_built()
     fixtures = suite.fixture_dirs()
     dest.mkdir(parents=True, exist_ok=True)
     for name, source in fixtures.items():
-        copy_fixture(source, dest / name)
+        without = scenario.scenario.without if name == "project" else []
+        copy_fixture(source, dest / name, without)
     init_with_commit(dest / "project", f"fixture for {scenario.id}")
     manifest = SandboxManifest(
         scenario=scenario.id,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 SKIP_NAMES = frozenset(
@@ -36,22 +37,31 @@ def skipped(name: str) -> bool:
     return name in SKIP_NAMES or any(fnmatch.fnmatchcase(name, p) for p in SKIP_PATTERNS)
 
 
-def iter_files(root: Path) -> list[Path]:
-    """Every file under root, sorted, less what ``skipped`` names."""
+def iter_files(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
+    """Every file under root, sorted, less what ``skipped`` names and the root-relative
+    folders in skip (a built output, hashed on its own)."""
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not skipped(d))
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not skipped(d) and (here / d).relative_to(root).as_posix() not in skip
+        )
         for name in sorted(filenames):
             if not skipped(name):
                 found.append(Path(dirpath) / name)
     return found
 
 
-def copy_fixture(source: Path, dest: Path) -> None:
+def copy_fixture(source: Path, dest: Path, leave_out: Iterable[str] = ()) -> None:
     """Copy a fixture's files (as ``iter_files`` names them) to dest, keeping symlinks as
-    links and the executable bits."""
-    shutil.copytree(source, dest, symlinks=True, ignore=_ignore)
+    links and the executable bits; leave_out names source-relative paths not to copy (what
+    a scenario's sandbox goes without)."""
+    omitted = {p.strip("/") for p in leave_out}
 
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        here = Path(folder).relative_to(source)
+        return [n for n in names if skipped(n) or (here / n).as_posix() in omitted]
 
-def _ignore(_: str, names: list[str]) -> list[str]:
-    return [n for n in names if skipped(n)]
+    shutil.copytree(source, dest, symlinks=True, ignore=ignore)

@@ -19,10 +19,11 @@ def sha256_file(path: Path) -> str:
     return sha256_bytes(path.read_bytes())
 
 
-def tree_hash(root: Path) -> str:
-    """Hash of relative paths, executable bits and contents: what a fixture *is*."""
+def tree_hash(root: Path, skip: frozenset[str] = frozenset()) -> str:
+    """Hash of relative paths, executable bits and contents: what a fixture *is*. skip names
+    root-relative folders hashed on their own (built output)."""
     digest = hashlib.sha256()
-    for path in iter_files(root):
+    for path in iter_files(root, skip):
         rel = path.relative_to(root).as_posix()
         mode = "x" if os.access(path, os.X_OK) else "-"
         if path.is_symlink():

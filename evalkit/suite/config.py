@@ -15,6 +15,7 @@ from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import SuiteConfig
 from evalkit.scoring.checker import Checker
 from evalkit.scoring.hashing import tree_hash
+from evalkit.suite.build import canonical_hash, ensure_built, outputs, tool_version
 from evalkit.suite.scenarios import ScenarioFile, check_premise, parse_scenario
 from evalkit.suite.yamlio import describe, load_file
 
@@ -62,6 +63,7 @@ class Suite:
         self._check_plugins()
         self._fixture_hashes: dict[str, str] | None = None
         self._plugin_hashes: dict[str, str] | None = None
+        self._built = False
 
     @cached_property
     def reference(self) -> CheckerReference[Checker]:
@@ -84,7 +86,8 @@ class Suite:
         loaded: dict[str, list[ScenarioFile]] = {}
         seen: dict[str, Path] = {}
         for which, folder in SET_FOLDERS.items():
-            files = sorted((self.root / folder).glob("*.md"), key=_ladder_order)
+            order = _ladder_order if self.config.ladder else _by_name
+            files = sorted((self.root / folder).glob("*.md"), key=order)
             loaded[which] = []
             for path in files:
                 sf = parse_scenario(path)
@@ -96,6 +99,7 @@ class Suite:
                     raise ConfigError(f"{path}: id: '{sf.id}' is also used by {seen[sf.id]}")
                 seen[sf.id] = path
                 check_premise(sf, self.root)
+                self._validate_shape(sf)
                 self._validate_checker_fields(sf)
                 loaded[which].append(sf)
         return loaded
@@ -127,6 +131,17 @@ class Suite:
             if not isinstance(name, str) or not name.strip():
                 raise ConfigError(f"{manifest}: name: missing or not a non-empty string")
 
+    def _validate_shape(self, sf: ScenarioFile) -> None:
+        """A ladder suite's scenarios each sit on a level; any other suite's each name a kind."""
+        s = sf.scenario
+        if self.config.ladder and s.level is None:
+            raise ConfigError(f"{sf.path}: level: required, the suite sits on a ladder")
+        if not self.config.ladder and s.kind is None:
+            raise ConfigError(f"{sf.path}: kind: required, the suite declares no ladder")
+        for rel in s.without:
+            if rel.startswith("/") or ".." in rel.split("/") or not rel.strip("/"):
+                raise ConfigError(f"{sf.path}: without: '{rel}' is not a project-relative path")
+
     def _validate_checker_fields(self, sf: ScenarioFile) -> None:
         for field, getter in (
             ("expect", self.checker.expect_for),
@@ -156,6 +171,25 @@ class Suite:
         if matches:
             raise ConfigError(f"scenario '{ref}' is ambiguous: {ids}")
         raise NotFoundError(f"no scenario '{ref}' in the {which} set; known: {ids}")
+
+    def ensure_built(self, force: bool = False) -> list[str]:
+        """Build the suite's built fixture files when missing or stale, once per command."""
+        if self._built and not force:
+            return []
+        project = self.root / self.config.fixtures.project
+        rebuilt = ensure_built(self.root, project, self.config.build, force)
+        self._built = True
+        return rebuilt
+
+    def built_hashes(self) -> dict[str, str]:
+        """Lock entries of each built output: its canonical hash and the tool's version."""
+        self.ensure_built()
+        project = self.root / self.config.fixtures.project
+        hashes: dict[str, str] = {}
+        for step in self.config.build:
+            hashes[f"built:{step.name}"] = canonical_hash(step, project / step.output)
+            hashes[f"built:{step.name}:tool"] = tool_version(step, project) or "unknown"
+        return hashes
 
     def fixture_dirs(self) -> dict[str, Path]:
         """project first, then each extra fixture, by its sandbox name."""
@@ -188,7 +222,16 @@ class Suite:
         """Hashed once per command: reps of one run share the fixtures they were built from,
         and a later command (verify) hashes them afresh and sees any drift."""
         if self._fixture_hashes is None:
-            self._fixture_hashes = {n: tree_hash(p) for n, p in self.fixture_dirs().items()}
+            self.ensure_built()
+            built = outputs(self.config.build)
+            self._fixture_hashes = {
+                n: tree_hash(p, built if n == "project" else frozenset())
+                for n, p in self.fixture_dirs().items()
+            }
+            project = self.root / self.config.fixtures.project
+            for step in self.config.build:
+                key = f"project/{step.output.strip('/')}"
+                self._fixture_hashes[key] = canonical_hash(step, project / step.output)
         return dict(self._fixture_hashes)
 
 
@@ -200,6 +243,10 @@ def _ladder_order(path: Path) -> tuple[str, int, str]:
     """P1, N1, P2, N2 …: the ladder's pairs side by side."""
     name = path.stem
     return (name[1:], 0 if name.startswith("P") else 1, name)
+
+
+def _by_name(path: Path) -> str:
+    return path.stem
 
 
 def relative_path(path: Path, root: Path) -> str:

@@ -42,8 +42,10 @@ class Lock(Model):
 
 def current_hashes(suite: Suite) -> dict[str, str]:
     hashes: dict[str, str] = {}
-    for name, path in suite.fixture_dirs().items():
-        hashes[f"fixture:{name}"] = tree_hash(path)
+    for name, digest in suite.fixture_hashes().items():
+        if "/" not in name:
+            hashes[f"fixture:{name}"] = digest
+    hashes.update(suite.built_hashes())
     for path in suite.plugin_dirs():
         hashes[f"plugin:{path.name}"] = tree_hash(path)
     for which, folder in SET_FOLDERS.items():

@@ -53,3 +53,14 @@ def test_a_destination_under_a_claude_md_is_refused_with_the_reason(
     (tmp_path / "CLAUDE.md").write_text("# instructions that would leak into every session\n")
     with pytest.raises(RefusedError, match="CLAUDE.md"):
         build_sandbox(suite, suite.resolve("N1"), tmp_path / "deep" / "sbx")
+
+
+def test_a_scenario_can_leave_a_path_out_of_its_sandbox(suite: Suite, tmp_path: Path) -> None:
+    scenario = suite.resolve("P1")
+    lacking = scenario.scenario.model_copy(update={"without": ["lib"]})
+    assert (suite.fixture_dirs()["project"] / "lib").is_dir()
+    build_sandbox(
+        suite, type(scenario)(lacking, scenario.path, scenario.sha256, ""), tmp_path / "s"
+    )
+    assert not (tmp_path / "s" / "project" / "lib").exists()
+    assert (tmp_path / "s" / "project" / "README.md").is_file()
