@@ -549,3 +549,18 @@ def test_rows_naming_a_breach_are_counted_whatever_their_verdict(
     assert cell.breaches == 2
     assert "breach" in " ".join(report_module.LEVEL_COLUMNS).lower()
     assert '"breaches": 2' in built.model_dump_json(indent=1)
+
+
+def test_a_suite_without_a_ladder_is_tabled_by_kind(tmp_path: Path) -> None:
+    eval_b = Suite(REPO / "suites" / "adr-eval-b")
+    work = tmp_path / "work"
+    work.mkdir()
+    for scenario, verdict in (("W1-worker-concurrency", "PASS"), ("R4-digest-by-kind", "FAIL")):
+        append_row(work / "results.tsv", _row(scenario, "haiku", verdict))
+    report = build_report(eval_b, work)
+    assert [(t.level, t.kind) for t in report.levels] == [
+        (None, "retrieval"),
+        (None, "write-trigger"),
+    ]
+    assert json.loads(report.model_dump_json())["levels"][0]["kind"] == "retrieval"
+    assert "## write-trigger - run set" in to_markdown(report)

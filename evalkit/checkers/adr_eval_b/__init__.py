@@ -1,0 +1,1 @@
+"""os-adr Eval B: unprompted write-trigger and retrieval."""
