@@ -1,4 +1,4 @@
-"""Both shipped suites are frozen, and their locks still match their files."""
+"""All three shipped suites are frozen, and their locks still match their files."""
 
 from __future__ import annotations
 
@@ -11,8 +11,13 @@ from tests.conftest import REPO
 
 @pytest.mark.parametrize(
     "root",
-    [REPO, REPO / "suites" / "adr-discrimination", REPO / "suites" / "runs-tests"],
-    ids=["vault-write", "adr-discrimination", "runs-tests"],
+    [
+        REPO,
+        REPO / "suites" / "adr-discrimination",
+        REPO / "suites" / "adr-eval-b",
+        REPO / "suites" / "runs-tests",
+    ],
+    ids=["vault-write", "adr-discrimination", "adr-eval-b", "runs-tests"],
 )
 def test_the_shipped_lock_matches_the_suite(root: object) -> None:
     suite = Suite(root)  # type: ignore[arg-type]
