@@ -170,7 +170,8 @@ def per_scenario(
     )
 
 
-Groups = dict[tuple[ScenarioSet, Level, Polarity], dict[str, list[ResultRow]]]
+Groups = dict[tuple[ScenarioSet, str, Polarity], dict[str, list[ResultRow]]]
+"""Keyed by the ladder level, or by the scenario's kind in a suite without a ladder."""
 
 
 def _group(suite: Suite, rows: list[ResultRow], unknown: set[str]) -> Groups:
@@ -187,7 +188,8 @@ def _group(suite: Suite, rows: list[ResultRow], unknown: set[str]) -> Groups:
             unknown.add(row.scenario)
             continue
         s = sf.scenario
-        groups.setdefault((s.set, s.level, s.polarity), {}).setdefault(sf.id, []).append(row)
+        group = s.level or s.kind or "-"
+        groups.setdefault((s.set, group, s.polarity), {}).setdefault(sf.id, []).append(row)
     return groups
 
 
@@ -197,12 +199,13 @@ def _flat(by_scenario: dict[str, list[ResultRow]]) -> list[ResultRow]:
 
 def entries(suite: Suite, a: list[ResultRow], b: list[ResultRow], unknown: set[str]) -> list[Entry]:
     ga, gb = _group(suite, a, unknown), _group(suite, b, unknown)
+    kinds = sorted({k[1] for k in (*ga, *gb)} - set(LEVELS))
     found: list[Entry] = []
     for which in SETS:
         for polarity in POLARITIES:
             pooled_a: dict[str, list[ResultRow]] = {}
             pooled_b: dict[str, list[ResultRow]] = {}
-            for level in LEVELS:
+            for level in [*LEVELS, *kinds]:
                 key = (which, level, polarity)
                 if key not in ga and key not in gb:
                     continue
