@@ -243,7 +243,9 @@ def _scenario_facts(suite: Suite, ids: set[str]) -> dict[str, dict[str, str]]:
         except Exception:  # a row for a scenario no longer in the suite: shown, unlabelled
             continue
         s = sf.scenario
-        facts[sid] = {"set": s.set, "level": s.level, "polarity": s.polarity}
+        # a suite without a ladder groups by kind where the others group by level
+        group = s.level or s.kind or "-"
+        facts[sid] = {"set": s.set, "level": group, "kind": s.kind or "", "polarity": s.polarity}
     return facts
 
 
