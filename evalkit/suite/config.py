@@ -98,8 +98,8 @@ class Suite:
                 if sf.id in seen:
                     raise ConfigError(f"{path}: id: '{sf.id}' is also used by {seen[sf.id]}")
                 seen[sf.id] = path
-                check_premise(sf, self.root)
                 self._validate_shape(sf)
+                check_premise(sf, self.root)
                 self._validate_checker_fields(sf)
                 loaded[which].append(sf)
         return loaded

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalkit.checkers import reference_for
 from evalkit.checkers.adr_discrimination.scoring import topic_matches
 from evalkit.checkers.adr_eval_b.scoring import RetrievalExpect, WriteExpect
 from evalkit.reference.selftest import self_test
@@ -134,7 +135,7 @@ def test_write_trigger_topics_match_their_own_record_and_no_existing_one(eval_b:
         expect = eval_b.checker.expect_for(s)
         if not isinstance(expect, WriteExpect):
             continue
-        cal = eval_b.checker.calibration_for(s)
+        cal = reference_for(eval_b.checker).calibration_for(s)
         assert topic_matches(expect.topic_patterns, cal.adr.path, cal.adr.text()), s.id
         for path, text in existing.items():
             assert not topic_matches(expect.topic_patterns, path.name, text), (s.id, path.name)

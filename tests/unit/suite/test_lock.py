@@ -14,6 +14,7 @@ import pytest
 
 from evalkit.checkers import checker_class, names
 from evalkit.checkers.adr_discrimination.scoring import AdrDiscriminationChecker
+from evalkit.checkers.adr_eval_b.scoring import AdrEvalBChecker
 from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
 from evalkit.records.evidence import folder_diff, replay_folder
@@ -23,7 +24,7 @@ from evalkit.scoring.hashing import tree_hash
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import drift, freeze, lock_state, read_lock
 
-BUILT_INS = (VaultWriteChecker, AdrDiscriminationChecker, RulesChecker)
+BUILT_INS = (VaultWriteChecker, AdrDiscriminationChecker, AdrEvalBChecker, RulesChecker)
 # besides the hashed set: the data contracts, the error types, and pinned libraries (re2 is
 # the rules checker's pattern engine, declared in pyproject.toml like pydantic and yaml)
 ALLOWED_OUTSIDE = ("evalkit.models", "evalkit.errors", "pydantic", "yaml", "re2")
@@ -268,3 +269,11 @@ def test_an_outside_checkers_scoring_code_is_locked_and_its_reference_is_not(
     scoring.write_text(scoring.read_text() + "\n# a rule changed\n")
     suite = Suite(mini_root)
     assert drift(suite, lock) == ["scoring-code"]
+
+
+def test_a_checker_built_on_another_hashes_its_bases_scoring_code_too() -> None:
+    labels = _labels(AdrEvalBChecker)
+    assert "checker/scoring.py" in labels
+    assert "checker-base/adr_discrimination/scoring.py" in labels
+    assert "checker-base/adr_discrimination/reference.py" not in labels
+    assert not [label for label in _labels(AdrDiscriminationChecker) if "adr_eval_b" in label]

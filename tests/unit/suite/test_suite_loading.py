@@ -94,9 +94,13 @@ def test_a_yaml_syntax_error_names_the_line(mini_root: Path) -> None:
 
 def test_a_ladder_suite_needs_a_level_and_one_without_needs_a_kind(tmp_path: Path) -> None:
     root = copy_suite(tmp_path)
-    path = root / "scenarios" / "N2-L2-reporting.md"
-    path.write_text(path.read_text().replace("level: L2\n", "", 1))
-    with pytest.raises(ConfigError, match=r"N2-L2-reporting.md: level: required"):
+    old = root / "scenarios" / "N2-L2-reporting.md"
+    text = old.read_text().replace("level: L2\n", "", 1)
+    (root / "scenarios" / "N2-reporting.md").write_text(
+        text.replace("id: N2-L2-reporting", "id: N2-reporting", 1)
+    )
+    old.unlink()
+    with pytest.raises(ConfigError, match=r"N2-reporting.md: level: required"):
         Suite(root).scenarios("all")
     config = root / "evalkit.yaml"
     config.write_text(config.read_text() + "\nladder: false\n")
