@@ -9,7 +9,8 @@
   var SCEN = DATA.scenarios || {};
   var FILTER_KEYS = ['set', 'verdict', 'model', 'scenario', 'level', 'polarity', 'flag'];
   var GROUP_SKIP = { model: 1, polarity: 1, scenarios: 1 };
-  var state = { filters: {}, selected: null, compare: null };
+  var state = { filters: {}, selected: null, compare: null, showAll: false };
+  var LIST_PAGE = 400;
   var cache = {};
   var pending = {};
   var inlineEvidence = null;
@@ -349,7 +350,9 @@
     var shown = REPS.filter(matches);
     clear(listBody);
     var frag = document.createDocumentFragment();
-    shown.forEach(function (r) {
+    /* the first LIST_PAGE rows at once, the rest on request: a 2,000-rep list costs layout */
+    var drawn = state.showAll ? shown : shown.slice(0, LIST_PAGE);
+    drawn.forEach(function (r) {
       frag.appendChild(el('tr', { cls: 'click rep' + (state.selected === r.id ? ' sel' : ''),
         'data-rep': r.id, 'data-verdict': r.verdict,
         onclick: function () { openRep(r.id); } },
@@ -365,6 +368,11 @@
         el('td', { cls: 'num', text: (r.duration_ms / 1000).toFixed(1) }),
         el('td', { cls: 'run', text: r.run_id })));
     });
+    if (drawn.length < shown.length) {
+      frag.appendChild(el('tr', null, el('td', { colspan: 11 }, el('button', { id: 'show-all-reps',
+        cls: 'more', text: 'show all ' + shown.length + ' (' + (shown.length - drawn.length) +
+          ' more)', onclick: function () { state.showAll = true; renderList(); } }))));
+    }
     listBody.appendChild(frag);
     listCount.textContent = shown.length + ' of ' + REPS.length;
   }
