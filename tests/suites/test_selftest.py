@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
@@ -12,14 +10,12 @@ from evalkit.reference.selftest import self_test
 from evalkit.suite.config import Suite
 
 
-def test_every_cell_of_both_sets_comes_out_as_designed_in_seconds(suite: Suite) -> None:
-    started = time.monotonic()
+def test_every_cell_of_both_sets_comes_out_as_designed(suite: Suite) -> None:
     cells = self_test(suite)
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
     assert wrong == []
     assert {c.scenario for c in cells} == {s.id for s in suite.scenarios("all")}
     assert {c.expect.verdict for c in cells} == {"PASS", "FAIL", "ERROR"}
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.parametrize("forced", ["PASS", "FAIL"])

@@ -683,7 +683,7 @@ def test_plugin_hooks_are_registered_and_executable() -> None:
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text(encoding="utf-8"))["hooks"]
     for event, script in (("SessionStart", "session-start.sh"), ("SessionEnd", "session-end.sh")):
         commands = [h["command"] for group in hooks.get(event, []) for h in group["hooks"]]
-        expected = f"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"
+        expected = f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"'
         assert expected in commands, f"hooks/hooks.json: {event} does not run {expected}"
         assert os.access(PLUGIN / "hooks" / script, os.X_OK), f"hooks/{script}: not executable"
 
