@@ -16,6 +16,10 @@ def doctor_command(
         bool, typer.Option("--ping", help="send one minimal real request through the CLI")
     ] = False,
     model: Annotated[str, typer.Option("--model", help="the model --ping asks")] = "haiku",
+    self_test: Annotated[
+        bool,
+        typer.Option("--self-test/--no-self-test", help="run the model-free self-test (slowest)"),
+    ] = True,
 ) -> None:
     """Check the CLI, credentials (never printed), plugins, lock and self-test; with --ping,
     one real request. Exits 1 when any check fails.
@@ -29,7 +33,7 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None)
+    checks = doctor(suite, model if ping else None, self_test)
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:

@@ -137,10 +137,14 @@ def ping(model: str) -> Check:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def doctor(suite: Suite | None, ping_model: str | None = None) -> list[Check]:
+def doctor(
+    suite: Suite | None, ping_model: str | None = None, self_test: bool = True
+) -> list[Check]:
     checks = [check_cli(), check_credentials()]
     if suite is not None:
-        checks += [check_plugins(suite), check_lock(suite), check_self_test(suite)]
+        checks += [check_plugins(suite), check_lock(suite)]
+        if self_test:
+            checks.append(check_self_test(suite))
     if ping_model is not None:
         checks.append(ping(ping_model))
     return checks

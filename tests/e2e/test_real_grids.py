@@ -164,8 +164,9 @@ def test_doctor_pings_through_the_cli_and_never_prints_the_key(
     kit: Kit, api: ScriptedServer
 ) -> None:
     real_api(kit, api)
-    done = kit.run("doctor", "--ping", "--model", "sonnet", timeout=300)
+    done = kit.run("doctor", "--ping", "--model", "sonnet", "--no-self-test", timeout=300)
     assert done.returncode == 0, done.why()
     assert "OK   ping: claude-sonnet" in done.stdout, done.why()
+    assert "self-test" not in done.stdout, done.why()
     assert "ANTHROPIC_API_KEY" in done.stdout and "sk-ant-test" not in done.output
     assert len([r for r in api.requests if not r.side]) == 1
