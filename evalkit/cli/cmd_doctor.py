@@ -16,10 +16,9 @@ def doctor_command(
         bool, typer.Option("--ping", help="send one minimal real request through the CLI")
     ] = False,
     model: Annotated[str, typer.Option("--model", help="the model --ping asks")] = "haiku",
-    self_test: Annotated[
-        bool,
-        typer.Option("--self-test/--no-self-test", help="run the model-free self-test (slowest)"),
-    ] = True,
+    no_self_test: Annotated[
+        bool, typer.Option("--no-self-test", help="skip the self-test, the slowest check")
+    ] = False,
 ) -> None:
     """Check the CLI, credentials (never printed), plugins, lock and self-test; with --ping,
     one real request. Exits 1 when any check fails.
@@ -33,7 +32,7 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None, self_test)
+    checks = doctor(suite, model if ping else None, not no_self_test)
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:
