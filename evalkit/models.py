@@ -86,6 +86,23 @@ class BuildStep(Strict):
     )
 
 
+class VariantConfig(Strict):
+    overlay: str | None = Field(
+        None,
+        description="suite-relative folder; each file in it replaces or adds the subject file "
+        "at the same suite-relative path (e.g. fixtures/plugins/os-vault/skills/write/SKILL.md); "
+        "none: the suite's own wording under this name",
+    )
+    description: str = ""
+
+
+class ExpectedBar(Strict):
+    """A hypothesised pass rate, stated before the grid is run."""
+
+    positive: float | None = Field(None, ge=0, le=1, description="expected recall")
+    negative: float | None = Field(None, ge=0, le=1, description="expected specificity")
+
+
 class SuiteConfig(Strict):
     name: str
     description: str = ""
@@ -104,6 +121,17 @@ class SuiteConfig(Strict):
     )
     build: list[BuildStep] = Field(
         default_factory=list, description="built fixture files, in order"
+    )
+    subject: list[str] | None = Field(
+        None,
+        description="suite-relative folders or files that are the wording under test (plugin "
+        "folders, a fixture's CLAUDE.md); never frozen, hashed on every row. Default: plugins",
+    )
+    variants: dict[str, VariantConfig] = Field(
+        default_factory=dict, description="name -> files overlaid onto the subject"
+    )
+    expected: dict[str, ExpectedBar] = Field(
+        default_factory=dict, description="level (L1, L2, L3) -> hypothesised pass bars"
     )
 
 
@@ -344,6 +372,8 @@ class ResultRow(Model):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    variant: str = Field("", description="the subject's variant name; 'suite' for its own")
+    subject_hash: str = Field("", description="hash of the subject (wording) the rep ran with")
 
 
 # --------------------------------------------------------------------------- guarded paths
@@ -426,6 +456,7 @@ class PlanCell(Model):
     scenario: str
     model: str
     reps: int
+    variant: str = Field("", description="the subject variant; empty for the run's own")
     rep_numbers: list[int] = Field(
         default_factory=list, description="which reps, when not 1..reps (a shard's slice)"
     )
@@ -452,3 +483,6 @@ class Plan(Model):
     shard: str = Field("", description="I/N of a sharded grid")
     grid_cells: int = Field(0, description="a sharded grid's cells over all its shards")
     suite: str = Field("", description="the suite whose scenarios the plan runs")
+    inner_loop: bool = Field(
+        False, description="a reduced grid (failed cells plus controls), not the whole set"
+    )

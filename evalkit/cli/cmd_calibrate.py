@@ -9,8 +9,10 @@ import typer
 
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.reference.policy import policy_names
 from evalkit.run.runner import RunContext, new_run_id
+from evalkit.suite.subject import build_subject
 
 
 @command("calibrate")
@@ -19,6 +21,8 @@ def calibrate_command(
     which: Annotated[str, typer.Option("--set", help="run, reserve or all")] = "run",
     jobs: Annotated[int, typer.Option("--jobs", min=1)] = 4,
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
+    plugin: PluginOption = None,
+    variant: VariantOption = None,
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -39,7 +43,12 @@ def calibrate_command(
         workdir = Path(tempfile.mkdtemp(prefix="evalkit-calibrate-"))
     work = workdir.resolve()
     ctx = RunContext(
-        suite=suite, workdir=work, results=work / "results.tsv", run_id=new_run_id(), timeout=120
+        suite=suite,
+        workdir=work,
+        results=work / "results.tsv",
+        run_id=new_run_id(),
+        timeout=120,
+        subject=build_subject(suite, plugin, variant),
     )
     ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)

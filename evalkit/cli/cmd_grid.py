@@ -10,6 +10,7 @@ import typer
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.errors import ConfigError
 from evalkit.run.runner import (
     DEFAULT_JUDGE_TIMEOUT,
@@ -20,6 +21,7 @@ from evalkit.run.runner import (
     preflight,
 )
 from evalkit.suite.lock import ensure_frozen
+from evalkit.suite.subject import build_subject
 
 
 @command("grid")
@@ -59,20 +61,43 @@ def grid(
         str | None,
         typer.Option("--run-id", help="default: new; for shards, derived from the grid"),
     ] = None,
+    plugin: PluginOption = None,
+    variant: VariantOption = None,
+    variants: Annotated[
+        str, typer.Option("--variants", help="several variants, interleaved rep by rep")
+    ] = "",
+    failing_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--failing-from",
+            help="inner loop: only the cells that FAILed in this results folder, plus controls",
+        ),
+    ] = None,
+    controls: Annotated[
+        int, typer.Option("--controls", min=0, help="passing controls per model x level")
+    ] = 1,
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
 
-    Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`
+    Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`, or
+    `evalkit grid W2 --variants baseline,terse-skill --models sonnet`, or
+    `evalkit grid W2 --failing-from W1 --reps 2`
     """
     from evalkit.cli.progress import rep_progress
-    from evalkit.run.grid import expand_cells, resume_cells, run_grid, validate_cells
+    from evalkit.records.results import read_rows
+    from evalkit.run.grid import expand_cells, failing_cells, resume_cells, run_grid, validate_cells
 
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
+    if variant and variants:
+        raise typer.BadParameter("give --variant or --variants, not both")
     model_list = [m for m in models.split(",") if m]
-    if not model_list:
+    if not model_list and failing_from is None:
         raise ConfigError("grid needs --models, e.g. --models sonnet,haiku")
     suite = state.suite()
+    variant_list = [v for v in variants.split(",") if v]
+    for name in variant_list:
+        build_subject(suite, plugin, name)  # a bad variant fails before anything runs
     pool = suite.scenarios(which)  # type: ignore[arg-type]
     if scenarios:
         pool = [suite.resolve(ref, which) for ref in scenarios.split(",") if ref]  # type: ignore[arg-type]
@@ -93,8 +118,16 @@ def grid(
         judge_timeout=judge_timeout,
         notify=notice,
         allow_reserve=which == "reserve",
+        subject=build_subject(suite, plugin, variant),
     )
-    cells = expand_cells(pool, model_list, reps)
+    if failing_from is not None:
+        found = read_rows(failing_from.resolve() / "results.tsv")
+        if model_list:
+            found = [r for r in found if r.model in model_list]
+        cells = failing_cells(suite, found, reps, controls)
+        out.print(f"inner loop: {len(cells)} rep(s) of failed cells and controls")
+    else:
+        cells = expand_cells(pool, model_list, reps, variant_list)
     if run_id is not None:
         ctx.run_id = run_id
     if shard is not None:
@@ -115,6 +148,8 @@ def grid(
     command += f" --scenarios {scenarios}" if scenarios else ""
     command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
     command += " --resume" if resume else ""
+    command += f" --variants {variants}" if variants else ""
+    command += " --failing-from" if failing_from else ""
     with ctx.records.hold_grid(command, ctx.notes):
         _say_notes(ctx.notes)
         if resume:
@@ -130,7 +165,15 @@ def grid(
             return
         validate_cells(ctx, cells)
         with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
-            done = run_grid(ctx, cells, jobs, command, on_done=bar.done)
+            done = run_grid(
+                ctx,
+                cells,
+                jobs,
+                command,
+                on_done=bar.done,
+                plugins=plugin,
+                inner_loop=failing_from is not None,
+            )
     _say_notes(ctx.notes)
     retried = sum(1 for d in done if d.retried)
     if retried:

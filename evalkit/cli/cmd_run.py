@@ -10,6 +10,7 @@ import typer
 from evalkit.cli.app import command, err, out, rel, state
 from evalkit.cli.interrupts import stop_on_signals
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.runner import (
     DEFAULT_JUDGE_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -20,6 +21,7 @@ from evalkit.run.runner import (
     run_reps,
 )
 from evalkit.suite.lock import ensure_frozen
+from evalkit.suite.subject import build_subject
 
 
 @command("run")
@@ -42,10 +44,13 @@ def run(
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
+    plugin: PluginOption = None,
+    variant: VariantOption = None,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
     Example: `evalkit run P1 sonnet --reps 3` or `evalkit run N2 policy:oracle /tmp/w`
+    or `evalkit run P1 sonnet --plugin ~/src/os-vault`
     """
     suite = state.suite()
     chosen = suite.resolve(scenario)
@@ -63,6 +68,7 @@ def run(
         judge_timeout=judge_timeout,
         notify=notice,
         allow_reserve=reserve,
+        subject=build_subject(suite, plugin, variant),
     )
 
     from contextlib import nullcontext
@@ -95,4 +101,6 @@ def run(
     if ctx.stop.is_set():
         err.print("interrupted: the rep in flight was stopped and recorded as ERROR")
         raise typer.Exit(130)
+    subject = ctx.the_subject()
+    out.print(f"subject: {subject.variant} {subject.hash}")
     out.print(f"rows appended to {rel(ctx.results)}; evidence under {rel(work / 'evidence')}")

@@ -108,16 +108,20 @@ def declarations(
     model_id: str,
     cli_version: str,
     run: dict[str, Any] | None = None,
+    variant: str = "suite",
+    subject_hash: str = "",
 ) -> dict[str, Any]:
     """Everything a rep's result depends on that is not the agent's own behaviour: the
-    frozen instrument, and how the rep was driven (`run`, see runner.run_declarations)."""
+    frozen instrument, the subject it ran with (variant and hash), and how the rep was
+    driven (`run`, see runner.run_declarations)."""
     rubric = suite.rubric_path
     decl = {
         "suite": suite.name,
         "fixture_hashes": suite.fixture_hashes(),
         "scenario_sha256": scenario_sha256,
         "rubric_sha256": sha256_file(rubric) if rubric.is_file() else "",
-        "plugin_hashes": suite.plugin_hashes(),
+        "variant": variant,
+        "subject_hash": subject_hash,
         "checker": f"{suite.checker.name}@{suite.checker.version}",
         "checker_source": suite.checker.source_hash(),
         "lock": suite.lock_state,
@@ -190,10 +194,13 @@ def redact_diff(diff: bytes) -> bytes:
     return b"\n".join(lines)
 
 
-def keep_folder_diffs(suite: Suite, sandbox: Path, folder: Path) -> dict[str, str]:
-    """Write <name>.diff for every fixture folder; return name -> path relative to folder."""
+def keep_folder_diffs(
+    suite: Suite, sandbox: Path, folder: Path, baselines: dict[str, Path] | None = None
+) -> dict[str, str]:
+    """Write <name>.diff for every fixture folder against its baseline (the fixture with the
+    subject applied; the fixture itself by default); return name -> path relative to folder."""
     written = {}
-    for name, fixture in suite.fixture_dirs().items():
+    for name, fixture in (baselines or suite.fixture_dirs()).items():
         diff = redact_diff(folder_diff(fixture, sandbox / name))
         (folder / f"{name}.diff").write_bytes(diff)
         written[name] = f"{name}.diff"

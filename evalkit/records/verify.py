@@ -8,6 +8,7 @@ check.json and the TSV row. Then rows, manifest lines and plans are counted.
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 from collections import Counter
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalkit.errors import EvalkitError
+from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
@@ -28,13 +29,13 @@ from evalkit.scoring.judge import ReplayJudge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.subject import fixture_subject_paths, kept_subject, subject_baselines
 
 SCORING_KEY = "checker_source"
 """The declaration naming the hash of the code that scored a rep."""
 FROZEN_KEYS = (
     "fixture_hashes",
     "rubric_sha256",
-    "plugin_hashes",
     "checker",
     "checker_source",
     "cli_version",
@@ -221,7 +222,7 @@ def replay_decide(suite: Suite, workdir: Path, line: EvidenceLine, kept: Kept) -
     with tempfile.TemporaryDirectory(prefix="evalkit-replay-") as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
-        for name, fixture in suite.fixture_dirs().items():
+        for name, fixture in _baselines(suite, workdir, line).items():
             diff = (folder / line.files[f"{name}_diff"]).read_bytes()
             replay_folder(fixture, diff, sandbox / name)
         transcript = read_transcript(folder / line.files["transcript"])
@@ -264,6 +265,9 @@ def _rederive(
     else:
         try:
             again = replay_decide(suite, workdir, line, kept)
+        except NotFoundError as exc:
+            trial.problems.append(f"subject-not-kept:{str(exc).splitlines()[0][:120]}")
+            return trial
         except (GitError, KeyError) as exc:
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
@@ -287,6 +291,21 @@ def _rederive(
                 f"re-derived {fresh.verdict} {fresh.a} {fresh.b} {fresh.reasons!r}"
             )
     return trial
+
+
+def _baselines(suite: Suite, workdir: Path, line: EvidenceLine) -> dict[str, Path]:
+    """The diff baselines a rep was recorded against: each fixture with the subject it ran
+    with applied, from the copy kept in WORKDIR/subjects/ (the bare fixture when the subject
+    has nothing inside the fixtures)."""
+    subject_hash = str(line.declarations.get("subject_hash") or "")
+    if not subject_hash or not fixture_subject_paths(suite):
+        return suite.fixture_dirs()
+    return dict(_kept_baselines(suite, workdir, subject_hash))
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_baselines(suite: Suite, workdir: Path, subject_hash: str) -> dict[str, Path]:
+    return subject_baselines(suite, kept_subject(workdir, subject_hash))
 
 
 def _edited(line: EvidenceLine, folder: Path) -> list[str]:

@@ -6,12 +6,14 @@ loop of `evalkit run … &` would leave; this only adds bounds, resume and progr
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from copy import copy
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from evalkit.models import PlanCell
+from evalkit.models import PlanCell, ResultRow
 from evalkit.records.workdir import tally
 from evalkit.run.request import validate_request
 from evalkit.run.runner import (
@@ -23,7 +25,9 @@ from evalkit.run.runner import (
     run_options,
     run_rep,
 )
+from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.subject import SUITE_VARIANT, build_subject
 
 SKIPPED_BUDGET = "skipped:budget"
 
@@ -38,10 +42,22 @@ class GridCell:
     """Set when the rep belongs to an earlier plan that never recorded it."""
     retries: int | None = None
     """Overrides the run's --retry-errors for this cell (calibrate's flaky policies)."""
+    variant: str = ""
+    """The subject variant this rep runs with; empty for the context's own subject."""
 
 
-def expand_cells(scenarios: list[ScenarioFile], models: list[str], reps: int) -> list[GridCell]:
-    return [GridCell(s, m, k) for s in scenarios for m in models for k in range(1, reps + 1)]
+def expand_cells(
+    scenarios: list[ScenarioFile], models: list[str], reps: int, variants: list[str] | None = None
+) -> list[GridCell]:
+    """Every rep; several variants are interleaved rep by rep, so drift in a real API over
+    the grid's hours falls on each variant alike."""
+    return [
+        GridCell(s, m, k, variant=v)
+        for s in scenarios
+        for m in models
+        for k in range(1, reps + 1)
+        for v in (variants or [""])
+    ]
 
 
 def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell], list[str]]:
@@ -54,7 +70,7 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
     lines = records.read_evidence_index() if records.has_evidence_index() else None
     finals = [x for x in lines.items if x.superseded_by is None] if lines else []
     recorded = [(x.run_id, x.scenario, x.model, x.rep) for x in finals]
-    done_any = {key[1:] for key in recorded}
+    done_any = {(x.scenario, x.model, x.rep, _variant(x.declarations)) for x in finals}
     owner: dict[tuple[str, str, int], str] = {}
     for count in tally(plans.items, recorded):
         for rep in count.unrecorded:
@@ -62,7 +78,7 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
     left = [
         replace(c, run_id=owner.get((c.scenario.id, c.model, c.rep)))
         for c in cells
-        if (c.scenario.id, c.model, c.rep) not in done_any
+        if _key(c) not in done_any
     ]
     return left, plans.problems + (lines.problems if lines else [])
 
@@ -75,10 +91,18 @@ def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
     validate_request(ctx, scenarios, sorted({c.model for c in cells}), limits)
 
 
+def _variant(declarations: dict[str, object]) -> str:
+    return str(declarations.get("variant") or SUITE_VARIANT)
+
+
+def _key(cell: GridCell) -> tuple[str, str, int, str]:
+    return (cell.scenario.id, cell.model, cell.rep, cell.variant or SUITE_VARIANT)
+
+
 def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
-    reps: dict[tuple[str, str], list[int]] = {}
+    reps: dict[tuple[str, str, str], list[int]] = {}
     for c in cells:
-        reps.setdefault((c.scenario.id, c.model), []).append(c.rep)
+        reps.setdefault((c.scenario.id, c.model, c.variant), []).append(c.rep)
     return [
         PlanCell(
             scenario=s,
@@ -87,8 +111,9 @@ def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
             rep_numbers=[]
             if sorted(numbers) == list(range(1, len(numbers) + 1))
             else sorted(numbers),
+            variant=v,
         )
-        for (s, m), numbers in reps.items()
+        for (s, m, v), numbers in reps.items()
     ]
 
 
@@ -98,17 +123,25 @@ def run_grid(
     jobs: int,
     command: str,
     on_done: Callable[[RepOutcome], None] | None = None,
+    plugins: list[Path] | None = None,
+    inner_loop: bool = False,
 ) -> list[RepOutcome]:
-    """Run cells on at most `jobs` reps at once. Once ctx.stop is set, the reps in flight stop
-    (each leaves an ERROR row) and no more start; the plan shows what is missing. Once the
-    recorded cost estimate reaches ctx.max_cost_usd, no new rep starts either, and the reps
-    left are written to the plan as skipped:budget. The grid holds the folder's grid lock
-    throughout."""
+    """Run cells on at most `jobs` reps at once; a cell naming a variant runs with that
+    variant's subject (built once, with the same `--plugin` copies). Once ctx.stop is set,
+    the reps in flight stop (each leaves an ERROR row) and no more start; the plan shows
+    what is missing. Once the recorded cost estimate reaches ctx.max_cost_usd, no new rep
+    starts either, and the reps left are written to the plan as skipped:budget. The grid
+    holds the folder's grid lock throughout."""
     models = sorted({c.model for c in cells})
     preflight(ctx.suite, models)
     validate_cells(ctx, cells)
+    contexts = {
+        v: replace(ctx, subject=build_subject(ctx.suite, plugins, v))
+        for v in sorted({c.variant for c in cells if c.variant})
+    }
+    contexts[""] = ctx
     with ctx.records.hold_grid(command, ctx.notes):
-        return _run_held(ctx, cells, jobs, command, models, on_done)
+        return _run_held(ctx, cells, jobs, command, models, on_done, contexts, inner_loop)
 
 
 def _run_held(
@@ -118,6 +151,8 @@ def _run_held(
     command: str,
     models: list[str],
     on_done: Callable[[RepOutcome], None] | None,
+    contexts: dict[str, RunContext],
+    inner_loop: bool,
 ) -> list[RepOutcome]:
     ctx.check_records()
     fresh = [c for c in cells if c.run_id is None]
@@ -128,7 +163,7 @@ def _run_held(
                     f"set aside {ctx.records.relative(aside)}: claimed, never recorded"
                 )
     if fresh:
-        record_plan(ctx, plan_cells(fresh), command + run_options(ctx))
+        record_plan(ctx, plan_cells(fresh), command + run_options(ctx), inner_loop)
     done: list[RepOutcome] = []
     skipped: list[GridCell] = []
 
@@ -136,13 +171,17 @@ def _run_held(
         if ctx.over_budget():
             return None
         return run_rep(
-            ctx, cell.scenario, cell.model, cell.rep, cell.timeout, cell.run_id, cell.retries
+            contexts[cell.variant],
+            cell.scenario,
+            cell.model,
+            cell.rep,
+            cell.timeout,
+            cell.run_id,
+            cell.retries,
         )
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")
-    pending: dict[Future[RepOutcome | None], GridCell] = {
-        pool.submit(work, c): c for c in cells
-    }
+    pending: dict[Future[RepOutcome | None], GridCell] = {pool.submit(work, c): c for c in cells}
     try:
         while pending:
             if ctx.stop.is_set():
@@ -177,3 +216,31 @@ def replace_run(ctx: RunContext, run_id: str) -> RunContext:
     other = copy(ctx)
     other.run_id = run_id
     return other
+
+
+def failing_cells(
+    suite: Suite, rows: list[ResultRow], reps: int, controls: int = 1
+) -> list[GridCell]:
+    """The inner loop's reduced grid: every (scenario, model, variant) that FAILed in `rows`,
+    plus up to `controls` passing scenarios per model x level, so a fix that breaks what
+    worked shows up too. Scenarios no longer in the suite are left out."""
+    outcome: dict[tuple[str, str, str], set[str]] = {}
+    for row in rows:
+        outcome.setdefault((row.scenario, row.model, row.variant), set()).add(row.verdict)
+    known = {s.id: s for s in suite.scenarios("all")}
+    failed = [k for k, seen in outcome.items() if "FAIL" in seen and k[0] in known]
+    passed = [k for k, seen in outcome.items() if seen == {"PASS"} and k[0] in known]
+    chosen = list(failed)
+    taken: Counter[tuple[str, str, str | None]] = Counter()
+    order = {s.id: i for i, s in enumerate(suite.scenarios("all"))}
+    for key in sorted(passed, key=lambda k: (k[1], k[2], order[k[0]])):
+        group = (key[1], key[2], known[key[0]].scenario.level)
+        if taken[group] < controls:
+            taken[group] += 1
+            chosen.append(key)
+    chosen.sort(key=lambda k: (order[k[0]], k[1], k[2]))
+    return [
+        GridCell(known[s], m, rep, variant="" if v in ("", SUITE_VARIANT) else v)
+        for s, m, v in chosen
+        for rep in range(1, reps + 1)
+    ]

@@ -60,6 +60,7 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.subject import Subject, build_subject
 from evalkit.suite.task import read_task
 
 PROCESS = "process.json"
@@ -127,6 +128,12 @@ def checked_plugin_dirs(suite: Suite) -> list[Path]:
 
 
 @dataclass
+class Spending:
+    usd: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
 class RunContext:
     """What every rep of a run shares."""
 
@@ -154,8 +161,17 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     """What the run did besides reps that a user should hear about (printed by the CLI)."""
     _cli_version: str | None = None
-    _spent: float = 0.0
-    _spent_lock: threading.Lock = field(default_factory=threading.Lock)
+    _spending: Spending = field(default_factory=lambda: Spending())
+    """Shared by the copies a grid makes per variant, so one budget covers them all."""
+    subject: Subject | None = None
+    """The wording under test; the suite's own when not given (built on first use)."""
+    _subject_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def the_subject(self) -> Subject:
+        with self._subject_lock:
+            if self.subject is None:
+                self.subject = build_subject(self.suite)
+            return self.subject
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
@@ -163,13 +179,13 @@ class RunContext:
         return self._cli_version
 
     def spend(self, usd: float) -> None:
-        with self._spent_lock:
-            self._spent += usd
+        with self._spending.lock:
+            self._spending.usd += usd
 
     @property
     def spent(self) -> float:
-        with self._spent_lock:
-            return self._spent
+        with self._spending.lock:
+            return self._spending.usd
 
     def over_budget(self) -> bool:
         return self.max_cost_usd is not None and self.spent >= self.max_cost_usd
@@ -216,6 +232,7 @@ class RepOutcome:
         """Changes seen in a guarded real-world path during this rep, decisive or flagged."""
         found = self.verdict.reasons + self.verdict.flags
         return [r for r in found if r.startswith("real-vault-changed:")]
+
     kept: Path | None = None
     """The last attempt's sandbox, when it was kept (--keep-sandboxes)."""
 
@@ -233,7 +250,9 @@ class Attempt:
     kept: Path | None = None
 
 
-def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
+def record_plan(
+    ctx: RunContext, cells: list[PlanCell], command: str, inner_loop: bool = False
+) -> None:
     plan = Plan(
         run_id=ctx.run_id,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -241,6 +260,7 @@ def record_plan(ctx: RunContext, cells: list[PlanCell], command: str) -> None:
         cells=cells,
         results=ctx.records.relative(ctx.results),
         suite=ctx.suite.name,
+        inner_loop=inner_loop,
         **ctx.plan_extra,
     )
     ctx.records.append_plan(plan)
@@ -359,7 +379,9 @@ def _run_attempt(
     run_id: str,
 ) -> Attempt:
     suite = ctx.suite
-    plugins, cli = preflight(suite)
+    _, cli = preflight(suite)
+    subject = ctx.the_subject()
+    subject.keep(ctx.workdir)
     folder = ctx.records.claim_evidence_folder(run_id, scenario.id, model, rep, attempt)
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
     sandbox = scratch / "sandbox"
@@ -371,6 +393,7 @@ def _run_attempt(
             if is_policy(model):
                 agent = scripted_agent(suite, model, scenario, attempt)
             build_sandbox(suite, scenario, sandbox)
+            subject.apply(suite, sandbox)
             names = list(suite.fixture_dirs())
             isolation = isolation_env(suite, sandbox)
             config_dir = scratch / "claude-config"
@@ -390,7 +413,7 @@ def _run_attempt(
                 if judge is None:
                     judge = FixedJudge(agent.plan.judge_answer)
             judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
-            rep_plugins = copy_plugins(plugins, scratch / "plugins")
+            rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
             command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
             run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, timeout)
             watch = Watch(suite.checker.guarded_paths(guarded))
@@ -526,14 +549,26 @@ def _score_and_keep(
     files.update(
         {
             f"{name}_diff": path
-            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder).items()
+            for name, path in keep_folder_diffs(
+                ctx.suite, sandbox, folder, ctx.the_subject().baselines(ctx.suite)
+            ).items()
         }
     )
     write_check(folder, verdict)
     if verdict.judge is not None:
         files["judge"] = JUDGE
     version = transcript.cli_version or ctx.cli_version(cli)
-    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version, run)
+    subject = ctx.the_subject()
+    decl = declarations(
+        ctx.suite,
+        scenario.sha256,
+        model,
+        transcript.model_id,
+        version,
+        run,
+        variant=subject.variant,
+        subject_hash=subject.hash,
+    )
     bid = bundle_id(decl)
     usage = usage_of(transcript, outcome.seconds)
     row = row_from_verdict(
@@ -546,6 +581,8 @@ def _score_and_keep(
         model_id=transcript.model_id or "-",
         bundle_id=bid,
         attempt=attempt,
+        variant=subject.variant,
+        subject_hash=subject.hash,
         **usage,
     )
     line = EvidenceLine(

@@ -80,7 +80,7 @@ def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> Shard:
 def cell_order(cells: list[GridCell]) -> list[GridCell]:
     """Scenario, then model, then rep: the same order on every machine, whatever the order
     the options listed them in."""
-    return sorted(cells, key=lambda c: (c.scenario.id, c.model, c.rep))
+    return sorted(cells, key=lambda c: (c.scenario.id, c.model, c.rep, c.variant))
 
 
 def slice_cells(cells: list[GridCell], shard: Shard) -> list[GridCell]:
@@ -91,7 +91,10 @@ def grid_digest(suite: Suite, cells: list[GridCell], settings: Mapping[str, obje
     """What makes two shards parts of one grid: its cells (with each scenario's hash), the
     instrument's frozen hashes and the settings that change what a rep does."""
     payload = {
-        "cells": [[c.scenario.id, c.scenario.sha256, c.model, c.rep] for c in cell_order(cells)],
+        "cells": [
+            [c.scenario.id, c.scenario.sha256, c.model, c.rep, *([c.variant] if c.variant else [])]
+            for c in cell_order(cells)
+        ],
         "instrument": {
             "suite": suite.name,
             "fixtures": suite.fixture_hashes(),

@@ -220,12 +220,19 @@ class Suite:
 
     def fixture_hashes(self) -> dict[str, str]:
         """Hashed once per command: reps of one run share the fixtures they were built from,
-        and a later command (verify) hashes them afresh and sees any drift."""
+        and a later command (verify) hashes them afresh and sees any drift. Subject files
+        inside a fixture (a CLAUDE.md under test) are left out: they are wording, not
+        instrument."""
         if self._fixture_hashes is None:
             self.ensure_built()
             built = outputs(self.config.build)
+            from evalkit.suite.subject import fixture_subject_paths, instrument_tree_hash
+
+            inside = fixture_subject_paths(self)
             self._fixture_hashes = {
-                n: tree_hash(p, built if n == "project" else frozenset())
+                n: instrument_tree_hash(p, inside[n] + sorted(built if n == "project" else ()))
+                if inside.get(n)
+                else tree_hash(p, built if n == "project" else frozenset())
                 for n, p in self.fixture_dirs().items()
             }
             project = self.root / self.config.fixtures.project

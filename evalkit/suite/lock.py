@@ -1,15 +1,18 @@
 """evalkit.lock: the frozen state of a suite, and which set wording was tuned against.
 
-Frozen: the fixtures, the plugins, both scenario sets, the rubric, ``evalkit.yaml``
-itself (checker options, required hooks, the judge) and the code that scores, found
-by location (see ``evalkit.scoring.codehash``). Once frozen, a run refuses to start
-when any of it changed, naming what changed. A rep run without a lock, or past a
-drift with --allow-unfrozen, says so in its declarations and is never publishable.
-Recording contamination moves the measurement to the other set.
+Frozen: the instrument, that is the fixtures (their subject files aside), the plugins that
+are not the subject, both scenario sets, the rubric, ``evalkit.yaml`` itself (checker
+options, required hooks, the judge; its ``variants`` aside) and the code that scores, found
+by location (see ``evalkit.scoring.codehash``). The subject (the wording under test) is
+never frozen. Once frozen, a run refuses to start when any of the instrument changed,
+naming what changed. A rep run without a lock, or past a drift with --allow-unfrozen, says
+so in its declarations and is never publishable. Recording contamination moves the
+measurement to the other set.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -18,8 +21,9 @@ from pydantic import Field
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import SCHEMA_VERSION, Model
-from evalkit.scoring.hashing import sha256_file, tree_hash
+from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
+from evalkit.suite.subject import subject_entries
 from evalkit.suite.yamlio import dump, load_file
 
 LOCK_NAME = "evalkit.lock"
@@ -41,21 +45,35 @@ class Lock(Model):
 
 
 def current_hashes(suite: Suite) -> dict[str, str]:
+    """The instrument's hashes. The subject (the wording under test) is left out: it is meant
+    to change between grids and is recorded on every row instead."""
     hashes: dict[str, str] = {}
     for name, digest in suite.fixture_hashes().items():
         if "/" not in name:
             hashes[f"fixture:{name}"] = digest
     hashes.update(suite.built_hashes())
+    subject = [(suite.root / rel).resolve() for rel in subject_entries(suite)]
     for path in suite.plugin_dirs():
-        hashes[f"plugin:{path.name}"] = tree_hash(path)
+        if not any(path == s or s in path.parents for s in subject):
+            hashes[f"plugin:{path.name}"] = tree_hash(path)
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
-    hashes["config"] = "sha256:" + sha256_file(suite.config_path)
+    hashes["config"] = config_hash(suite)
     hashes["scoring-code"] = suite.checker.source_hash()
     rubric = suite.rubric_path
     if rubric.is_file():
         hashes["rubric"] = "sha256:" + sha256_file(rubric)
     return hashes
+
+
+def config_hash(suite: Suite) -> str:
+    """evalkit.yaml as instrument: the file's bytes, or, once it names variants, its parsed
+    content without them, so adding a wording variant never unfreezes the suite."""
+    if not suite.config.variants:
+        return "sha256:" + sha256_file(suite.config_path)
+    data = suite.config.model_dump(mode="json", exclude={"variants"})
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    return "sha256:" + sha256_bytes(canonical)
 
 
 def lock_path(suite: Suite) -> Path:

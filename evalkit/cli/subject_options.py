@@ -1,0 +1,21 @@
+"""The options that choose the subject (the wording under test), shared by run, grid, calibrate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+PluginOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--plugin",
+        help="an outside working copy of a plugin, in place of the suite's plugin of the same "
+        "name (repeatable)",
+    ),
+]
+VariantOption = Annotated[
+    str | None,
+    typer.Option("--variant", help="a variant named in evalkit.yaml (default: the suite's own)"),
+]
