@@ -37,8 +37,10 @@ def subject_entries(suite: Suite) -> list[str]:
     for entry in entries:
         rel = Path(entry).as_posix().strip("/")
         path = suite.root / rel
+        if suite.config.subject is None and not path.is_dir():
+            check_plugin_folder(path.resolve(), f"{suite.config_path}: plugins")
         if rel.startswith("..") or not path.exists():
-            raise ConfigError(f"{suite.config_path}: subject: {entry} is not in the suite")
+            raise ConfigError(f"{suite.config_path}: subject: {path} is not in the suite")
         found.append(rel)
     return found
 
