@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import ConfigError, NotFoundError
-from evalkit.scoring.hashing import iter_files, tree_hash
+from evalkit.scoring.fixturefiles import copy_fixture, iter_files
+from evalkit.scoring.hashing import tree_hash
 from evalkit.suite.config import Suite
 
 SUBJECTS = "subjects"
@@ -162,7 +163,7 @@ def subject_baselines(suite: Suite, root: Path) -> dict[str, Path]:
             scratch = Path(tempfile.mkdtemp(prefix="evalkit-baseline-"))
             atexit.register(shutil.rmtree, scratch, True)
         dest = scratch / name
-        shutil.copytree(folder, dest, symlinks=True, ignore=_ignore)
+        copy_fixture(folder, dest)
         for rel in inner:
             _overlay(root / _fixture_rel(suite, name, rel), dest / rel)
         found[name] = dest
