@@ -44,6 +44,8 @@ MAY_BE_ABSENT = frozenset(
         "cache_read_tokens",
         "cache_write_tokens",
         "schema_version",
+        "variant",
+        "subject_hash",
     }
 )
 """Columns an older file may lack and still be appended to: what they hold describes a rep but
