@@ -373,7 +373,11 @@ class ResultRow(Model):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     variant: str = Field("", description="the subject's variant name; 'suite' for its own")
-    subject_hash: str = Field("", description="hash of the subject (wording) the rep ran with")
+    subject_hash: str = Field(
+        "",
+        pattern=r"^(sha256:[0-9a-f]{64})?$",
+        description="hash of the subject (wording) the rep ran with; whole, so a torn row fails",
+    )
 
 
 # --------------------------------------------------------------------------- guarded paths
