@@ -282,7 +282,7 @@ def test_plugin_manifest_skills_and_hook_are_in_place() -> None:
         assert "${CLAUDE_PLUGIN_ROOT}/bin/adr-" in text
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())
     command = hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command == "${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"
+    assert command == '"${CLAUDE_PLUGIN_ROOT}/hooks/session-start.sh"'
     for rel in ("bin/adr-find", "bin/adr-new", "hooks/session-start.sh"):
         assert os.access(PLUGIN / rel, os.X_OK), rel
 
