@@ -50,14 +50,23 @@ def expand_cells(
     scenarios: list[ScenarioFile], models: list[str], reps: int, variants: list[str] | None = None
 ) -> list[GridCell]:
     """Every rep; several variants are interleaved rep by rep, so drift in a real API over
-    the grid's hours falls on each variant alike."""
+    the grid's hours falls on each variant alike. A rep's number is unique within its
+    scenario and model across variants (see `variant_rep`)."""
+    names = variants or [""]
     return [
-        GridCell(s, m, k, variant=v)
+        GridCell(s, m, variant_rep(k, i, len(names)), variant=v)
         for s in scenarios
         for m in models
         for k in range(1, reps + 1)
-        for v in (variants or [""])
+        for i, v in enumerate(names)
     ]
+
+
+def variant_rep(rep: int, index: int, count: int) -> int:
+    """The number of rep `rep` of the `index`-th of `count` variants of one scenario and
+    model: 1..reps*count, interleaved. A rep is named by run id, scenario, model and number
+    in every file of a results folder, so variants sharing a run cannot share numbers."""
+    return (rep - 1) * count + index + 1
 
 
 def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell], list[str]]:
@@ -239,8 +248,16 @@ def failing_cells(
             taken[group] += 1
             chosen.append(key)
     chosen.sort(key=lambda k: (order[k[0]], k[1], k[2]))
+    siblings: dict[tuple[str, str], list[str]] = {}
+    for s, m, v in chosen:
+        siblings.setdefault((s, m), []).append(v)
     return [
-        GridCell(known[s], m, rep, variant="" if v in ("", SUITE_VARIANT) else v)
+        GridCell(
+            known[s],
+            m,
+            variant_rep(rep, siblings[(s, m)].index(v), len(siblings[(s, m)])),
+            variant="" if v in ("", SUITE_VARIANT) else v,
+        )
         for s, m, v in chosen
         for rep in range(1, reps + 1)
     ]

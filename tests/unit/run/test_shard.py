@@ -46,3 +46,13 @@ def test_the_slices_cover_the_grid_once_whatever_order_the_options_gave(suite: S
     assert grid_digest(suite, cells, {}) == grid_digest(suite, reordered, {})
     assert grid_digest(suite, cells, {}) != grid_digest(suite, cells[:-1], {})
     assert grid_digest(suite, cells, {}) != grid_digest(suite, cells, {"max_turns": 3})
+
+
+def test_variants_of_one_cell_never_share_a_rep_number(suite: Suite) -> None:
+    cells = expand_cells(suite.scenarios("run")[:2], ["a"], 3, ["suite", "terse"])
+    keys = [(c.scenario.id, c.model, c.rep) for c in cells]
+    assert len(set(keys)) == len(keys) == 12
+    first = [(c.rep, c.variant) for c in cells if c.scenario.id == cells[0].scenario.id]
+    assert first == [(1, "suite"), (2, "terse"), (3, "suite"), (4, "terse"), (5, "suite"),
+                     (6, "terse")]  # fmt: skip
+    assert [c.rep for c in expand_cells(suite.scenarios("run")[:1], ["a"], 3)] == [1, 2, 3]

@@ -147,3 +147,11 @@ def test_the_inner_loop_takes_failed_cells_and_one_control_per_level(suite: Suit
     chosen = sorted({c.scenario.id.split("-")[0] for c in cells})
     assert chosen == ["N2", "N3", "P1", "P2", "P3"]
     assert len(cells) == 10
+
+
+def test_the_inner_loop_numbers_two_failed_variants_of_a_cell_apart(suite: Suite) -> None:
+    scenario = suite.scenarios("run")[0].id
+    rows = [row(scenario, "FAIL"), row(scenario, "FAIL").model_copy(update={"variant": "terse"})]
+    cells = failing_cells(suite, rows, reps=2, controls=0)
+    numbered = sorted((c.rep, c.variant) for c in cells)
+    assert numbered == [(1, ""), (2, "terse"), (3, ""), (4, "terse")]
