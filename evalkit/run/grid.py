@@ -13,7 +13,7 @@ from copy import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from evalkit.models import PlanCell, ResultRow
+from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.workdir import tally
 from evalkit.run.request import validate_request
 from evalkit.run.runner import (
@@ -71,25 +71,48 @@ def variant_rep(rep: int, index: int, count: int) -> int:
 
 def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell], list[str]]:
     """The cells not recorded yet, and a problem named for each record line that does not
-    read. A cell that an earlier plan holds but never recorded (a stopped grid) is run under
-    that plan's run id, so the plan ends up complete and the counts verify; a rep recorded
-    as ERROR counts as recorded."""
+    read. A rep is done when a manifest line records its scenario, model, rep and variant,
+    so a stopped grid of several variants resumes exactly the variants' missing reps. A cell
+    that an earlier plan holds but never recorded (a stopped grid) is run under that plan's
+    run id, so the plan ends up complete and the counts verify; a rep recorded as ERROR
+    counts as recorded."""
+    own = ctx.the_subject().variant
     records = ctx.records
     plans = records.read_plans()
     lines = records.read_evidence_index() if records.has_evidence_index() else None
     finals = [x for x in lines.items if x.superseded_by is None] if lines else []
     recorded = [(x.run_id, x.scenario, x.model, x.rep) for x in finals]
     done_any = {(x.scenario, x.model, x.rep, _variant(x.declarations)) for x in finals}
-    owner: dict[tuple[str, str, int], str] = {}
+    variants = _planned_variants(plans.items, finals)
+    owner: dict[tuple[str, str, int, str], str] = {}
     for count in tally(plans.items, recorded):
         for rep in count.unrecorded:
-            owner.setdefault((count.scenario, count.model, rep), count.run_id)
-    left = [
-        replace(c, run_id=owner.get((c.scenario.id, c.model, c.rep)))
-        for c in cells
-        if _key(c) not in done_any
-    ]
+            variant = variants.get((count.run_id, count.scenario, count.model, rep), "")
+            owner.setdefault((count.scenario, count.model, rep, variant), count.run_id)
+    left = []
+    for cell in cells:
+        key = _key(cell, own)
+        if key in done_any:
+            continue
+        run_id = owner.get(key) or owner.get((*key[:3], ""))
+        left.append(replace(cell, run_id=run_id))
     return left, plans.problems + (lines.problems if lines else [])
+
+
+def _planned_variants(
+    plans: list[Plan], finals: list[EvidenceLine]
+) -> dict[tuple[str, str, str, int], str]:
+    """(run id, scenario, model, rep) -> the variant its plan meant it to run: named in the
+    plan cell, else read from a rep the same run recorded of that scenario and model; left
+    out when neither says (a plan from before variants)."""
+    seen = {(x.run_id, x.scenario, x.model): _variant(x.declarations) for x in finals}
+    found: dict[tuple[str, str, str, int], str] = {}
+    for plan in plans:
+        for cell in plan.cells:
+            variant = cell.variant or seen.get((plan.run_id, cell.scenario, cell.model), "")
+            for rep in cell.numbers():
+                found[(plan.run_id, cell.scenario, cell.model, rep)] = variant
+    return found
 
 
 def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
@@ -104,14 +127,16 @@ def _variant(declarations: dict[str, object]) -> str:
     return str(declarations.get("variant") or SUITE_VARIANT)
 
 
-def _key(cell: GridCell) -> tuple[str, str, int, str]:
-    return (cell.scenario.id, cell.model, cell.rep, cell.variant or SUITE_VARIANT)
+def _key(cell: GridCell, own: str) -> tuple[str, str, int, str]:
+    """What names a rep across runs: a cell naming no variant runs the context's own."""
+    return (cell.scenario.id, cell.model, cell.rep, cell.variant or own)
 
 
-def plan_cells(cells: list[GridCell]) -> list[PlanCell]:
+def plan_cells(cells: list[GridCell], own: str = "") -> list[PlanCell]:
+    """The plan's cells; `own` names the variant of cells that name none (the context's)."""
     reps: dict[tuple[str, str, str], list[int]] = {}
     for c in cells:
-        reps.setdefault((c.scenario.id, c.model, c.variant), []).append(c.rep)
+        reps.setdefault((c.scenario.id, c.model, c.variant or own), []).append(c.rep)
     return [
         PlanCell(
             scenario=s,
@@ -172,7 +197,8 @@ def _run_held(
                     f"set aside {ctx.records.relative(aside)}: claimed, never recorded"
                 )
     if fresh:
-        record_plan(ctx, plan_cells(fresh), command + run_options(ctx), inner_loop)
+        planned = plan_cells(fresh, ctx.the_subject().variant)
+        record_plan(ctx, planned, command + run_options(ctx), inner_loop)
     done: list[RepOutcome] = []
     skipped: list[GridCell] = []
 

@@ -109,3 +109,19 @@ def test_a_variant_runs_its_overlay_and_a_confounded_compare_is_refused(world: K
                         "variant:terse-skill", "--allow-confounded")  # fmt: skip
     assert allowed.returncode == 0, allowed.why()
     assert "CONFOUNDED: A and B differ in subject, model" in allowed.stdout
+
+
+def test_a_two_variant_grid_verifies_and_resumes_each_variants_missing_reps(world: Kit) -> None:
+    work = world.base / "w"
+    grid = ("grid", str(work), "--models", "policy:oracle", "--scenarios", "P1",
+            "--variants", "suite,terse-skill")  # fmt: skip
+    first = world.run(*grid, "--reps", "1")
+    assert first.returncode == 0, first.why()
+    resumed = world.run(*grid, "--reps", "2", "--resume")
+    assert resumed.returncode == 0, resumed.why()
+    assert "resuming: 2 rep(s) left to run" in resumed.stdout, resumed.why()
+    rows = sorted((r["variant"], r["rep"]) for r in world.tsv(work))
+    assert rows == [("suite", "1"), ("suite", "3"), ("terse-skill", "2"), ("terse-skill", "4")]
+    verified = world.run("verify", str(work))
+    assert verified.returncode == 0, verified.why()
+    assert verified.stdout.strip().endswith("PUBLISHABLE")
