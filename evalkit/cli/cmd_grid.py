@@ -131,11 +131,18 @@ def grid(
     if run_id is not None:
         ctx.run_id = run_id
     if shard is not None:
-        from evalkit.run.shard import grid_digest, parse_shard, shard_run_id, slice_cells
+        from evalkit.run.shard import (
+            grid_digest,
+            parse_shard,
+            shard_run_id,
+            slice_cells,
+            subject_hashes,
+        )
 
         part = parse_shard(shard)
         settings = {"max_turns": max_turns, "timeout": timeout}
-        digest = grid_digest(suite, cells, settings)
+        subjects = subject_hashes(suite, cells, ctx.the_subject(), plugin)
+        digest = grid_digest(suite, cells, settings, subjects)
         ctx.run_id = run_id or shard_run_id(digest)
         ctx.plan_extra = {"grid_digest": digest, "shard": part.label, "grid_cells": len(cells)}
         total, cells = len(cells), slice_cells(cells, part)

@@ -13,11 +13,13 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from evalkit.errors import ConfigError
 from evalkit.run.grid import GridCell
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.suite.config import Suite
+from evalkit.suite.subject import Subject, build_subject
 
 INDEX_VARIABLES = (
     "JOB_COMPLETION_INDEX",
@@ -87,10 +89,29 @@ def slice_cells(cells: list[GridCell], shard: Shard) -> list[GridCell]:
     return cell_order(cells)[shard.index - 1 :: shard.count]
 
 
-def grid_digest(suite: Suite, cells: list[GridCell], settings: Mapping[str, object]) -> str:
+def subject_hashes(
+    suite: Suite, cells: list[GridCell], own: Subject, plugins: list[Path] | None
+) -> dict[str, str]:
+    """The hash of the subject each variant of the cells runs with ("" for the run's own),
+    built as the grid builds it: with the same `--plugin` copies."""
+    return {
+        v: build_subject(suite, plugins, v).hash if v else own.hash
+        for v in sorted({c.variant for c in cells})
+    }
+
+
+def grid_digest(
+    suite: Suite,
+    cells: list[GridCell],
+    settings: Mapping[str, object],
+    subjects: Mapping[str, str] | None = None,
+) -> str:
     """What makes two shards parts of one grid: its cells (with each scenario's hash), the
-    instrument's frozen hashes and the settings that change what a rep does."""
+    instrument's frozen hashes, the subject each variant runs with (so shards run with
+    different `--plugin` checkouts are never one grid) and the settings that change what a
+    rep does."""
     payload = {
+        "subjects": dict(subjects or {}),
         "cells": [
             [c.scenario.id, c.scenario.sha256, c.model, c.rep, *([c.variant] if c.variant else [])]
             for c in cell_order(cells)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from evalkit.errors import ConfigError
 from evalkit.run.grid import expand_cells
-from evalkit.run.shard import grid_digest, parse_shard, slice_cells
+from evalkit.run.shard import grid_digest, parse_shard, slice_cells, subject_hashes
 from evalkit.suite.config import Suite
+from evalkit.suite.subject import build_subject
 
 
 def test_an_explicit_shard_is_one_based_and_checked() -> None:
@@ -56,3 +60,20 @@ def test_variants_of_one_cell_never_share_a_rep_number(suite: Suite) -> None:
     assert first == [(1, "suite"), (2, "terse"), (3, "suite"), (4, "terse"), (5, "suite"),
                      (6, "terse")]  # fmt: skip
     assert [c.rep for c in expand_cells(suite.scenarios("run")[:1], ["a"], 3)] == [1, 2, 3]
+
+
+def test_shards_run_with_different_plugin_checkouts_are_not_one_grid(
+    suite: Suite, tmp_path: Path
+) -> None:
+    cells = expand_cells(suite.scenarios("run")[:2], ["a"], 2)
+    checkout = tmp_path / "os-vault"
+    shutil.copytree(suite.root / "fixtures/plugins/os-vault", checkout)
+
+    def digest(plugins: list[Path] | None) -> str:
+        own = build_subject(suite, plugins)
+        return grid_digest(suite, cells, {}, subject_hashes(suite, cells, own, plugins))
+
+    assert digest([checkout]) == digest(None)
+    skill = checkout / "skills/write/SKILL.md"
+    skill.write_text(skill.read_text() + "\nWrite the note first.\n")
+    assert digest([checkout]) != digest(None)
