@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -131,8 +131,17 @@ class SuiteConfig(Strict):
         default_factory=dict, description="name -> files overlaid onto the subject"
     )
     expected: dict[str, ExpectedBar] = Field(
-        default_factory=dict, description="level (L1, L2, L3) -> hypothesised pass bars"
+        default_factory=dict,
+        description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
+        "bars, stated before the grid; part of the frozen instrument",
     )
+
+    @model_validator(mode="after")
+    def _expected_levels(self) -> SuiteConfig:
+        wrong = [k for k in self.expected if self.ladder and k not in ("L1", "L2", "L3")]
+        if wrong:
+            raise ValueError(f"expected: {', '.join(wrong)} is not a level (L1, L2 or L3)")
+        return self
 
 
 # --------------------------------------------------------------------------- scenarios

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import random
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from evalkit.models import PlanCell, ResultRow
 from evalkit.records.results import append_row
 from evalkit.records.workdir import safe_name
+from evalkit.run.grid import variant_rep
 from evalkit.run.runner import RunContext, record_plan
 from evalkit.suite.config import Suite
 
@@ -159,8 +161,9 @@ def transcript(
     while total < size:
         before = len(out)
         if rng.random() < 0.5:
-            call("Read", {"file_path": f"/sandbox/project/lib/f{rng.randint(1, 400)}.rb"},
-                 _body(rng))
+            call(
+                "Read", {"file_path": f"/sandbox/project/lib/f{rng.randint(1, 400)}.rb"}, _body(rng)
+            )
         else:
             call(
                 "Bash",
@@ -214,22 +217,43 @@ def make_folder(
     size: tuple[int, int] = (0, 0),
     quoted: str | None = None,
     seed: int = 7,
+    variants: tuple[str, ...] = ("suite",),
+    inner_loop: bool = False,
 ) -> list[ResultRow]:
     """rows × evidence; the first rep of the first cell carries a breach, the last an ERROR.
-    `quoted` is put into every transcript, as a model quoting its prompt would."""
+    `quoted` is put into every transcript, as a model quoting its prompt would. Several
+    `variants` are interleaved rep by rep, each with its own subject hash, as a grid runs them."""
     rng = random.Random(seed)
     work.mkdir(parents=True, exist_ok=True)
     run_id = "r20260101T000000Z-fab001"
     ids = [suite.resolve(s).id for s in scenarios]
     ctx = RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=run_id)
-    cells = [PlanCell(scenario=i, model=m, reps=reps) for i in ids for m in models]
-    record_plan(ctx, cells, "grid")
+    many = len(variants) > 1
+    cells = [
+        PlanCell(
+            scenario=i,
+            model=m,
+            reps=reps,
+            variant=v,
+            rep_numbers=[variant_rep(k, n, len(variants)) for k in range(1, reps + 1)]
+            if many
+            else [],
+        )
+        for i in ids
+        for m in models
+        for n, v in enumerate(variants)
+    ]
+    record_plan(ctx, cells, "grid", inner_loop)
     rows: list[ResultRow] = []
-    count = len(ids) * len(models) * reps
+    count = len(ids) * len(models) * reps * len(variants)
     for sid in ids:
         positive = suite.resolve(sid).scenario.polarity == "positive"
         for model in models:
-            for rep in range(1, reps + 1):
+            for rep, variant in (
+                (variant_rep(k, n, len(variants)), v)
+                for k in range(1, reps + 1)
+                for n, v in enumerate(variants)
+            ):
                 index = len(rows)
                 error = index == count - 1
                 breach = index == 0
@@ -262,6 +286,8 @@ def make_folder(
                     cost_usd=0.0123,
                     model_id=f"{model}-id",
                     cli_version="2.1.328",
+                    variant=variant,
+                    subject_hash="sha256:" + sha256(variant.encode()).hexdigest(),
                 )
                 append_row(ctx.results, row)
                 rows.append(row)

@@ -7,22 +7,32 @@ from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
 from evalkit.records.report import (
+    EXPECTED_NOTE,
     SETS,
     USAGE_COLUMNS,
     Cell,
     LevelTable,
     Report,
     breach_line,
+    expected_columns,
+    expected_line,
+    expected_misses,
+    expected_title,
     fmt_counts,
     fmt_via,
+    inner_loop_line,
     level_title,
     missing_lines,
+    model_title,
     retry_line,
+    subject_cells,
     unknown_lines,
     usage_rows,
+    with_subject,
 )
+from evalkit.records.row_subject import short_hash
 
-_KNOWN = {"model", "polarity"}
+_KNOWN = {"model", "polarity", "variant", "subject_hash"}
 
 
 def _group_keys(table: LevelTable) -> list[str]:
@@ -41,15 +51,16 @@ def _optional_count(cell: Cell, name: str) -> str | None:
     return str(value) if isinstance(value, int) else None
 
 
-def level_table(table: LevelTable) -> tuple[list[str], list[list[str]]]:
+def level_table(table: LevelTable, report: Report) -> tuple[list[str], list[list[str]]]:
     keys = _group_keys(table)
     breaches = any(_optional_count(c, "breaches") not in (None, "0") for c in table.cells)
-    columns = ["model", *keys, "polarity", "PASS k/n 95%", "ERROR"]
+    columns = [*with_subject(report, ("model",)), *keys, "polarity", "PASS k/n 95%", "ERROR"]
     columns += ["breaches"] if breaches else []
     columns += ["B:FAIL", "A-via (PASS)", "flags (rows)"]
     rows = []
     for c in table.cells:
-        row = [c.model, *(str(getattr(c, k, "")) for k in keys), c.polarity]
+        row = [c.model, *subject_cells(report, c.variant, c.subject_hash)]
+        row += [*(str(getattr(c, k, "")) for k in keys), c.polarity]
         row += [compact_rate(c.pass_rate), str(c.pass_rate.errors)]
         row += [_optional_count(c, "breaches") or "0"] if breaches else []
         row += [str(c.b_fail), fmt_via(c), fmt_counts(c.flags)]
@@ -58,12 +69,14 @@ def level_table(table: LevelTable) -> tuple[list[str], list[list[str]]]:
 
 
 MODEL_COLUMNS = ("model", "recall (pos)", "ERROR", "specificity (neg)", "ERROR")
+INNER_MODEL_COLUMNS = ("model", "PASS (pos)", "ERROR", "PASS (neg)", "ERROR")
 
 
 def model_table(report: Report, which: str) -> list[list[str]]:
     return [
         [
             m.model,
+            *subject_cells(report, m.variant, m.subject_hash),
             compact_rate(m.recall),
             str(m.recall.errors),
             compact_rate(m.specificity),
@@ -74,13 +87,53 @@ def model_table(report: Report, which: str) -> list[list[str]]:
     ]
 
 
+def expected_table(report: Report) -> list[list[str]]:
+    return [
+        [
+            x.set,
+            x.level,
+            x.model,
+            *subject_cells(report, x.variant, x.subject_hash),
+            x.polarity,
+            x.verdict.upper(),
+            f"{x.bar:.2f}",
+            compact_rate(x.observed),
+        ]
+        for x in report.expected
+    ]
+
+
+def _subject_header(console: Console, built: Report) -> None:
+    if len(built.subjects) == 1:
+        [one] = built.subjects
+        console.print(Text(f"subject: {one.variant} {short_hash(one.subject_hash)}"))
+        return
+    console.print(
+        Text(
+            f"SUBJECTS: {len(built.subjects)} - each rate is of one variant and subject; "
+            "none is pooled",
+            style="bold",
+        )
+    )
+    variants = [x.variant for x in built.subjects]
+    for x in built.subjects:
+        changed = " (wording changed between runs)" if variants.count(x.variant) > 1 else ""
+        console.print(Text(f"  {x.variant} {short_hash(x.subject_hash)}: {x.rows} row(s){changed}"))
+
+
 def print_report(console: Console, built: Report) -> list[str]:
     """Print every table in a shape that fits; return the shapes used (for tests)."""
     shapes = []
     console.print(Text(f"evalkit report: {built.suite} - {built.rows} row(s)", style="bold"))
     console.print(Text(f"from {built.workdir}"))
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
+    if built.subjects:
+        _subject_header(console, built)
     console.print(Text("PASS k/n 95%: PASS rows of all rows (ERROR included), Wilson 95% interval"))
+    if built.inner_loop:
+        console.print(Text(inner_loop_line(built), style="bold yellow"))
+    if expected_misses(built):
+        console.print(Text(expected_line(built), style="bold red"))
     if built.breaches:
         console.print(Text(breach_line(built), style="bold red"))
     if built.incomplete:
@@ -89,14 +142,20 @@ def print_report(console: Console, built: Report) -> list[str]:
             console.print(Text(f"  {line}"))
     for level in built.levels:
         console.print()
-        columns, rows = level_table(level)
-        shapes.append(print_fitted(console, level_title(level), columns, rows))
+        columns, rows = level_table(level, built)
+        shapes.append(print_fitted(console, level_title(level, built.inner_loop), columns, rows))
+    model_columns = with_subject(built, INNER_MODEL_COLUMNS if built.inner_loop else MODEL_COLUMNS)
     for which in SETS:
         rows = model_table(built, which)
         if rows:
             console.print()
-            title = f"Per model - {which} set ({built.sets[which]})"
-            shapes.append(print_fitted(console, title, MODEL_COLUMNS, rows))
+            title = model_title(built, which)
+            shapes.append(print_fitted(console, title, model_columns, rows))
+    if built.expected:
+        console.print()
+        wanted = expected_columns(built)
+        shapes.append(print_fitted(console, expected_title(built), wanted, expected_table(built)))
+        console.print(Text(EXPECTED_NOTE))
     if built.usage:
         console.print()
         shapes.append(

@@ -16,6 +16,7 @@ from typing import Any
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
 from evalkit.records.results import read_rows
+from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
@@ -39,17 +40,10 @@ class Side:
         return self.declarations.get(row.bundle_id, {})
 
     def variant(self, row: ResultRow) -> str:
-        return str(self.decl(row).get("variant") or "") or "suite"
+        return variant_of(row, self.decl(row))
 
     def subject_hash(self, row: ResultRow) -> str:
-        decl = self.decl(row)
-        if decl.get("subject_hash"):
-            return str(decl["subject_hash"])
-        plugins = decl.get("plugin_hashes")
-        if plugins is None:
-            return "unknown"
-        canonical = json.dumps(plugins, sort_keys=True, separators=(",", ":")).encode()
-        return "sha256:" + sha256_bytes(canonical)
+        return subject_hash_of(row, self.decl(row)) or UNKNOWN
 
     def factor_values(self) -> dict[str, set[str]]:
         values: dict[str, set[str]] = {name: set() for name in FACTORS}

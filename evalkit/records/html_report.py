@@ -22,8 +22,9 @@ from typing import Any, Literal
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ResultRow
 from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
-from evalkit.records.report import Report, build_report
+from evalkit.records.report import Report, build_report, bundle_declarations
 from evalkit.records.results import read_results
+from evalkit.records.row_subject import subject_hash_of, variant_of
 from evalkit.records.workdir import Workdir
 from evalkit.scoring.judge import build_prompt
 from evalkit.scoring.transcript import parse_lines
@@ -263,11 +264,13 @@ def write_html(
     mask = task_mask(suite.scenarios("all"))
     manifest: dict[Key, EvidenceLine] = {}
     problems: list[str] = []
+    lines: list[EvidenceLine] = []
     records = Workdir(workdir)
     if records.has_evidence_index():
         read_index = records.read_evidence_index()
         lines, problems = read_index.items, read_index.problems
         manifest = {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}
+    decls = bundle_declarations(lines)
     rubric_path = suite.rubric_path
     rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
 
@@ -279,8 +282,11 @@ def write_html(
         light, heavy, masked = _detail(folder, line, rubric, mask)
         masked_total += masked
         entry = row.model_dump()
+        decl = decls.get(row.bundle_id, {})
         entry.update(
             id=index,
+            variant=variant_of(row, decl),
+            subject_hash=subject_hash_of(row, decl),
             reasons=_tokens(row.reasons),
             flags=_tokens(row.flags),
             evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",

@@ -1,7 +1,9 @@
 """`evalkit report`: what a results folder says, with the uncertainty and the gaps in view.
 
-Rates are always split by set, level, model and polarity, each with a Wilson 95 %
-interval; ERROR rows stay in every denominator so a crash can never raise a rate.
+Rates are always split by set, level, model, subject (variant and wording hash) and
+polarity, each with a Wilson 95 % interval; ERROR rows stay in every denominator so a crash
+can never raise a rate. A folder holding an inner-loop grid says so before any rate, and a
+suite's expected pass bars are set beside what was observed, misses included.
 Planned reps with no row are named, and the publishability verdict comes from
 re-deriving the evidence, so a table is never read without knowing how far to trust it.
 """
@@ -11,23 +13,37 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field
 
 from evalkit.errors import EvalkitError, NotFoundError, RefusedError
-from evalkit.models import EvidenceLine, Level, Model, Plan, Polarity, ResultRow, ScenarioSet
+from evalkit.models import (
+    EvidenceLine,
+    ExpectedBar,
+    Level,
+    Model,
+    Plan,
+    Polarity,
+    ResultRow,
+    ScenarioSet,
+)
 from evalkit.records.results import read_results
+from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.verify import rescored_keys, verify_workdir
 from evalkit.records.workdir import RESULTS, Workdir, tally
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.subject import SUITE_VARIANT
 
 REPORT_SCHEMA_VERSION = 1
 Z95 = 1.96
 LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
+SubjectKey = tuple[str, str]
+"""variant, subject hash: the wording under test a row ran with."""
 # --------------------------------------------------------------------------- the model
 
 
@@ -43,9 +59,11 @@ class Rate(Model):
 
 
 class Cell(Model):
-    """One model on one polarity at one level of one set."""
+    """One model with one subject on one polarity at one level of one set."""
 
     model: str
+    variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
+    subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
     polarity: Polarity
     scenarios: list[str]
     pass_rate: Rate
@@ -74,8 +92,40 @@ class ModelSummary(Model):
     set: ScenarioSet
     label: str
     model: str
+    variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
+    subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
+
+
+class Subject(Model):
+    """One subject the folder's rows ran with: rates of two subjects are never pooled."""
+
+    variant: str
+    subject_hash: str = Field(description="empty when neither the row nor the manifest says")
+    rows: int
+
+
+ExpectedVerdict = Literal["met", "unclear", "miss"]
+
+
+class ExpectedCheck(Model):
+    """A suite's hypothesised pass bar set beside one cell's observed rate.
+
+    met: the observed rate reaches the bar. miss: even the interval's upper bound is below
+    it. unclear: the rate is below the bar but the interval still reaches it.
+    """
+
+    set: ScenarioSet
+    label: str
+    level: str = Field(description="the level (or kind) the bar is stated for")
+    model: str
+    variant: str
+    subject_hash: str
+    polarity: Polarity
+    bar: float = Field(description="the expected pass rate from evalkit.yaml `expected:`")
+    observed: Rate
+    verdict: ExpectedVerdict
 
 
 class MissingCell(Model):
@@ -148,8 +198,20 @@ class Report(Model):
     rows: int
     breaches: int = Field(0, description="rows naming a real-vault-breach, any verdict or scenario")
     sets: dict[str, str] = Field(description="run / reserve -> contamination label")
+    inner_loop: bool = Field(
+        False,
+        description="rows of an inner-loop grid (failed cells plus controls) are counted: "
+        "no rate here is the whole set's",
+    )
+    inner_loop_runs: list[str] = Field(
+        default_factory=list, description="run ids of the folder's inner-loop plans"
+    )
+    subjects: list[Subject] = Field(default_factory=list)
     levels: list[LevelTable]
     models: list[ModelSummary]
+    expected: list[ExpectedCheck] = Field(
+        default_factory=list, description="every cell whose level and polarity have a bar"
+    )
     incomplete: bool
     missing: list[MissingCell]
     unknown: list[UnknownScenario]
@@ -216,7 +278,9 @@ def breached(row: ResultRow) -> bool:
     return any(t.startswith("real-vault-breach:") for t in tokens(row))
 
 
-def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str]) -> Cell:
+def _cell(
+    model: str, subject: SubjectKey, polarity: Polarity, rows: list[ResultRow], ids: list[str]
+) -> Cell:
     flags: Counter[str] = Counter()
     via: Counter[str] = Counter()
     for row in rows:
@@ -225,6 +289,8 @@ def _cell(model: str, polarity: Polarity, rows: list[ResultRow], ids: list[str])
             via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
     return Cell(
         model=model,
+        variant=subject[0],
+        subject_hash=subject[1],
         polarity=polarity,
         scenarios=sorted(set(ids)),
         pass_rate=rate(rows),
@@ -311,6 +377,52 @@ def _publishability(suite: Suite, workdir: Path) -> Publishability:
     return Publishability(publishable=not problems, problems=problems, verdict=verdict)
 
 
+def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
+    """Each bundle id's declarations: where an older row's variant and subject are kept."""
+    found: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        found.setdefault(line.bundle_id, line.declarations)
+    return found
+
+
+def expected_verdict(observed: Rate, bar: float) -> ExpectedVerdict:
+    """met when the observed rate reaches the bar; miss when even the Wilson upper bound is
+    below it; unclear otherwise (below the bar, but too few reps to rule it out)."""
+    if observed.rate is not None and observed.rate >= bar:
+        return "met"
+    if observed.high is not None and observed.high < bar:
+        return "miss"
+    return "unclear"
+
+
+def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> list[ExpectedCheck]:
+    """Every cell whose level (or kind) and polarity have a bar, in table order."""
+    found = []
+    for table in levels:
+        name = table.level or table.kind or ""
+        if name not in bars:
+            continue
+        for cell in table.cells:
+            bar = getattr(bars[name], cell.polarity)
+            if bar is None or cell.pass_rate.n == 0:
+                continue
+            found.append(
+                ExpectedCheck(
+                    set=table.set,
+                    label=table.label,
+                    level=name,
+                    model=cell.model,
+                    variant=cell.variant,
+                    subject_hash=cell.subject_hash,
+                    polarity=cell.polarity,
+                    bar=bar,
+                    observed=cell.pass_rate,
+                    verdict=expected_verdict(cell.pass_rate, bar),
+                )
+            )
+    return found
+
+
 def build_report(suite: Suite, workdir: Path) -> Report:
     """Everything `evalkit report` shows, from WORKDIR's results, plans and manifest."""
     records = Workdir(workdir)
@@ -340,8 +452,20 @@ def build_report(suite: Suite, workdir: Path) -> Report:
 
     lock = read_lock(suite)
     labels = {which: set_label(lock, which) for which in SETS}
+    decls = bundle_declarations(lines)
+    subject_of = {
+        id(row): (variant_of(row, d), subject_hash_of(row, d))
+        for row in rows
+        for d in [decls.get(row.bundle_id, {})]
+    }
+    subjects = sorted(
+        Counter(subject_of[id(r)] for r in rows).items(),
+        key=lambda item: (item[0][0] != SUITE_VARIANT, item[0][0]),
+    )
+    order = {key: i for i, (key, _) in enumerate(subjects)}
     known: dict[str, ScenarioFile | None] = {}
-    groups: dict[tuple[ScenarioSet, str, str, Polarity], list[tuple[str, ResultRow]]] = {}
+    groups: dict[tuple[ScenarioSet, str, str, SubjectKey, Polarity], list[tuple[str, ResultRow]]]
+    groups = {}
     unknown: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
         if row.scenario not in known:
@@ -355,18 +479,19 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             continue
         s = sf.scenario
         group_name = s.level or f"kind:{s.kind or '-'}"
-        groups.setdefault((s.set, group_name, row.model, s.polarity), []).append((sf.id, row))
+        key = (s.set, group_name, row.model, subject_of[id(row)], s.polarity)
+        groups.setdefault(key, []).append((sf.id, row))
 
-    models = sorted({key[2] for key in groups})
+    columns = sorted({(key[2], key[3]) for key in groups}, key=lambda c: (c[0], order[c[1]]))
     kinds = sorted({key[1] for key in groups if key[1].startswith("kind:")})
     levels = []
     for which in SETS:
         for name in [*LEVELS, *kinds]:
             cells = [
-                _cell(model, pol, [r for _, r in group], [i for i, _ in group])
-                for model in models
+                _cell(model, subject, pol, [r for _, r in group], [i for i, _ in group])
+                for model, subject in columns
                 for pol in POLARITIES
-                if (group := groups.get((which, name, model, pol)))
+                if (group := groups.get((which, name, model, subject, pol)))
             ]
             if not cells:
                 continue
@@ -376,21 +501,24 @@ def build_report(suite: Suite, workdir: Path) -> Report:
                 LevelTable(set=which, label=labels[which], level=level, kind=kind, cells=cells)
             )
 
-    pooled: dict[tuple[ScenarioSet, str, Polarity], list[ResultRow]] = {}
-    for (which, _, model, pol), group in groups.items():
-        pooled.setdefault((which, model, pol), []).extend(r for _, r in group)
+    pooled: dict[tuple[ScenarioSet, str, SubjectKey, Polarity], list[ResultRow]] = {}
+    for (which, _, model, subject, pol), group in groups.items():
+        pooled.setdefault((which, model, subject, pol), []).extend(r for _, r in group)
     summaries = [
         ModelSummary(
             set=which,
             label=labels[which],
             model=model,
-            recall=rate(pooled.get((which, model, "positive"), [])),
-            specificity=rate(pooled.get((which, model, "negative"), [])),
+            variant=subject[0],
+            subject_hash=subject[1],
+            recall=rate(pooled.get((which, model, subject, "positive"), [])),
+            specificity=rate(pooled.get((which, model, subject, "negative"), [])),
         )
         for which in SETS
-        for model in models
-        if any((which, model, pol) in pooled for pol in POLARITIES)
+        for model, subject in columns
+        if any((which, model, subject, pol) in pooled for pol in POLARITIES)
     ]
+    inner_runs = sorted({p.run_id for p in plans if p.inner_loop})
 
     missing = _missing(plans, every)
     return Report(
@@ -400,8 +528,12 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         rows=len(rows),
         breaches=sum(1 for r in rows if breached(r)),
         sets=labels,
+        inner_loop=bool(inner_runs),
+        inner_loop_runs=inner_runs,
+        subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in subjects],
         levels=levels,
         models=summaries,
+        expected=expected_checks(suite.config.expected, levels),
         incomplete=bool(missing),
         missing=missing,
         unknown=[
@@ -462,16 +594,99 @@ MODEL_COLUMNS = (
     "specificity: PASS k/n negatives [Wilson 95%]",
     "ERROR (neg)",
 )
+INNER_MODEL_COLUMNS = (
+    "model",
+    "PASS k/n of the chosen positives [Wilson 95%]",
+    "ERROR (pos)",
+    "PASS k/n of the chosen negatives [Wilson 95%]",
+    "ERROR (neg)",
+)
+SUBJECT_COLUMNS = ("variant", "subject")
+EXPECTED_COLUMNS = ("set", "level", "model", "polarity", "verdict", "bar", "PASS k/n [Wilson 95%]")
 
 
-def level_title(table: LevelTable) -> str:
-    return f"{table.level or table.kind} - {table.set} set ({table.label})"
+def split_by_subject(report: Report) -> bool:
+    """Several subjects: every table names each row's, since their rates are apart."""
+    return len(report.subjects) > 1
 
 
-def level_rows(table: LevelTable) -> list[tuple[str, ...]]:
+def subject_cells(report: Report, variant: str, subject_hash: str) -> tuple[str, ...]:
+    return (variant, short_hash(subject_hash)) if split_by_subject(report) else ()
+
+
+def with_subject(report: Report, columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns, with variant and subject after the model when the report is split."""
+    return (columns[0], *subject_cells(report, *SUBJECT_COLUMNS), *columns[1:])
+
+
+def subject_lines(report: Report) -> list[str]:
+    """Which wording the rows ran with: one line for one subject, one per subject for more,
+    and a warning for a variant whose wording changed between runs."""
+    if len(report.subjects) == 1:
+        [one] = report.subjects
+        return [f"subject: {one.variant} {one.subject_hash or UNKNOWN}"]
+    out = [
+        f"SUBJECTS: {len(report.subjects)} - every rate below is of one variant and subject "
+        "hash; none is pooled across them"
+    ]
+    out += [f"  {x.variant} {x.subject_hash or UNKNOWN}: {x.rows} row(s)" for x in report.subjects]
+    hashes = Counter(x.variant for x in report.subjects)
+    out += [
+        f"variant {v} ran with {n} subject hashes (its wording changed between runs); "
+        "each is tabled apart"
+        for v, n in hashes.items()
+        if n > 1
+    ]
+    return out
+
+
+def inner_loop_line(report: Report) -> str:
+    return (
+        f"INNER LOOP: this folder holds an inner-loop grid ({', '.join(report.inner_loop_runs)}): "
+        "the cells that failed before plus passing controls, not the whole set. No rate here "
+        "is the set's recall or specificity."
+    )
+
+
+def expected_misses(report: Report) -> int:
+    return sum(1 for x in report.expected if x.verdict == "miss")
+
+
+def expected_line(report: Report) -> str:
+    return (
+        f"EXPECTED BAR MISSED: {expected_misses(report)} of {len(report.expected)} cell(s) "
+        "below their hypothesised pass bar, interval included (see Expected against observed)"
+    )
+
+
+EXPECTED_NOTE = (
+    "met: PASS rate at or above the bar; miss: the Wilson 95% upper bound is below it; "
+    "unclear: below the bar, but the interval still reaches it"
+)
+
+
+def level_title(table: LevelTable, inner_loop: bool = False) -> str:
+    title = f"{table.level or table.kind} - {table.set} set ({table.label})"
+    return title + (" - inner loop, not the whole set" if inner_loop else "")
+
+
+def model_title(report: Report, which: ScenarioSet) -> str:
+    if report.inner_loop:
+        return f"Per model - {which} set - inner loop: not the set's recall or specificity"
+    return f"Per model - {which} set ({report.sets[which]})"
+
+
+def expected_title(report: Report) -> str:
+    return "Expected against observed" + (
+        " - inner loop: chosen cells, not the set" if report.inner_loop else ""
+    )
+
+
+def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[str, ...]]:
     return [
         (
             c.model,
+            *(subject_cells(report, c.variant, c.subject_hash) if report else ()),
             c.polarity,
             fmt_rate(c.pass_rate),
             str(c.pass_rate.errors),
@@ -488,6 +703,7 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
     return [
         (
             m.model,
+            *subject_cells(report, m.variant, m.subject_hash),
             fmt_rate(m.recall),
             str(m.recall.errors),
             fmt_rate(m.specificity),
@@ -496,6 +712,26 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
         for m in report.models
         if m.set == which
     ]
+
+
+def expected_rows(report: Report) -> list[tuple[str, ...]]:
+    return [
+        (
+            x.set,
+            x.level,
+            x.model,
+            *subject_cells(report, x.variant, x.subject_hash),
+            x.polarity,
+            x.verdict.upper(),
+            f"{x.bar:.2f}",
+            fmt_rate(x.observed),
+        )
+        for x in report.expected
+    ]
+
+
+def expected_columns(report: Report) -> tuple[str, ...]:
+    return (*EXPECTED_COLUMNS[:3], *subject_cells(report, *SUBJECT_COLUMNS), *EXPECTED_COLUMNS[3:])
 
 
 def breach_line(report: Report) -> str:
@@ -572,19 +808,29 @@ def to_markdown(report: Report) -> str:
     out.append(f"{report.rows} row(s) from {report.workdir}")
     out.append("")
     out += [f"- {which} set: {label}" for which, label in report.sets.items()]
+    out += [f"- {line}" for line in subject_lines(report)[:1]]
+    out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
     out.append("")
+    if report.inner_loop:
+        out += [f"**{inner_loop_line(report)}**", ""]
+    if expected_misses(report):
+        out += [f"**{expected_line(report)}**", ""]
     if report.breaches:
         out += [f"**{breach_line(report)}**", ""]
     if report.incomplete:
         out += ["## INCOMPLETE", ""] + [f"- {line}" for line in missing_lines(report)] + [""]
     for table in report.levels:
-        out += [f"## {level_title(table)}", ""]
-        out += _md_table(LEVEL_COLUMNS, level_rows(table)) + [""]
+        out += [f"## {level_title(table, report.inner_loop)}", ""]
+        out += _md_table(with_subject(report, LEVEL_COLUMNS), level_rows(table, report)) + [""]
+    columns = INNER_MODEL_COLUMNS if report.inner_loop else MODEL_COLUMNS
     for which in SETS:
         rows = model_rows(report, which)
         if rows:
-            out += [f"## Per model - {which} set ({report.sets[which]})", ""]
-            out += _md_table(MODEL_COLUMNS, rows) + [""]
+            out += [f"## {model_title(report, which)}", ""]
+            out += _md_table(with_subject(report, columns), rows) + [""]
+    if report.expected:
+        out += [f"## {expected_title(report)}", "", EXPECTED_NOTE, ""]
+        out += _md_table(expected_columns(report), expected_rows(report)) + [""]
     if report.usage:
         out += ["## Usage", ""] + _md_table(USAGE_COLUMNS, usage_rows(report)) + [""]
     if retry_line(report):

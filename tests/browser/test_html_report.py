@@ -227,3 +227,34 @@ def test_evidence_in_sibling_files_opens_from_disk(driver: Any, folder: Path) ->
     detail = _open_rep(driver)
     assert TOOL_MARK in detail.text
     assert driver.execute_script("return window.__evalkitXss === undefined")
+
+
+XSS_VARIANT = "<img src=x onerror=\"window.__evalkitXss='variant'\">"
+
+
+def test_variants_inner_loop_and_a_missed_bar_are_shown_as_text(
+    driver: Any, tmp_path: Path
+) -> None:
+    from evalkit.models import ExpectedBar
+    from evalkit.records.html_report import write_html
+    from evalkit.records.report import build_report
+
+    suite = Suite(REPO)
+    suite.config.expected = {"L1": ExpectedBar(positive=0.95)}
+    work = tmp_path / "results"
+    make_folder(suite, work, scenarios=("P1", "N1"), variants=("suite", XSS_VARIANT),
+                inner_loop=True)  # fmt: skip
+    built = build_report(suite, work)
+    write_html(suite, work, tmp_path / "r.html", "inline", report=built)
+    open_page(driver, tmp_path / "r.html")
+    assert "INNER LOOP" in driver.find_element("id", "inner-loop").text
+    assert "EXPECTED BAR MISSED" in driver.find_element("id", "expected-missed").text
+    shown = {td.text for td in driver.find_elements("css selector", "#overview .level td.variant")}
+    assert shown == {"suite", XSS_VARIANT}
+    verdicts = [
+        tr.get_attribute("data-verdict")
+        for tr in driver.find_elements("css selector", "#expected tbody tr")
+    ]
+    assert verdicts == [x.verdict for x in built.expected] and "miss" in verdicts
+    assert driver.execute_script("return window.__evalkitXss === undefined")
+    assert driver.find_elements("css selector", "#app img") == []

@@ -7,8 +7,12 @@
   var REPORT = DATA.report;
   var REPS = DATA.reps;
   var SCEN = DATA.scenarios || {};
-  var FILTER_KEYS = ['set', 'verdict', 'model', 'scenario', 'level', 'polarity', 'flag'];
-  var GROUP_SKIP = { model: 1, polarity: 1, scenarios: 1 };
+  var FILTER_KEYS = ['set', 'verdict', 'model', 'variant', 'scenario', 'level', 'polarity', 'flag'];
+  var GROUP_SKIP = { model: 1, polarity: 1, scenarios: 1, variant: 1, subject_hash: 1 };
+  /* several subjects (variants or wording hashes): every table names each row's, since their
+     rates are kept apart */
+  var SPLIT = (REPORT.subjects || []).length > 1;
+  var INNER = !!REPORT.inner_loop;
   var state = { filters: {}, selected: null, compare: null, showAll: false };
   var LIST_PAGE = 400;
   var cache = {};
@@ -65,6 +69,16 @@
     }
     return box;
   }
+
+  function shortHash(h) { return h ? String(h).replace(/^sha256:/, '').slice(0, 12) : 'unknown'; }
+
+  function subjectCells(rec) {
+    return SPLIT ? [el('td', { cls: 'name variant', text: rec.variant }),
+      el('td', { cls: 'name subject', title: rec.subject_hash || 'unknown',
+        text: shortHash(rec.subject_hash) })] : [];
+  }
+
+  function subjectHeads() { return SPLIT ? ['variant', 'subject'] : []; }
 
   function verdictTag(v) { return el('span', { cls: 'v v-' + String(v).toLowerCase(), text: v }); }
 
@@ -134,8 +148,32 @@
       sets.appendChild(el('span', { cls: 'chip label-' + REPORT.sets[which].split(/\W/)[0],
         text: which + ' set: ' + REPORT.sets[which] }));
     });
+    (REPORT.subjects || []).forEach(function (x) {
+      sets.appendChild(el('span', { cls: 'chip subject', title: x.subject_hash || 'unknown',
+        text: 'subject: ' + x.variant + ' ' + shortHash(x.subject_hash) +
+          (SPLIT ? ' (' + x.rows + ' rows)' : '') }));
+    });
     wrap.appendChild(sets);
     var notes = el('div', { cls: 'banners' });
+    if (INNER) {
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'inner-loop' },
+        el('strong', { text: 'INNER LOOP' }), ' \u2014 this folder holds an inner-loop grid (' +
+          (REPORT.inner_loop_runs || []).join(', ') + '): the cells that failed before plus ' +
+          'passing controls, not the whole set. No rate on this page is the set\u2019s recall ' +
+          'or specificity.'));
+    }
+    if (SPLIT) {
+      notes.appendChild(el('div', { cls: 'banner warn', id: 'subjects-split', text:
+        (REPORT.subjects || []).length + ' subjects (variant and wording hash): every rate is ' +
+        'of one of them; none is pooled across them.' }));
+    }
+    var misses = (REPORT.expected || []).filter(function (x) { return x.verdict === 'miss'; });
+    if (misses.length) {
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'expected-missed' },
+        el('strong', { text: 'EXPECTED BAR MISSED' }), ' \u2014 ' + misses.length + ' of ' +
+          REPORT.expected.length + ' cell(s) below their hypothesised pass bar, interval ' +
+          'included (see Expected against observed).'));
+    }
     notes.appendChild(el('div', { cls: 'banner info', id: 'mask-note',
       text: 'Held-out rule: no scenario Task is in this page. Any line of the evidence that holds ' +
         'a line of a Task is shown as \u201c' + DATA.mask_text + '\u201d (' + DATA.masked_lines +
@@ -182,7 +220,8 @@
     return REPS.filter(function (r) {
       var f = facts(r);
       if (r.model !== cell.model || f.level !== table.level || f.set !== table.set ||
-          f.polarity !== cell.polarity) return false;
+          f.polarity !== cell.polarity || r.variant !== cell.variant ||
+          r.subject_hash !== cell.subject_hash) return false;
       return keys.every(function (k) { return r[k] === undefined || r[k] === cell[k]; });
     });
   }
@@ -191,7 +230,7 @@
     var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }));
     (REPORT.levels || []).forEach(function (table) {
       var keys = groupKeys(table.cells);
-      var head = ['model'].concat(keys, ['polarity', 'PASS k/n  95%', 'Wilson 95% interval',
+      var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', 'Wilson 95% interval',
         'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)']);
       var tbody = el('tbody');
       table.cells.forEach(function (c) {
@@ -199,11 +238,13 @@
         var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
         if (typeof c.breaches === 'number') br = c.breaches;
         var tr = el('tr', { cls: 'click', 'data-model': c.model, 'data-polarity': c.polarity,
-          title: 'show these reps',
+          'data-variant': c.variant, title: 'show these reps',
           onclick: function () {
-            setFilters({ set: table.set, level: table.level, model: c.model, polarity: c.polarity });
+            setFilters({ set: table.set, level: table.level, model: c.model, polarity: c.polarity,
+              variant: SPLIT ? c.variant : undefined });
           } },
           el('td', { cls: 'name', text: c.model }),
+          subjectCells(c),
           keys.map(function (k) { return el('td', { cls: 'name', text: c[k] }); }),
           el('td', { text: c.polarity }),
           el('td', { cls: 'num pass-rate', text: fmtRate(c.pass_rate) }),
@@ -216,17 +257,20 @@
         tbody.appendChild(tr);
       });
       sec.appendChild(el('div', { cls: 'level', 'data-set': table.set, 'data-level': table.level },
-        el('h3', { text: table.level + ' \u00b7 ' + table.set + ' set (' + table.label + ')' }),
+        el('h3', { text: table.level + ' \u00b7 ' + table.set + ' set (' + table.label + ')' +
+          (INNER ? ' \u00b7 inner loop, not the whole set' : '') }),
         el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
           head.map(function (h) { return el('th', { text: h }); }))), tbody)));
     });
     sec.appendChild(models());
+    if ((REPORT.expected || []).length) sec.appendChild(expected());
     sec.appendChild(extras());
     return sec;
   }
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
-    'models', 'incomplete', 'missing', 'unknown', 'publishability'];
+    'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
+    'inner_loop_runs', 'subjects', 'expected'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';
@@ -262,16 +306,22 @@
   }
 
   function models() {
-    var wrap = el('div', { id: 'models' }, el('h3', { text: 'Per model: recall and specificity' }));
+    var wrap = el('div', { id: 'models' }, el('h3', { text: INNER ?
+      'Per model: PASS over the chosen positives and negatives (inner loop: not the set\u2019s ' +
+      'recall or specificity)' : 'Per model: recall and specificity' }));
     var tbody = el('tbody');
     (REPORT.models || []).forEach(function (m) {
-      var reps = REPS.filter(function (r) { return r.model === m.model && facts(r).set === m.set; });
+      var reps = REPS.filter(function (r) {
+        return r.model === m.model && facts(r).set === m.set && r.variant === m.variant &&
+          r.subject_hash === m.subject_hash;
+      });
       var bundles = {};
       reps.forEach(function (r) { if (r.bundle_id) bundles[r.bundle_id] = 1; });
       var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
-      tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set },
+      tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set, 'data-variant': m.variant },
         el('td', { text: m.set }),
         el('td', { cls: 'name', text: m.model }),
+        subjectCells(m),
         el('td', { cls: 'num recall', text: fmtRate(m.recall) }), el('td', null, bar(m.recall)),
         el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
         el('td', null, bar(m.specificity)),
@@ -280,8 +330,39 @@
         el('td', { cls: 'bundles', text: Object.keys(bundles).sort().join(' ') || '-' })));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
-      ['set', 'model', 'recall (positives)', '', 'specificity (negatives)', '', 'ERROR',
-        'breaches', 'bundle ids'].map(function (h) { return el('th', { text: h }); }))), tbody));
+      ['set', 'model'].concat(subjectHeads(), [INNER ? 'PASS (chosen positives)' :
+        'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
+        '', 'ERROR', 'breaches', 'bundle ids']).map(function (h) {
+        return el('th', { text: h }); }))), tbody));
+    return wrap;
+  }
+
+  /* A suite's hypothesised pass bars beside what was observed: every cell with a bar, a miss
+     as visible as a meet. */
+  function expected() {
+    var wrap = el('div', { id: 'expected' }, el('h3', { text: 'Expected against observed' +
+      (INNER ? ' (inner loop: chosen cells, not the set)' : '') }),
+      el('p', { cls: 'muted', text: 'met: PASS rate at or above the bar; miss: the Wilson 95% ' +
+        'upper bound is below it; unclear: below the bar, but the interval still reaches it' }));
+    var tbody = el('tbody');
+    REPORT.expected.forEach(function (x) {
+      var shown = bar(x.observed);
+      shown.appendChild(el('span', { cls: 'exp', title: 'bar ' + x.bar,
+        style: 'left:' + (x.bar * 100).toFixed(2) + '%' }));
+      tbody.appendChild(el('tr', { cls: 'exp-' + x.verdict, 'data-verdict': x.verdict,
+        'data-model': x.model, 'data-polarity': x.polarity },
+        el('td', { text: x.set }), el('td', { text: x.level }),
+        el('td', { cls: 'name', text: x.model }), subjectCells(x),
+        el('td', { text: x.polarity }),
+        el('td', null, el('span', { cls: 'ev ev-' + x.verdict, text: String(x.verdict).toUpperCase() })),
+        el('td', { cls: 'num', text: Number(x.bar).toFixed(2) }),
+        el('td', { cls: 'num observed', text: fmtRate(x.observed) }),
+        el('td', null, shown)));
+    });
+    wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
+      ['set', 'level', 'model'].concat(subjectHeads(), ['polarity', 'verdict', 'bar',
+        'PASS k/n  95%', 'observed against the bar']).map(function (h) {
+        return el('th', { text: h }); }))), tbody));
     return wrap;
   }
 
@@ -341,8 +422,9 @@
     listSection = el('section', { id: 'reps' },
       el('h2', null, 'Reps ', listCount), filterBar(),
       el('table', { cls: 'grid reps' }, el('thead', null, el('tr', null,
-        ['scenario', 'model', 'rep', 'verdict', 'A', 'B', 'reasons', 'flags', 'turns', 's',
-          'run'].map(function (h) { return el('th', { text: h }); }))), listBody));
+        ['scenario', 'model'].concat(SPLIT ? ['variant'] : [], ['rep', 'verdict', 'A', 'B',
+          'reasons', 'flags', 'turns', 's', 'run']).map(function (h) {
+          return el('th', { text: h }); }))), listBody));
     return listSection;
   }
 
@@ -358,6 +440,7 @@
         onclick: function () { openRep(r.id); } },
         el('td', { cls: 'name', text: r.scenario }),
         el('td', { cls: 'name', text: r.model }),
+        SPLIT ? el('td', { cls: 'name variant', text: r.variant }) : null,
         el('td', { cls: 'num', text: r.rep }),
         el('td', null, verdictTag(r.verdict)),
         el('td', { text: r.a }), el('td', { text: r.b }),
@@ -369,7 +452,7 @@
         el('td', { cls: 'run', text: r.run_id })));
     });
     if (drawn.length < shown.length) {
-      frag.appendChild(el('tr', null, el('td', { colspan: 11 }, el('button', { id: 'show-all-reps',
+      frag.appendChild(el('tr', null, el('td', { colspan: SPLIT ? 12 : 11 }, el('button', { id: 'show-all-reps',
         cls: 'more', text: 'show all ' + shown.length + ' (' + (shown.length - drawn.length) +
           ' more)', onclick: function () { state.showAll = true; renderList(); } }))));
     }
@@ -418,7 +501,8 @@
     var f = facts(rep);
     panel.appendChild(kv([['set / level / polarity', [f.set, f.level, f.polarity].join(' / ')],
       ['axes', rep.a + '  ' + rep.b], ['run', rep.run_id], ['time', rep.time],
-      ['bundle', rep.bundle_id], ['model id', rep.model_id], ['CLI', rep.cli_version],
+      ['bundle', rep.bundle_id], ['subject', rep.variant + ' ' + (rep.subject_hash || 'unknown')],
+      ['model id', rep.model_id], ['CLI', rep.cli_version],
       ['evidence', rep.evidence]]));
     panel.appendChild(el('h3', { text: 'Reasons and flags' }));
     var ul = el('ul', { cls: 'reasons' });
