@@ -125,3 +125,27 @@ def test_a_two_variant_grid_verifies_and_resumes_each_variants_missing_reps(worl
     verified = world.run("verify", str(work))
     assert verified.returncode == 0, verified.why()
     assert verified.stdout.strip().endswith("PUBLISHABLE")
+
+
+def test_report_tables_each_variant_of_a_grid_apart(world: Kit) -> None:
+    work = world.base / "w"
+    grid = world.run("grid", str(work), "--models", "policy:oracle", "--scenarios", "P1,N1",
+                     "--variants", "suite,terse-skill", "--reps", "1")  # fmt: skip
+    assert grid.returncode == 0, grid.why()
+    done = world.run("report", str(work), "--format", "json")
+    assert done.returncode == 0, done.why()
+    report = json.loads(done.stdout)
+    assert [(s["variant"], s["rows"]) for s in report["subjects"]] == [
+        ("suite", 2),
+        ("terse-skill", 2),
+    ]
+    cells = [
+        (c["variant"], c["polarity"], c["pass_rate"]["n"]) for c in report["levels"][0]["cells"]
+    ]
+    assert sorted(cells) == [
+        ("suite", "negative", 1),
+        ("suite", "positive", 1),
+        ("terse-skill", "negative", 1),
+        ("terse-skill", "positive", 1),
+    ]
+    assert report["inner_loop"] is False
