@@ -35,6 +35,7 @@ app = typer.Typer(
         "`evalkit grid --models sonnet,haiku --reps 3 --jobs 4`  \n"
         "`evalkit report results/ --format markdown`  \n"
         "`evalkit compare results/base results/terse`  \n"
+        "`evalkit baseline results/base`  \n"
         "`evalkit verify results/`  \n"
         "`evalkit freeze`  \n"
         "`evalkit contaminate --set run --note 'tuned the skill description'`"

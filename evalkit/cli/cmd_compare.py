@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalkit.cli.app import command, out, state
+from evalkit.compare.baseline import baseline_side
 from evalkit.compare.compare import Comparison, compare
 from evalkit.compare.render import COLUMNS, LEGEND, entry_row, side_line, to_markdown
 from evalkit.compare.sides import load_side
@@ -25,9 +26,12 @@ class Format(StrEnum):
 
 @command("compare")
 def compare_command(
-    first: Annotated[Path, typer.Argument(help="A's results folder (or the one folder)")],
+    first: Annotated[
+        Path, typer.Argument(help="A's results folder; alone, B's (A is the baseline)")
+    ],
     second: Annotated[
-        Path | None, typer.Argument(help="B's results folder; omit to select within FIRST")
+        Path | None,
+        typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
     ] = None,
     a: Annotated[
         str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME or run:ID")
@@ -43,15 +47,20 @@ def compare_command(
     ),
 ) -> None:
     """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
-    sign-flip test, and what the current n could detect.
+    sign-flip test, and what the current n could detect. Given one folder and no --a, A is
+    the suite's baseline (`evalkit baseline`).
 
-    Example: `evalkit compare results/base results/terse` or
+    Example: `evalkit compare results/terse` (against the baseline),
+    `evalkit compare results/base results/terse` or
     `evalkit compare results/ --a variant:baseline --b variant:terse-skill`
     """
-    if second is None and not (a and b):
-        raise ConfigError("compare needs two results folders, or one with --a and --b")
+    if second is None and a and not b:
+        raise ConfigError("compare: --a within one folder needs --b too")
     suite = state.suite()
-    side_a = load_side("A", first, a)
+    if second is None and not a:
+        side_a = baseline_side(suite)
+    else:
+        side_a = load_side("A", first, a)
     side_b = load_side("B", second or first, b)
     built = compare(suite, side_a, side_b, allow_confounded)
     if fmt is Format.json:

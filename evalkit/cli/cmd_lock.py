@@ -25,13 +25,20 @@ def freeze_command() -> None:
 def contaminate_command(
     which: Annotated[str, typer.Option("--set", help="run or reserve")],
     note: Annotated[str, typer.Option("--note", help="what was tuned against this set")],
+    variant: Annotated[
+        str | None,
+        typer.Option("--variant", help="only this variant's wording was tuned (default: all)"),
+    ] = None,
 ) -> None:
-    """Record that wording was tuned against a set; its results become training-set results.
+    """Record that wording was tuned against a set; its results become training-set results,
+    for every variant or, with --variant, for that variant's rows only.
 
-    Example: `evalkit contaminate --set run --note "tuned the write skill's description"`
+    Example: `evalkit contaminate --set run --note "tuned the write skill's description"`, or
+    `evalkit contaminate --set run --variant terse-skill --note "terse-skill tuned on run"`
     """
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
     suite = state.suite()
-    contaminate(suite, which, note)  # type: ignore[arg-type]
-    out.print(f"the {which} set is now labelled training-set in {rel(lock_path(suite))}")
+    contaminate(suite, which, note, variant)  # type: ignore[arg-type]
+    whose = f" for variant {variant}" if variant else ""
+    out.print(f"the {which} set is now labelled training-set{whose} in {rel(lock_path(suite))}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalkit.cli import (  # noqa: F401
+    cmd_baseline,
     cmd_build,
     cmd_calibrate,
     cmd_check,

@@ -18,6 +18,7 @@ from evalkit.compare.sides import FACTORS, Side, differing
 from evalkit.errors import EvalkitError, RefusedError
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
+from evalkit.suite.lock import Lock, folder_label, read_lock
 from evalkit.suite.scenarios import ScenarioFile
 
 COMPARE_SCHEMA_VERSION = 1
@@ -76,6 +77,11 @@ class SideSummary(Model):
     rows: int
     errors: int
     factors: dict[str, list[str]]
+    baseline: bool = Field(False, description="the suite's recorded baseline")
+    sets: dict[str, str] = Field(
+        default_factory=dict,
+        description="run / reserve -> contamination label of this side's rows, by variant",
+    )
 
 
 class Comparison(Model):
@@ -225,7 +231,8 @@ def entries(suite: Suite, a: list[ResultRow], b: list[ResultRow], unknown: set[s
     return found
 
 
-def _summary(side: Side) -> SideSummary:
+def _summary(side: Side, lock: Lock | None) -> SideSummary:
+    variants = {side.variant(r) for r in side.rows}
     return SideSummary(
         label=side.label,
         workdir=str(side.workdir),
@@ -233,6 +240,8 @@ def _summary(side: Side) -> SideSummary:
         rows=len(side.rows),
         errors=sum(1 for r in side.rows if r.verdict == "ERROR"),
         factors={name: sorted(values) for name, values in side.factor_values().items()},
+        baseline=side.baseline,
+        sets={which: folder_label(lock, which, variants) for which in SETS},
     )
 
 
@@ -247,7 +256,8 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         )
     unknown: set[str] = set()
     found = entries(suite, a.rows, b.rows, unknown)
-    sa, sb = _summary(a), _summary(b)
+    lock = read_lock(suite)
+    sa, sb = _summary(a, lock), _summary(b, lock)
     notes = []
     if not differ:
         notes.append(

@@ -77,8 +77,12 @@ def short(value: str) -> str:
 
 def side_line(name: str, side: SideSummary) -> str:
     chosen = f" {side.selector}" if side.selector else ""
+    chosen += " (the baseline)" if side.baseline else ""
     factors = "; ".join(f"{k}: {', '.join(short(x) for x in v)}" for k, v in side.factors.items())
-    return f"{name}: {side.workdir}{chosen} - {side.rows} row(s), {side.errors} ERROR; {factors}"
+    sets = "".join(f"; {which} set: {label}" for which, label in side.sets.items())
+    return (
+        f"{name}: {side.workdir}{chosen} - {side.rows} row(s), {side.errors} ERROR; {factors}{sets}"
+    )
 
 
 def to_markdown(comparison: Comparison) -> str:

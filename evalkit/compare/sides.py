@@ -35,6 +35,8 @@ class Side:
     selector: str
     rows: list[ResultRow]
     declarations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    baseline: bool = False
+    """The suite's recorded baseline (see `evalkit.compare.baseline`)."""
 
     def decl(self, row: ResultRow) -> dict[str, Any]:
         return self.declarations.get(row.bundle_id, {})

@@ -33,7 +33,7 @@ from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, va
 from evalkit.records.verify import rescored_keys, verify_workdir
 from evalkit.records.workdir import RESULTS, Workdir, tally
 from evalkit.suite.config import Suite
-from evalkit.suite.lock import read_lock, set_label
+from evalkit.suite.lock import folder_label, read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import SUITE_VARIANT
 
@@ -451,7 +451,6 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     _check_suite(suite, records)
 
     lock = read_lock(suite)
-    labels = {which: set_label(lock, which) for which in SETS}
     decls = bundle_declarations(lines)
     subject_of = {
         id(row): (variant_of(row, d), subject_hash_of(row, d))
@@ -463,6 +462,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         key=lambda item: (item[0][0] != SUITE_VARIANT, item[0][0]),
     )
     order = {key: i for i, (key, _) in enumerate(subjects)}
+    variants = {variant for variant, _ in subject_of.values()}
+    labels = {which: folder_label(lock, which, variants) for which in SETS}
     known: dict[str, ScenarioFile | None] = {}
     groups: dict[tuple[ScenarioSet, str, str, SubjectKey, Polarity], list[tuple[str, ResultRow]]]
     groups = {}
@@ -507,7 +508,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     summaries = [
         ModelSummary(
             set=which,
-            label=labels[which],
+            label=set_label(lock, which, subject[0]),
             model=model,
             variant=subject[0],
             subject_hash=subject[1],

@@ -1,4 +1,5 @@
-"""evalkit.lock: the frozen state of a suite, and which set wording was tuned against.
+"""evalkit.lock: the frozen state of a suite, which set wording was tuned against, and the
+baseline results folder `compare` measures against.
 
 Frozen: the instrument, that is the fixtures (their subject files aside), the plugins that
 are not the subject, both scenario sets, the rubric, ``evalkit.yaml`` itself (checker
@@ -7,12 +8,14 @@ by location (see ``evalkit.scoring.codehash``). The subject (the wording under t
 never frozen. Once frozen, a run refuses to start when any of the instrument changed,
 naming what changed. A rep run without a lock, or past a drift with --allow-unfrozen, says
 so in its declarations and is never publishable. Recording contamination moves the
-measurement to the other set.
+measurement to the other set (for every variant, or for the one whose wording was tuned).
+Contamination and the baseline are kept beside the frozen hashes, outside what is enforced.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -23,7 +26,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
-from evalkit.suite.subject import subject_entries
+from evalkit.suite.subject import SUITE_VARIANT, subject_entries
 from evalkit.suite.yamlio import dump, load_file
 
 LOCK_NAME = "evalkit.lock"
@@ -34,14 +37,35 @@ class Contamination(Model):
     model_config = {"extra": "forbid"}
     date: str
     note: str
+    variant: str | None = Field(
+        None, description="the variant whose wording was tuned; none: every variant's"
+    )
+
+
+class Baseline(Model):
+    """The results folder `compare` takes as A by default: verified PUBLISHABLE when recorded,
+    and named by what it held then, so a later change to it is noticed."""
+
+    model_config = {"extra": "forbid"}
+    workdir: str = Field(description="relative to the suite when inside it, else as given")
+    variant: str
+    subject_hashes: list[str]
+    models: list[str]
+    bundle_ids: list[str]
+    rows: int
+    date: str
 
 
 class Lock(Model):
+    """The enforced part is `checker` and `hashes` (see `drift`); contamination records and
+    the baseline are kept beside them and never make a run refuse."""
+
     model_config = {"extra": "forbid"}
     schema_version: int = SCHEMA_VERSION
     checker: str
     hashes: dict[str, str]
     contaminated: dict[str, list[Contamination]] = Field(default_factory=dict)
+    baseline: Baseline | None = None
 
 
 def current_hashes(suite: Suite) -> dict[str, str]:
@@ -86,8 +110,11 @@ def read_lock(suite: Suite) -> Lock | None:
 
 
 def _write(suite: Suite, lock: Lock) -> None:
-    header = "# Written by `evalkit freeze` and `evalkit contaminate`; do not edit by hand.\n"
-    lock_path(suite).write_text(header + dump(lock.model_dump()), encoding="utf-8")
+    header = (
+        "# Written by `evalkit freeze`, `evalkit contaminate` and `evalkit baseline`; "
+        "do not edit by hand.\n"
+    )
+    lock_path(suite).write_text(header + dump(lock.model_dump(exclude_none=True)), encoding="utf-8")
 
 
 def _checker_id(suite: Suite) -> str:
@@ -104,6 +131,7 @@ def freeze(suite: Suite) -> Lock:
         checker=_checker_id(suite),
         hashes=current_hashes(suite),
         contaminated=old.contaminated if old else {},
+        baseline=old.baseline if old else None,
     )
     _write(suite, lock)
     return lock
@@ -142,22 +170,62 @@ def ensure_frozen(suite: Suite, allow_unfrozen: bool = False) -> None:
         )
 
 
-def contaminate(suite: Suite, which: SetName, note: str) -> Lock:
+def _existing(suite: Suite) -> Lock:
     lock = read_lock(suite)
     if lock is None:
         raise ConfigError(f"{lock_path(suite)}: no lock yet; run `evalkit freeze` first")
+    return lock
+
+
+def contaminate(suite: Suite, which: SetName, note: str, variant: str | None = None) -> Lock:
+    """Label a set training-set: for every variant, or for one variant's rows only (the set
+    that variant's wording was tuned against)."""
+    lock = _existing(suite)
     if not note.strip():
         raise ConfigError("contaminate: --note must say what was tuned and why")
-    entry = Contamination(date=datetime.now(UTC).isoformat(timespec="seconds"), note=note)
+    if variant is not None and variant not in {SUITE_VARIANT, *suite.config.variants}:
+        known = ", ".join([SUITE_VARIANT, *sorted(suite.config.variants)])
+        raise ConfigError(
+            f"contaminate: --variant {variant}: not a variant in {suite.config_path} ({known})"
+        )
+    entry = Contamination(
+        date=datetime.now(UTC).isoformat(timespec="seconds"), note=note, variant=variant
+    )
     lock.contaminated.setdefault(which, []).append(entry)
     _write(suite, lock)
     return lock
 
 
-def set_label(lock: Lock | None, which: str) -> str:
-    """'training-set' once wording was tuned against it; else 'measurement' or 'held'."""
-    if lock is not None and lock.contaminated.get(which):
+def record_baseline(suite: Suite, baseline: Baseline | None) -> Lock:
+    """Set (or, with None, clear) the baseline. It sits beside the enforced hashes, so
+    recording one never makes a run refuse."""
+    lock = _existing(suite)
+    lock.baseline = baseline
+    _write(suite, lock)
+    return lock
+
+
+def set_label(lock: Lock | None, which: str, variant: str | None = None) -> str:
+    """'training-set' once wording was tuned against the set, for every variant or for
+    `variant`; else 'measurement', or 'held' for a reserve no run set was tuned against."""
+
+    def tuned(name: str) -> bool:
+        entries = lock.contaminated.get(name, []) if lock is not None else []
+        return any(e.variant is None or e.variant == variant for e in entries)
+
+    if tuned(which):
         return "training-set"
-    if which == "reserve" and not (lock is not None and lock.contaminated.get("run")):
+    if which == "reserve" and not tuned("run"):
         return "held"
     return "measurement"
+
+
+def folder_label(lock: Lock | None, which: str, variants: Iterable[str]) -> str:
+    """A set's label for rows of several variants: the label they all share, else the label
+    of the suite at large, then each variant whose own label differs from it."""
+    labels = {v: set_label(lock, which, v) for v in sorted(set(variants))}
+    if len(set(labels.values())) == 1:
+        return next(iter(labels.values()))
+    common = set_label(lock, which)
+    apart = [f"{label} for variant {v}" for v, label in labels.items() if label != common]
+    return "; ".join([common, *apart])

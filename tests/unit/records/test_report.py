@@ -394,6 +394,24 @@ def test_contamination_labels_come_from_the_lock(
     }
 
 
+def test_a_set_tuned_for_one_variant_is_labelled_for_that_variants_rows(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fabricate(suite, tmp_path)
+    append_row(tmp_path / "results.tsv", _row("P1-L1-reporting", "haiku", "PASS", variant="terse"))
+    tuned = Lock(
+        checker="x",
+        hashes={},
+        contaminated={"run": [Contamination(date="2026-01-01", note="t", variant="terse")]},
+    )
+    monkeypatch.setattr(report_module, "read_lock", lambda _suite: tuned)
+    got = build_report(suite, tmp_path)
+    assert got.sets == {
+        "run": "measurement; training-set for variant terse",
+        "reserve": "held; measurement for variant terse",
+    }
+
+
 def test_without_a_manifest_the_folder_is_not_publishable(built: Report) -> None:
     assert built.publishability.model_dump() == {
         "publishable": False,

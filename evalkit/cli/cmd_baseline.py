@@ -1,0 +1,72 @@
+"""`evalkit baseline`: the verified results folder `compare` measures against by default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalkit.cli.app import command, out, rel, state
+from evalkit.compare.baseline import RECORD_HINT, choose_baseline
+from evalkit.suite.lock import Baseline, lock_path, read_lock, record_baseline
+
+
+@command("baseline")
+def baseline_command(
+    workdir: Annotated[
+        Path | None,
+        typer.Argument(
+            help="a PUBLISHABLE results folder of this suite; omit to show the baseline"
+        ),
+    ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option("--variant", help="the variant to take, when the folder holds several"),
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="remove the recorded baseline")] = False,
+) -> None:
+    """Record a results folder as the suite's baseline, which `compare B` takes as A. It must
+    verify PUBLISHABLE and hold this suite's reps only; it is recorded in evalkit.lock beside
+    the frozen hashes, so recording one never makes a run refuse.
+
+    Example: `evalkit baseline results/base`, `evalkit baseline`, `evalkit baseline --clear`
+    """
+    if clear and (workdir is not None or variant is not None):
+        raise typer.BadParameter("--clear takes no folder or --variant")
+    suite = state.suite()
+    where = rel(lock_path(suite))
+    if clear:
+        lock = read_lock(suite)
+        if lock is None or lock.baseline is None:
+            out.print("no baseline was recorded")
+            return
+        record_baseline(suite, None)
+        out.print(f"baseline {lock.baseline.workdir} cleared from {where}")
+        return
+    if workdir is None:
+        if variant is not None:
+            raise typer.BadParameter("--variant needs a folder")
+        lock = read_lock(suite)
+        if lock is None or lock.baseline is None:
+            out.print(f"no baseline recorded; {RECORD_HINT}", markup=False)
+            return
+        _show(lock.baseline)
+        return
+    chosen = choose_baseline(suite, workdir, variant)
+    record_baseline(suite, chosen)
+    out.print(f"recorded the baseline in {where}:", markup=False)
+    _show(chosen)
+
+
+def _show(baseline: Baseline) -> None:
+    for name, value in (
+        ("folder", baseline.workdir),
+        ("variant", baseline.variant),
+        ("rows", str(baseline.rows)),
+        ("models", ", ".join(baseline.models)),
+        ("subject", ", ".join(baseline.subject_hashes)),
+        ("bundle ids", ", ".join(baseline.bundle_ids)),
+        ("recorded", baseline.date),
+    ):
+        out.print(f"  {name}: {value}", markup=False)

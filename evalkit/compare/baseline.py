@@ -1,0 +1,111 @@
+"""The suite's baseline: the verified results folder `compare` takes as A when given only B.
+
+It is recorded in the lock beside the frozen hashes (never enforced), named by what the folder
+held then: one variant's rows, their subject hashes, models, bundle ids and count. A folder
+that moved, lost or gained rows, or now holds other configurations is named as such, never
+silently compared.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evalkit.compare.sides import Side, load_side
+from evalkit.errors import ConfigError, NotFoundError, RefusedError
+from evalkit.records.verify import verify_workdir
+from evalkit.records.workdir import Workdir
+from evalkit.suite.config import Suite
+from evalkit.suite.lock import Baseline, read_lock
+
+RECORD_HINT = "record one with `evalkit baseline WORKDIR`"
+
+
+def shown_path(suite: Suite, folder: Path, given: Path) -> str:
+    """Relative to the suite when the folder lies inside it, else as given."""
+    try:
+        return folder.relative_to(suite.root.resolve()).as_posix()
+    except ValueError:
+        return str(given)
+
+
+def baseline_folder(suite: Suite, baseline: Baseline) -> Path:
+    path = Path(baseline.workdir)
+    return path if path.is_absolute() else suite.root / path
+
+
+def choose_baseline(suite: Suite, workdir: Path, variant: str | None = None) -> Baseline:
+    """The baseline WORKDIR would be, refused unless it holds this suite's reps only and
+    verifies PUBLISHABLE. A folder of several variants needs `variant` to name one: a
+    baseline is one wording."""
+    folder = workdir.resolve()
+    if not folder.is_dir():
+        raise NotFoundError(f"{workdir}: no such results folder")
+    suites = Workdir(folder).recorded_suites()
+    if suites != {suite.name}:
+        held = f"reps of suite {', '.join(sorted(suites))}" if suites else "no recorded reps"
+        raise RefusedError(f"{workdir}: holds {held}, not of suite {suite.name}")
+    verified = verify_workdir(suite, folder)
+    if not verified.publishable:
+        why = "; ".join(verified.publish_problems) or "it does not verify"
+        raise RefusedError(f"{workdir}: not PUBLISHABLE ({why}); see `evalkit verify {workdir}`")
+    side = load_side("A", folder)
+    variants = sorted({side.variant(r) for r in side.rows})
+    if variant is None:
+        if len(variants) > 1:
+            raise RefusedError(
+                f"{workdir}: holds variants {', '.join(variants)}; a baseline is one of them, "
+                "chosen with --variant NAME"
+            )
+        variant = variants[0]
+    elif variant not in variants:
+        raise NotFoundError(
+            f"{workdir}: no rows of variant {variant} (it holds {', '.join(variants)})"
+        )
+    rows = [r for r in side.rows if side.variant(r) == variant]
+    return Baseline(
+        workdir=shown_path(suite, folder, workdir),
+        variant=variant,
+        subject_hashes=sorted({side.subject_hash(r) for r in rows}),
+        models=sorted({r.model for r in rows}),
+        bundle_ids=sorted({r.bundle_id for r in rows}),
+        rows=len(rows),
+        date=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+def baseline_side(suite: Suite) -> Side:
+    """Side A from the recorded baseline: its variant's rows, checked against what was
+    recorded (the folder, its bundle ids, its row count)."""
+    lock = read_lock(suite)
+    baseline = lock.baseline if lock is not None else None
+    if baseline is None:
+        raise ConfigError(
+            f"compare: no baseline recorded for suite {suite.name}; {RECORD_HINT}, or give "
+            "two results folders"
+        )
+    named = f"baseline {baseline.workdir} (recorded {baseline.date})"
+    folder = baseline_folder(suite, baseline)
+    if not folder.is_dir():
+        raise NotFoundError(f"{named}: the folder no longer exists; {RECORD_HINT} again")
+    try:
+        side = load_side("A", folder, f"variant:{baseline.variant}")
+    except NotFoundError:
+        raise NotFoundError(
+            f"{named}: holds no rows of variant {baseline.variant} any more; {RECORD_HINT} again"
+        ) from None
+    now = sorted({r.bundle_id for r in side.rows})
+    changes = []
+    if gone := sorted(set(baseline.bundle_ids) - set(now)):
+        changes.append(f"bundle ids gone: {', '.join(gone)}")
+    if new := sorted(set(now) - set(baseline.bundle_ids)):
+        changes.append(f"bundle ids not in the baseline: {', '.join(new)}")
+    if len(side.rows) != baseline.rows:
+        changes.append(f"{baseline.rows} row(s) recorded, {len(side.rows)} now")
+    if changes:
+        raise RefusedError(
+            f"{named}: no longer holds what was recorded ({'; '.join(changes)}); verify it "
+            f"and {RECORD_HINT} again"
+        )
+    side.baseline = True
+    return side
