@@ -149,3 +149,17 @@ def test_report_tables_each_variant_of_a_grid_apart(world: Kit) -> None:
         ("terse-skill", "positive", 1),
     ]
     assert report["inner_loop"] is False
+
+
+def test_a_variant_is_compared_with_the_recorded_baseline(world: Kit) -> None:
+    base, terse = world.base / "base", world.base / "terse"
+    assert world.run("run", "N1", "policy:oracle", str(base)).returncode == 0
+    recorded = world.run("baseline", str(base))
+    assert recorded.returncode == 0, recorded.why()
+    after = world.run("run", "N1", "policy:oracle", str(terse), "--variant", "terse-skill")
+    assert after.returncode == 0, after.why()
+    compared = world.run("compare", str(terse), "--format", "json")
+    assert compared.returncode == 0, compared.why()
+    got = json.loads(compared.stdout)
+    assert got["a"]["baseline"] and got["a"]["workdir"] == str(base.resolve())
+    assert got["differing"] == ["subject"]

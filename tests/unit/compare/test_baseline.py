@@ -73,6 +73,8 @@ def test_a_publishable_folder_is_recorded_and_a_run_still_runs(world: Path) -> N
     assert len(recorded.subject_hashes) == 1 and recorded.bundle_ids
     assert lock_state(suite) == "frozen"
     ensure_frozen(suite)
+    freeze(suite)
+    assert read_lock(suite).baseline == recorded  # type: ignore[union-attr]
     shown = evalkit(world, "baseline")[1]
     assert "folder: results/base" in shown and "variant: suite" in shown
 
