@@ -1,146 +1,173 @@
-"""What `evalkit run` costs on top of the agent itself.
+"""What `evalkit run` and `evalkit grid` cost on top of the agent itself.
 
-evalkit: the wall time of a whole `evalkit run P1 policy:oracle <tmp>` process (interpreter
-start, suite load, sandbox copy, scripted server, the CLI, scoring, diffs, evidence, row).
-bare: the wall time of the Claude Code CLI alone, started with the same command line and
-environment the runner uses, on a sandbox prepared beforehand and against a scripted server
-already listening with the same rendered oracle script.
+bare: the Claude Code CLI process alone, launched exactly as the runner launches it: the
+runner's own prepared-rep step (`prepare_rep`: sandbox, plugin copies, scripted server with
+the rendered oracle script, environment with ANTHROPIC_* replaced, command line) builds
+everything, and only the CLI process is timed.
 
-Both get one unmeasured warm-up run, then the median of --reps runs. Everything happens in
-temporary folders with a throwaway HOME; the Task prompt is passed to the CLI as the runner
-does and is never printed (the bare run's transcript is discarded).
+one-rep invocation: a whole `evalkit run P1 policy:oracle <tmp>` process (interpreter start,
+imports, suite load, sandbox, server, the CLI, scoring, diffs, evidence, row).
 
-Usage: .venv/bin/python bench/overhead.py [--reps 5] [--scenario P1]
+per rep inside a run: what each further rep adds inside one process, (T(N) - T(1)) / (N - 1)
+for `evalkit run P1 policy:oracle --reps N` (and for `evalkit grid --scenarios P1 --reps N
+--jobs 1`) against the same command with one rep; what a process pays once is the one-rep
+figure's business. The whole process divided by N is printed beside it.
+
+Measurements are interleaved round by round, so load drifts hit each alike, after one
+unmeasured warm-up of each; every figure is a median. CPU seconds (user + system of the
+process and all it waited for) are printed beside wall times: on a busy machine they are the
+steadier figure. Everything happens in temporary folders with a throwaway HOME; the Task
+prompt reaches the CLI as the runner passes it and is never printed.
+
+Usage: .venv/bin/python bench/overhead.py [--rounds 3] [--reps 5] [--scenario P1]
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _common import EVALKIT, REPO, isolate
 
-GOAL = 1.15
+PER_REP_GOAL = 1.10
+ONE_REP_GOAL = 1.30
 
 
-def time_evalkit(base: Path, scenario: str, number: int, reps: int = 1) -> float:
-    """Wall time of one `evalkit run … --reps N` process, divided by N."""
-    work = base / f"evalkit-{number}"
-    command = [
-        str(EVALKIT),
-        "--suite",
-        str(REPO),
-        "run",
-        scenario,
-        "policy:oracle",
-        str(work),
-        "--reps",
-        str(reps),
-    ]
-    began = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    seconds = time.perf_counter() - began
-    if done.returncode != 0 or done.stdout.count(" PASS ") != reps:
-        sys.exit(f"evalkit run failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return seconds / reps
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def time_bare(base: Path, scenario_ref: str, number: int) -> float:
-    from evalkit.reference.placeholders import render
-    from evalkit.reference.policy import scripted_agent
-    from evalkit.reference.scripted_server import ScriptedServer
-    from evalkit.run.agent import base_environment
-    from evalkit.run.claude_cli import find_cli
-    from evalkit.run.runner import agent_command, checked_plugin_dirs
-    from evalkit.run.sandbox import build_sandbox, isolation_env
-    from evalkit.scoring.decide import guarded_env_now
+def timed(command: list[str], work: Path, reps: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one evalkit process that must record `reps` PASS rows."""
+    began, cpu = time.perf_counter(), children_cpu()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    seconds, cpu = time.perf_counter() - began, children_cpu() - cpu
+    rows = (work / "results.tsv").read_text().splitlines()[1:] if done.returncode == 0 else []
+    if sum(1 for row in rows if "\tPASS\t" in row) != reps:
+        sys.exit(f"{command[3]} failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return seconds, cpu
+
+
+def evalkit_run(base: Path, scenario: str, reps: int) -> Callable[[int], tuple[float, float]]:
+    def measure(number: int) -> tuple[float, float]:
+        work = base / f"run-{reps}-{number}"
+        return timed(
+            [str(EVALKIT), "--suite", str(REPO), "run", scenario, "policy:oracle", str(work),
+             "--reps", str(reps)],
+            work,
+            reps,
+        )  # fmt: skip
+
+    return measure
+
+
+def evalkit_grid(base: Path, scenario: str, reps: int) -> Callable[[int], tuple[float, float]]:
+    def measure(number: int) -> tuple[float, float]:
+        work = base / f"grid-{reps}-{number}"
+        return timed(
+            [str(EVALKIT), "--suite", str(REPO), "grid", str(work), "--scenarios", scenario,
+             "--models", "policy:oracle", "--reps", str(reps), "--jobs", "1"],
+            work,
+            reps,
+        )  # fmt: skip
+
+    return measure
+
+
+def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
+    """The CLI alone, on what the runner's prepared-rep step built for it."""
+    from evalkit.run.runner import RunContext, new_run_id, prepare_rep
     from evalkit.suite.config import load_suite
-    from evalkit.suite.task import read_task
 
     suite = load_suite(REPO)
     scenario = suite.resolve(scenario_ref)
-    agent = scripted_agent(suite, "policy:oracle", scenario)
-    scratch = base / f"bare-{number}"
-    sandbox = scratch / "sandbox"
-    build_sandbox(suite, scenario, sandbox)
-    names = list(suite.fixture_dirs())
-    isolation = isolation_env(suite, sandbox)
-    config_dir = scratch / "claude-config"
-    config_dir.mkdir()
-    env = base_environment(isolation, config_dir, 2)
-    script = render(
-        agent.plan.script, sandbox, names, suite.reference.script_values(guarded_env_now(suite))
-    )
-    command = agent_command(
-        find_cli(), read_task(scenario), agent.cli_model, checked_plugin_dirs(suite)
-    )
-    with ScriptedServer(script) as server:
-        env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
-        with (scratch / "transcript.jsonl").open("wb") as out:
-            began = time.perf_counter()
-            done = subprocess.run(
-                command,
-                cwd=sandbox / "project",
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.DEVNULL,
-                timeout=300,
-                start_new_session=True,
-            )
-            seconds = time.perf_counter() - began
-    if done.returncode != 0:
-        sys.exit(f"the bare CLI run failed (exit {done.returncode})")
-    shutil.rmtree(scratch, ignore_errors=True)
-    return seconds
+    ctx = RunContext(suite, base / "bare-work", base / "bare-work" / "results.tsv", new_run_id())
+
+    def measure(number: int) -> tuple[float, float]:
+        prepared = prepare_rep(ctx, scenario, "policy:oracle", number)
+        try:
+            with (prepared.scratch / "transcript.jsonl").open("wb") as out:
+                began, cpu = time.perf_counter(), children_cpu()
+                done = subprocess.run(
+                    prepared.command,
+                    cwd=prepared.cwd,
+                    env=prepared.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.DEVNULL,
+                    timeout=300,
+                    start_new_session=True,
+                )
+                seconds, cpu = time.perf_counter() - began, children_cpu() - cpu
+        finally:
+            prepared.close()
+        if done.returncode != 0:
+            sys.exit(f"the bare CLI run failed (exit {done.returncode})")
+        return seconds, cpu
+
+    return measure
+
+
+def verdict(ratio: float, goal: float) -> str:
+    return f"goal <= {goal:.2f}x: {'PASS' if ratio <= goal else 'MISS'}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5, help="reps of the multi-rep process")
     parser.add_argument("--scenario", default="P1")
     args = parser.parse_args()
+    n = max(2, args.reps)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-overhead-") as tmp:
         base = Path(tmp)
         isolate(base)
-        time_evalkit(base, args.scenario, 0)
-        time_bare(base, args.scenario, 0)
-        evalkit_s, bare_s = [], []
-        for number in range(1, args.reps + 1):  # interleaved, so load drifts hit both alike
-            evalkit_s.append(time_evalkit(base, args.scenario, number))
-            bare_s.append(time_bare(base, args.scenario, number))
-        in_run = time_evalkit(base, args.scenario, args.reps + 1, reps=args.reps)
-        startup = []
-        for _ in range(3):
-            began = time.perf_counter()
-            subprocess.run([str(EVALKIT), "--suite", str(REPO), "list"], capture_output=True)
-            startup.append(time.perf_counter() - began)
-    ev, bare = statistics.median(evalkit_s), statistics.median(bare_s)
-    ratio = in_run / bare
+        kinds = {
+            "bare": bare(base, args.scenario),
+            "run1": evalkit_run(base, args.scenario, 1),
+            "runN": evalkit_run(base, args.scenario, n),
+            "grid1": evalkit_grid(base, args.scenario, 1),
+            "gridN": evalkit_grid(base, args.scenario, n),
+        }
+        for measure in kinds.values():
+            measure(0)
+        walls: dict[str, list[float]] = {k: [] for k in kinds}
+        cpus: dict[str, list[float]] = {k: [] for k in kinds}
+        for number in range(1, args.rounds + 1):
+            for kind, measure in kinds.items():
+                wall, cpu = measure(number)
+                walls[kind].append(wall)
+                cpus[kind].append(cpu)
+    w = {k: statistics.median(v) for k, v in walls.items()}
+    c = {k: statistics.median(v) for k, v in cpus.items()}
+    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"bare CLI: {w['bare']:.2f} s wall, {c['bare']:.2f} CPU s (median of {args.rounds})")
+    for label, one, many in (("run", "run1", "runN"), ("grid --jobs 1", "grid1", "gridN")):
+        per_wall = (w[many] - w[one]) / (n - 1)
+        per_cpu = (c[many] - c[one]) / (n - 1)
+        ratio = per_wall / w["bare"]
+        print(
+            f"per rep inside {label} --reps {n}: {ratio:.2f}x ({per_wall:.2f} s wall, "
+            f"{per_cpu:.2f} CPU s a further rep; whole process / {n}: "
+            f"{w[many] / n:.2f} s = {w[many] / n / w['bare']:.2f}x)  {verdict(ratio, PER_REP_GOAL)}"
+        )
+    ratio = w["run1"] / w["bare"]
     print(
-        f"overhead per rep: {ratio:.2f}x (evalkit {in_run:.2f} s a rep within one "
-        f"`--reps {args.reps}` run, bare {bare:.2f} s, median of {args.reps})"
+        f"one-rep invocation: {ratio:.2f}x ({w['run1']:.2f} s wall, {c['run1']:.2f} CPU s)  "
+        f"{verdict(ratio, ONE_REP_GOAL)}"
     )
-    print(f"goal: <= {GOAL:.2f}x -> {'met' if ratio <= GOAL else 'NOT met'}")
-    print(
-        f"overhead of a one-rep invocation: {ev / bare:.2f}x (evalkit {ev:.2f} s, bare "
-        f"{bare:.2f} s): the interpreter, imports and suite load are paid once per process"
-    )
-    print(
-        "evalkit = whole `evalkit run "
-        f"{args.scenario} policy:oracle` process; bare = the CLI process alone, same command "
-        "line and environment, on a prepared sandbox with the scripted server already up"
-    )
-    listing = statistics.median(startup)
-    print(f"for scale: `evalkit list` (interpreter + suite load) {listing:.2f} s")
-    print(f"evalkit runs: {' '.join(f'{s:.2f}' for s in evalkit_s)}")
-    print(f"bare runs:    {' '.join(f'{s:.2f}' for s in bare_s)}")
+    for kind, values in walls.items():
+        print(f"  {kind:6s} wall: {' '.join(f'{s:.2f}' for s in values)}")
 
 
 if __name__ == "__main__":

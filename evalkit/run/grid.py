@@ -15,6 +15,7 @@ from pathlib import Path
 
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.workdir import tally
+from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
 from evalkit.run.request import validate_request
 from evalkit.run.runner import (
     RepOutcome,
@@ -199,6 +200,42 @@ def _run_held(
     if fresh:
         planned = plan_cells(fresh, ctx.the_subject().variant)
         record_plan(ctx, planned, command + run_options(ctx), inner_loop)
+    if pipeline_enabled():
+        done, skipped = _run_pipelined(ctx, cells, jobs, on_done, contexts)
+    else:
+        done, skipped = _run_pooled(ctx, cells, jobs, on_done, contexts)
+    by_run: dict[str, list[GridCell]] = {}
+    for cell in skipped:
+        by_run.setdefault(cell.run_id or ctx.run_id, []).append(cell)
+    for run_id, group in by_run.items():
+        record_skipped(replace_run(ctx, run_id), plan_cells(group), SKIPPED_BUDGET)
+    return done
+
+
+def _run_pipelined(
+    ctx: RunContext,
+    cells: list[GridCell],
+    jobs: int,
+    on_done: Callable[[RepOutcome], None] | None,
+    contexts: dict[str, RunContext],
+) -> tuple[list[RepOutcome], list[GridCell]]:
+    planned = [
+        RepJob(contexts[c.variant], c.scenario, c.model, c.rep, c.timeout, c.run_id, c.retries)
+        for c in cells
+    ]
+    cell_of = {id(job): cell for job, cell in zip(planned, cells, strict=True)}
+    finished = run_jobs(planned, jobs, ctx.stop, on_done, lambda job: not ctx.over_budget())
+    return finished.done, [cell_of[id(job)] for job in finished.skipped]
+
+
+def _run_pooled(
+    ctx: RunContext,
+    cells: list[GridCell],
+    jobs: int,
+    on_done: Callable[[RepOutcome], None] | None,
+    contexts: dict[str, RunContext],
+) -> tuple[list[RepOutcome], list[GridCell]]:
+    """Each rep start to row on a pool of `jobs` threads (EVALKIT_PIPELINE=0)."""
     done: list[RepOutcome] = []
     skipped: list[GridCell] = []
 
@@ -236,12 +273,7 @@ def _run_held(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-    by_run: dict[str, list[GridCell]] = {}
-    for cell in skipped:
-        by_run.setdefault(cell.run_id or ctx.run_id, []).append(cell)
-    for run_id, group in by_run.items():
-        record_skipped(replace_run(ctx, run_id), plan_cells(group), SKIPPED_BUDGET)
-    return done
+    return done, skipped
 
 
 def replace_run(ctx: RunContext, run_id: str) -> RunContext:

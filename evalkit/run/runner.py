@@ -13,7 +13,6 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +43,7 @@ from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
 from evalkit.reference.placeholders import render
-from evalkit.reference.policy import ScriptedAgent, is_policy, scripted_agent
+from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
@@ -52,7 +51,7 @@ from evalkit.run.credentials import require_credentials
 from evalkit.run.judges import default_judge
 from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, pause_seconds, retry_reason
-from evalkit.run.sandbox import build_sandbox, contamination_above, isolation_env
+from evalkit.run.sandbox import TEMPLATES, contamination_above, isolation_env
 from evalkit.scoring.decide import CHECKER_ERROR, ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes, sha256_file
@@ -249,6 +248,14 @@ class Attempt:
     seconds: float
     kept: Path | None = None
 
+    def outcome(
+        self, scenario: str, model: str, rep: int, attempt: int, retried: list[str]
+    ) -> RepOutcome:
+        return RepOutcome(
+            scenario, model, rep, self.verdict, self.row, self.folder, self.seconds, attempt,
+            list(retried), self.kept,
+        )  # fmt: skip
+
 
 def record_plan(
     ctx: RunContext, cells: list[PlanCell], command: str, inner_loop: bool = False
@@ -338,21 +345,28 @@ def run_rep(
     while True:
         ctx.backoff.wait(ctx.stop)
         done = _run_attempt(ctx, scenario, model, rep, attempt, timeout or ctx.timeout, rid)
-        ctx.spend(done.row.cost_usd_estimate)
-        ctx.backoff.pause(pause_seconds(done.verdict, done.transcript))
-        why = retry_reason(done.verdict, done.transcript)
-        if why is not None and attempt <= allowed and not ctx.stop.is_set():
-            done.line.superseded_by, done.line.retry_reason = attempt + 1, why
-            _append_line(ctx, done.line)
+        why = record_attempt(ctx, done, attempt, allowed)
+        if why is not None:
             retried.append(why)
             attempt += 1
             continue
+        return done.outcome(scenario.id, model, rep, attempt, retried)
+
+
+def record_attempt(ctx: RunContext, done: Attempt, attempt: int, allowed: int) -> str | None:
+    """Keep a finished attempt: its manifest line, and its TSV row unless it is run again.
+    Returns the reason when it is to be run again (an infrastructural ERROR, retries left,
+    no stop), else None once the row is appended."""
+    ctx.spend(done.row.cost_usd_estimate)
+    ctx.backoff.pause(pause_seconds(done.verdict, done.transcript))
+    why = retry_reason(done.verdict, done.transcript)
+    if why is not None and attempt <= allowed and not ctx.stop.is_set():
+        done.line.superseded_by, done.line.retry_reason = attempt + 1, why
         _append_line(ctx, done.line)
-        append_row(ctx.results, done.row)
-        return RepOutcome(
-            scenario.id, model, rep, done.verdict, done.row, done.folder, done.seconds,
-            attempt, retried, done.kept,
-        )  # fmt: skip
+        return why
+    _append_line(ctx, done.line)
+    append_row(ctx.results, done.row)
+    return None
 
 
 def _append_line(ctx: RunContext, line: EvidenceLine) -> None:
@@ -369,6 +383,146 @@ def rep_guarded_env(suite: Suite, model: str, scratch: Path) -> dict[str, str]:
     return {k: os.environ.get(k) or harmless.get(k, "") for k in names}
 
 
+@dataclass
+class PreparedRep:
+    """Everything one attempt needs before its agent starts: the sandbox, the plugin copies,
+    the scripted server for a policy, the environment and the command line. Launching it
+    runs exactly `command` in `cwd` with `env`; nothing else is set up later."""
+
+    scenario: ScenarioFile
+    model: str
+    rep: int
+    attempt: int
+    run_id: str
+    timeout: float
+    scratch: Path
+    sandbox: Path
+    command: list[str]
+    env: dict[str, str]
+    judge: Judge
+    guarded: dict[str, str]
+    run: dict[str, Any]
+    cli: Path
+    keep: bool = False
+    server: ScriptedServer | None = None
+
+    @property
+    def cwd(self) -> Path:
+        return self.sandbox / "project"
+
+    def close(self) -> None:
+        """Stop its scripted server and remove its scratch folder (unless kept)."""
+        if self.server is not None:
+            self.server.stop()
+        if not self.keep:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Drop an attempt that never launched, kept sandboxes or not."""
+        self.keep = False
+        self.close()
+
+
+def prepare_rep(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    rep: int,
+    attempt: int = 1,
+    timeout: float | None = None,
+    run_id: str | None = None,
+) -> PreparedRep:
+    """Build what one attempt needs, up to the moment its agent would start. Claims nothing
+    in the results folder, so a prepared rep that never launches leaves no trace there;
+    `close()` removes it."""
+    suite = ctx.suite
+    _, cli = preflight(suite)
+    subject = ctx.the_subject()
+    subject.keep(ctx.workdir)
+    root = scratch_root()
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=root))
+    sandbox = scratch / "sandbox"
+    guarded = rep_guarded_env(suite, model, scratch)
+    server: ScriptedServer | None = None
+    try:
+        agent = scripted_agent(suite, model, scenario, attempt) if is_policy(model) else None
+        TEMPLATES.copy(suite, scenario, sandbox, root)
+        subject.apply(suite, sandbox)
+        names = list(suite.fixture_dirs())
+        config_dir = scratch / "claude-config"
+        config_dir.mkdir()
+        env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
+        env.update({k: v for k, v in guarded.items() if v})
+        cli_model = model
+        judge = ctx.judge_override
+        if agent is not None:
+            values = suite.reference.script_values(guarded)
+            script = render(agent.plan.script, sandbox, names, values)
+            server = ScriptedServer(script, agent.fault).start()
+            for key in [k for k in env if k.startswith("ANTHROPIC_")]:
+                del env[key]
+            env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
+            cli_model = agent.cli_model
+            if judge is None:
+                judge = FixedJudge(agent.plan.judge_answer)
+        judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
+        rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
+        command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+        limit = timeout or ctx.timeout
+        run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
+    except BaseException:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return PreparedRep(
+        scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server,
+    )  # fmt: skip
+
+
+@dataclass
+class LaunchedRep:
+    """A prepared attempt whose agent has ended (or was never started because a stop came
+    first), with its claimed evidence folder: it must be finished into a record."""
+
+    prepared: PreparedRep
+    folder: Path
+    outcome: ProcessOutcome
+    guard: GuardRecord
+
+
+def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
+    """Claim the attempt's evidence folder, then run its agent unless a stop came first
+    (an interrupted ERROR then, as for a stop during its run). From here on the attempt
+    owes a record."""
+    p = prepared
+    folder = ctx.records.claim_evidence_folder(p.run_id, p.scenario.id, p.model, p.rep, p.attempt)
+    outcome = ProcessOutcome(None, 0.0, "interrupted")
+    watch = Watch(ctx.suite.checker.guarded_paths(p.guarded))
+    if not ctx.stop.is_set():
+        outcome = run_agent(
+            p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
+            ctx.stop,
+        )  # fmt: skip
+    return LaunchedRep(p, folder, outcome, watch.finish())
+
+
+def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
+    """Score a launched attempt, keep its evidence, and remove its scratch folder."""
+    p = launched.prepared
+    try:
+        result = _score_and_keep(
+            ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
+            p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
+        )  # fmt: skip
+    finally:
+        p.close()
+    if p.keep:
+        result.kept = p.sandbox
+    return result
+
+
 def _run_attempt(
     ctx: RunContext,
     scenario: ScenarioFile,
@@ -378,66 +532,13 @@ def _run_attempt(
     timeout: float,
     run_id: str,
 ) -> Attempt:
-    suite = ctx.suite
-    _, cli = preflight(suite)
-    subject = ctx.the_subject()
-    subject.keep(ctx.workdir)
-    folder = ctx.records.claim_evidence_folder(run_id, scenario.id, model, rep, attempt)
-    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=scratch_root()))
-    sandbox = scratch / "sandbox"
-    outcome = ProcessOutcome(None, 0.0, "interrupted")
-    agent: ScriptedAgent | None = None
-    guarded = rep_guarded_env(suite, model, scratch)
+    prepared = prepare_rep(ctx, scenario, model, rep, attempt, timeout, run_id)
     try:
-        with ExitStack() as stack:
-            if is_policy(model):
-                agent = scripted_agent(suite, model, scenario, attempt)
-            build_sandbox(suite, scenario, sandbox)
-            subject.apply(suite, sandbox)
-            names = list(suite.fixture_dirs())
-            isolation = isolation_env(suite, sandbox)
-            config_dir = scratch / "claude-config"
-            config_dir.mkdir()
-            env = base_environment(isolation, config_dir, ctx.max_retries)
-            env.update({k: v for k, v in guarded.items() if v})
-            cli_model = model
-            judge = ctx.judge_override
-            if agent is not None:
-                values = suite.reference.script_values(guarded)
-                script = render(agent.plan.script, sandbox, names, values)
-                server = stack.enter_context(ScriptedServer(script, agent.fault))
-                for key in [k for k in env if k.startswith("ANTHROPIC_")]:
-                    del env[key]
-                env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
-                cli_model = agent.cli_model
-                if judge is None:
-                    judge = FixedJudge(agent.plan.judge_answer)
-            judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
-            rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
-            run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, timeout)
-            watch = Watch(suite.checker.guarded_paths(guarded))
-            if not ctx.stop.is_set():
-                outcome = run_agent(
-                    command,
-                    sandbox / "project",
-                    env,
-                    sandbox / TRANSCRIPT,
-                    sandbox / STDERR,
-                    timeout,
-                    ctx.stop,
-                )
-            guard = watch.finish()
-            result = _score_and_keep(
-                ctx, run_id, scenario, model, rep, attempt, sandbox, outcome, judge, cli,
-                timeout, folder, guarded, guard, run,
-            )  # fmt: skip
-    finally:
-        if not ctx.keep_sandboxes:
-            shutil.rmtree(scratch, ignore_errors=True)
-    if ctx.keep_sandboxes:
-        result.kept = sandbox
-    return result
+        launched = launch_rep(ctx, prepared)
+    except BaseException:
+        prepared.discard()
+        raise
+    return finish_rep(ctx, launched)
 
 
 def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path], Path]:
@@ -641,15 +742,10 @@ def run_reps(
         [PlanCell(scenario=scenario.id, model=model, reps=reps)],
         f"run {scenario.id} {model} --reps {reps}" + run_options(ctx),
     )
-    done = []
-    for rep in range(1, reps + 1):
-        if ctx.stop.is_set():
-            break
-        outcome = run_rep(ctx, scenario, model, rep)
-        done.append(outcome)
-        if on_done is not None:
-            on_done(outcome)
-    return done
+    from evalkit.run.pipeline import RepJob, run_in_order
+
+    jobs = [RepJob(ctx, scenario, model, rep) for rep in range(1, reps + 1)]
+    return run_in_order(jobs, ctx.stop, on_done).done
 
 
 def run_options(ctx: RunContext) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,6 +70,10 @@ def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxMa
         without = scenario.scenario.without if name == "project" else []
         copy_fixture(source, dest / name, without)
     init_with_commit(dest / "project", f"fixture for {scenario.id}")
+    return _write_manifest(suite, scenario, dest)
+
+
+def _write_manifest(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxManifest:
     manifest = SandboxManifest(
         scenario=scenario.id,
         suite=suite.name,
@@ -75,6 +83,52 @@ def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxMa
     )
     (dest / SANDBOX_JSON).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return manifest
+
+
+class SandboxTemplates:
+    """One sandbox per scenario built the slow way (fixture copies, git init, add, commit)
+    on first use, then copied whole for every later rep of the command. The copy holds the
+    same files and the same commit (git runs with fixed names and dates); only the index's
+    file stamps differ, which git refreshes by content."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._made: dict[tuple[Path, str, str], Path] = {}
+        self._building: dict[tuple[Path, str, str], threading.Lock] = {}
+        self._root: Path | None = None
+
+    def template(self, suite: Suite, scenario: ScenarioFile, scratch: Path) -> Path:
+        key = (suite.root.resolve(), scenario.id, scenario.sha256)
+        with self._lock:
+            if key in self._made:
+                return self._made[key]
+            if self._root is None:
+                self._root = Path(tempfile.mkdtemp(prefix="evalkit-templates-", dir=scratch))
+                atexit.register(shutil.rmtree, self._root, True)
+            building = self._building.setdefault(key, threading.Lock())
+            root = self._root
+        with building:
+            with self._lock:
+                if key in self._made:
+                    return self._made[key]
+            dest = Path(tempfile.mkdtemp(prefix="s", dir=root))
+            build_sandbox(suite, scenario, dest)
+            with self._lock:
+                self._made[key] = dest
+            return dest
+
+    def copy(self, suite: Suite, scenario: ScenarioFile, dest: Path, scratch: Path) -> None:
+        """A fresh sandbox at dest, the same as build_sandbox would make there."""
+        dest = dest.resolve()
+        check_destination(dest)
+        template = self.template(suite, scenario, scratch)
+        if dest.exists():
+            dest.rmdir()
+        shutil.copytree(template, dest, symlinks=True)
+        _write_manifest(suite, scenario, dest)
+
+
+TEMPLATES = SandboxTemplates()
 
 
 def read_sandbox_json(sandbox: Path) -> SandboxManifest:

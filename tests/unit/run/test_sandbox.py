@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.run.sandbox import build_sandbox
+from evalkit.run.sandbox import SandboxTemplates, build_sandbox
 from evalkit.suite.config import Suite
 
 
@@ -64,3 +64,37 @@ def test_a_scenario_can_leave_a_path_out_of_its_sandbox(suite: Suite, tmp_path: 
     )
     assert not (tmp_path / "s" / "project" / "lib").exists()
     assert (tmp_path / "s" / "project" / "README.md").is_file()
+
+
+def _state(sandbox: Path) -> tuple[dict[str, bytes], str, str]:
+    files = {
+        p.relative_to(sandbox).as_posix(): p.read_bytes()
+        for p in sorted(sandbox.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and p.name != "sandbox.json"
+    }
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(sandbox / "project"), *args],
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        return done.stdout
+
+    return files, git("rev-parse", "HEAD"), git("status", "--porcelain")
+
+
+def test_a_sandbox_copied_from_the_template_is_the_one_built_fresh(
+    suite: Suite, tmp_path: Path
+) -> None:
+    scenario = suite.resolve("P1")
+    build_sandbox(suite, scenario, tmp_path / "fresh")
+    templates = SandboxTemplates()
+    for name in ("first", "second"):
+        templates.copy(suite, scenario, tmp_path / name, tmp_path)
+        assert _state(tmp_path / name) == _state(tmp_path / "fresh")
+    manifest = json.loads((tmp_path / "second" / "sandbox.json").read_text())
+    assert manifest["scenario"] == scenario.id
+
+
+def test_the_template_copy_refuses_what_a_fresh_build_refuses(suite: Suite, tmp_path: Path) -> None:
+    (tmp_path / "CLAUDE.md").write_text("# instructions that would leak into every session\n")
+    with pytest.raises(RefusedError, match="CLAUDE.md"):
+        SandboxTemplates().copy(suite, suite.resolve("N1"), tmp_path / "sbx", tmp_path)
