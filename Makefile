@@ -44,6 +44,7 @@ demo: setup
 	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
 bench: setup
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/verify_rate.py
 	$(BIN)/python bench/grid_jobs.py

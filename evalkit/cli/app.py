@@ -1,21 +1,33 @@
-"""The Typer app, its global options, and the one boundary that turns errors into exit codes."""
+"""The Typer app, its global options, and the one boundary that turns errors into exit codes.
+
+Importing this module (and every `cmd_*` module) stays cheap, so `--help` and `list` start
+quickly: the library, rich and the suite load inside the command that uses them.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 from typer.core import TyperOption
 
 from evalkit.errors import EvalkitError
-from evalkit.suite.config import Suite, load_suite
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from evalkit.suite.catalog import Catalog
+    from evalkit.suite.config import Suite
+
+    out: Console
+    err: Console
 
 app = typer.Typer(
     name="evalkit",
@@ -55,8 +67,27 @@ def _no_flag_metavar() -> None:
 
 _no_flag_metavar()
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+_CONSOLES_MADE = threading.Lock()
+
+
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def __getattr__(name: str) -> Console:
+    """`out` and `err`, the rich consoles, made on first use: importing rich costs a command
+    that prints plain text (`list`) a noticeable part of its start-up."""
+    if name in ("out", "err"):
+        with _CONSOLES_MADE:
+            if name not in globals():
+                globals()[name] = _console(stderr=name == "err")
+        console: Console = globals()[name]
+        return console
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR = 70
@@ -70,8 +101,16 @@ class State:
 
     def suite(self) -> Suite:
         if self._suite is None:
+            from evalkit.suite.config import load_suite
+
             self._suite = load_suite(self.suite_arg)
         return self._suite
+
+    def catalog(self) -> Catalog:
+        """The suite's config and scenarios without its checker: enough to list them."""
+        from evalkit.suite.catalog import load_catalog
+
+        return self._suite or load_catalog(self.suite_arg)
 
 
 state = State()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, rel, state
-from evalkit.compare.baseline import RECORD_HINT, choose_baseline
-from evalkit.suite.lock import Baseline, lock_path, read_lock, record_baseline
+from evalkit.cli.app import command, rel, state
+
+if TYPE_CHECKING:
+    from evalkit.suite.lock import Baseline
 
 
 @command("baseline")
@@ -32,6 +33,10 @@ def baseline_command(
 
     Example: `evalkit baseline results/base`, `evalkit baseline`, `evalkit baseline --clear`
     """
+    from evalkit.cli.app import out
+    from evalkit.compare.baseline import RECORD_HINT, choose_baseline
+    from evalkit.suite.lock import lock_path, read_lock, record_baseline
+
     if clear and (workdir is not None or variant is not None):
         raise typer.BadParameter("--clear takes no folder or --variant")
     suite = state.suite()
@@ -60,6 +65,8 @@ def baseline_command(
 
 
 def _show(baseline: Baseline) -> None:
+    from evalkit.cli.app import out
+
     for name, value in (
         ("folder", baseline.workdir),
         ("variant", baseline.variant),

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, state
+from evalkit.cli.app import command, state
 
 
 @command("build")
@@ -18,6 +18,8 @@ def build_command(
     Every command that needs the fixtures does this itself; `make setup` runs it once.
     Example: `evalkit --suite suites/adr-eval-b build`
     """
+    from evalkit.cli.app import out
+
     suite = state.suite()
     steps = suite.config.build
     if not steps:

@@ -7,12 +7,8 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.app import command, rel, state
 from evalkit.cli.subject_options import PluginOption, VariantOption
-from evalkit.reference.policy import policy_names
-from evalkit.run.runner import RunContext, new_run_id
-from evalkit.suite.subject import build_subject
 
 
 @command("calibrate")
@@ -30,9 +26,14 @@ def calibrate_command(
 
     Example: `evalkit calibrate --set all`
     """
+    from evalkit.cli.app import err, out
     from evalkit.cli.calibration_table import print_matrix
+    from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
     from evalkit.reference.calibrate import calibrate
+    from evalkit.reference.policy import policy_names
+    from evalkit.run.runner import RunContext, new_run_id
+    from evalkit.suite.subject import build_subject
 
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")

@@ -7,14 +7,9 @@ from typing import Annotated
 
 import typer
 
-from evalkit import __version__
-from evalkit.cli.app import command, out, state
+from evalkit.cli.app import command, state
 from evalkit.cli.options import JudgeTimeout, notice
 from evalkit.errors import ConfigError
-from evalkit.records.results import append_row, format_row, row_from_verdict
-from evalkit.run.judges import default_judge
-from evalkit.run.request import check_limit
-from evalkit.run.sandbox_check import check_sandbox
 
 EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
 
@@ -42,6 +37,13 @@ def check(
 
     Example: `evalkit check /tmp/sbx-p1 --tsv sonnet --results results.tsv`
     """
+    from evalkit import __version__
+    from evalkit.cli.app import out
+    from evalkit.records.results import append_row, format_row, row_from_verdict
+    from evalkit.run.judges import default_judge
+    from evalkit.run.request import check_limit
+    from evalkit.run.sandbox_check import check_sandbox
+
     if len(args) not in (1, 2):
         raise ConfigError("check takes [SCENARIO] SANDBOX")
     scenario, sandbox = (None, args[0]) if len(args) == 1 else (args[0], args[1])

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from evalkit.cli.app import command, out, state
-from evalkit.compare.baseline import baseline_side
-from evalkit.compare.compare import Comparison, compare
-from evalkit.compare.render import COLUMNS, LEGEND, entry_row, side_line, to_markdown
-from evalkit.compare.sides import load_side
+from evalkit.cli.app import command, state
 from evalkit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from evalkit.compare.compare import Comparison
 
 
 class Format(StrEnum):
@@ -54,6 +51,11 @@ def compare_command(
     `evalkit compare results/base results/terse` or
     `evalkit compare results/ --a variant:baseline --b variant:terse-skill`
     """
+    from evalkit.compare.baseline import baseline_side
+    from evalkit.compare.compare import compare
+    from evalkit.compare.render import to_markdown
+    from evalkit.compare.sides import load_side
+
     if second is None and a and not b:
         raise ConfigError("compare: --a within one folder needs --b too")
     suite = state.suite()
@@ -72,6 +74,12 @@ def compare_command(
 
 
 def _print_table(built: Comparison) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from evalkit.cli.app import out
+    from evalkit.compare.render import COLUMNS, LEGEND, entry_row, side_line
+
     out.print(Text(f"evalkit compare: {built.suite}"))
     out.print(Text(side_line("A", built.a)))
     out.print(Text(side_line("B", built.b)))

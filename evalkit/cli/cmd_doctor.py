@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, state
+from evalkit.cli.app import command, state
 from evalkit.errors import EvalkitError
 
 
@@ -25,6 +25,7 @@ def doctor_command(
 
     Example: `evalkit doctor --ping`
     """
+    from evalkit.cli.app import out
     from evalkit.run.doctor import Check, doctor
 
     suite_problem: Check | None = None

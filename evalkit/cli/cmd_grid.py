@@ -7,21 +7,11 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.errors import ConfigError
-from evalkit.run.runner import (
-    DEFAULT_JUDGE_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    RunContext,
-    default_workdir,
-    new_run_id,
-    preflight,
-)
-from evalkit.suite.lock import ensure_frozen
-from evalkit.suite.subject import build_subject
+from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 
 @command("grid")
@@ -83,9 +73,14 @@ def grid(
     `evalkit grid W2 --variants baseline,terse-skill --models sonnet`, or
     `evalkit grid W2 --failing-from W1 --reps 2`
     """
+    from evalkit.cli.app import err, out
+    from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
     from evalkit.records.results import read_rows
     from evalkit.run.grid import expand_cells, failing_cells, resume_cells, run_grid, validate_cells
+    from evalkit.run.runner import RunContext, default_workdir, new_run_id, preflight
+    from evalkit.suite.lock import ensure_frozen
+    from evalkit.suite.subject import build_subject
 
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
@@ -205,6 +200,8 @@ def grid(
 
 def _say_notes(notes: list[str]) -> None:
     """Print, once, what the grid did besides reps (a lock taken over, a folder set aside)."""
+    from evalkit.cli.app import err
+
     for note in notes:
         err.print(f"note: {note}", markup=False)
     notes.clear()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, rel
+from evalkit.cli.app import command, rel
 
 
 @command("init")
@@ -23,6 +23,7 @@ def init_command(
 
     Example: `evalkit init my-eval --template adr`
     """
+    from evalkit.cli.app import out
     from evalkit.suite.scaffold import NEXT_STEPS, init_suite
 
     made = init_suite(dest, template)

@@ -1,15 +1,20 @@
-"""`evalkit list`: what scenarios a suite holds. Never the Task text."""
+"""`evalkit list`: what scenarios a suite holds. Never the Task text.
+
+It reads the suite's catalog, not the whole suite, and prints plain aligned columns, so it
+loads neither the checker nor rich: one row per scenario, ids never cut, at any width.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from evalkit.cli.app import command, out, state
-from evalkit.suite.config import Which
+from evalkit.cli.app import command, state
+
+COLUMNS = ("id", "polarity", "level", "set", "topic")
 
 
 @command("list")
@@ -23,8 +28,7 @@ def list_scenarios(
     """
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")
-    chosen: Which = which  # type: ignore[assignment]
-    scenarios = state.suite().scenarios(chosen)
+    scenarios = state.catalog().scenarios(which)  # type: ignore[arg-type]
     rows = [
         {
             "id": s.id,
@@ -37,12 +41,12 @@ def list_scenarios(
         for s in scenarios
     ]
     if as_json:
-        print(json.dumps(rows, indent=2))
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    table = Table(box=None, pad_edge=False)
-    for column in ("id", "polarity", "level", "set", "topic"):
-        table.add_column(column)
-    for row in rows:
-        group = {**row, "level": row["level"] or row["kind"] or "-"}
-        table.add_row(*(str(group[c]) for c in ("id", "polarity", "level", "set", "topic")))
-    out.print(table)
+    table = [list(COLUMNS)] + [
+        [str({**row, "level": row["level"] or row["kind"] or "-"}[c]) for c in COLUMNS]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
+    lines = ("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))

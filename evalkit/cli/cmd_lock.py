@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, rel, state
-from evalkit.suite.lock import contaminate, freeze, lock_path
+from evalkit.cli.app import command, rel, state
 
 
 @command("freeze")
@@ -16,6 +15,9 @@ def freeze_command() -> None:
 
     Example: `evalkit freeze`
     """
+    from evalkit.cli.app import out
+    from evalkit.suite.lock import freeze, lock_path
+
     suite = state.suite()
     lock = freeze(suite)
     out.print(f"froze {len(lock.hashes)} entries into {rel(lock_path(suite))}")
@@ -36,6 +38,9 @@ def contaminate_command(
     Example: `evalkit contaminate --set run --note "tuned the write skill's description"`, or
     `evalkit contaminate --set run --variant terse-skill --note "terse-skill tuned on run"`
     """
+    from evalkit.cli.app import out
+    from evalkit.suite.lock import contaminate, lock_path
+
     if which not in ("run", "reserve"):
         raise typer.BadParameter("--set takes run or reserve")
     suite = state.suite()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, rel
+from evalkit.cli.app import command, rel
 
 
 @command("merge")
@@ -20,6 +20,7 @@ def merge_command(
 
     Example: `evalkit merge results/ shard-1/ shard-2/ shard-3/`
     """
+    from evalkit.cli.app import err, out
     from evalkit.records.merge import merge
 
     done = merge(target, shards)

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, rel, state
-from evalkit.run.runner import default_workdir
+from evalkit.cli.app import command, rel, state
 
 
 @command("migrate")
@@ -22,8 +21,10 @@ def migrate(
 
     Example: `evalkit migrate results/`
     """
+    from evalkit.cli.app import out
     from evalkit.records.migrate import migrate_workdir
     from evalkit.records.workdir import Workdir
+    from evalkit.run.runner import default_workdir
 
     records = Workdir(workdir or default_workdir(state.suite()))
     for done in migrate_workdir(records):

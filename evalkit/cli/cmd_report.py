@@ -7,11 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
-from evalkit.cli.app import command, err, out, rel, state
-from evalkit.records.report import build_report, to_markdown
-from evalkit.run.runner import default_workdir
+from evalkit.cli.app import command, rel, state
 
 
 class Format(StrEnum):
@@ -43,6 +40,12 @@ def report(
 
     Example: `evalkit report results/ --format markdown`, `evalkit report results/ --html r.html`
     """
+    from rich.text import Text
+
+    from evalkit.cli.app import err, out
+    from evalkit.records.report import build_report, to_markdown
+    from evalkit.run.runner import default_workdir
+
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()
     built = build_report(suite, work)

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, state
-from evalkit.run.runner import default_workdir
+from evalkit.cli.app import command, state
 
 
 @command("rescore")
@@ -23,8 +22,10 @@ def rescore(
 
     Example: `evalkit rescore results/`
     """
+    from evalkit.cli.app import err, out
     from evalkit.records.rescore import rescore_workdir
     from evalkit.records.workdir import Workdir
+    from evalkit.run.runner import default_workdir
 
     suite = state.suite()
     done = rescore_workdir(suite, Workdir(workdir or default_workdir(suite)))

@@ -7,21 +7,10 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, rel, state
-from evalkit.cli.interrupts import stop_on_signals
+from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
 from evalkit.cli.subject_options import PluginOption, VariantOption
-from evalkit.run.runner import (
-    DEFAULT_JUDGE_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    RepOutcome,
-    RunContext,
-    default_workdir,
-    new_run_id,
-    run_reps,
-)
-from evalkit.suite.lock import ensure_frozen
-from evalkit.suite.subject import build_subject
+from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 
 @command("run")
@@ -52,6 +41,12 @@ def run(
     Example: `evalkit run P1 sonnet --reps 3` or `evalkit run N2 policy:oracle /tmp/w`
     or `evalkit run P1 sonnet --plugin ~/src/os-vault`
     """
+    from evalkit.cli.app import err, out
+    from evalkit.cli.interrupts import stop_on_signals
+    from evalkit.run.runner import RepOutcome, RunContext, default_workdir, new_run_id, run_reps
+    from evalkit.suite.lock import ensure_frozen
+    from evalkit.suite.subject import build_subject
+
     suite = state.suite()
     chosen = suite.resolve(scenario)
     ensure_frozen(suite, allow_unfrozen)

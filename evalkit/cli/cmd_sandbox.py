@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, rel, state
-from evalkit.run.sandbox import build_sandbox
+from evalkit.cli.app import command, rel, state
 
 
 @command("sandbox")
@@ -20,6 +19,9 @@ def sandbox(
 
     Example: `evalkit sandbox P1 /tmp/sbx-p1`
     """
+    from evalkit.cli.app import out
+    from evalkit.run.sandbox import build_sandbox
+
     suite = state.suite()
     manifest = build_sandbox(suite, suite.resolve(scenario), dest)
     out.print(f"sandbox for {manifest.scenario} at {rel(dest)}")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, err, out, state
+from evalkit.cli.app import command, state
 
 
 @command("self-test")
@@ -22,6 +22,7 @@ def self_test_command(
 
     Example: `evalkit self-test`
     """
+    from evalkit.cli.app import err, out
     from evalkit.reference.selftest import self_test
 
     cells = self_test(state.suite(), workdir)

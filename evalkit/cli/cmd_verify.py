@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, out, state
-from evalkit.run.runner import default_workdir
+from evalkit.cli.app import command, state
 
 
 @command("verify")
@@ -23,7 +22,9 @@ def verify(
 
     Example: `evalkit verify results/`
     """
+    from evalkit.cli.app import out
     from evalkit.records.verify import verify_workdir
+    from evalkit.run.runner import default_workdir
 
     suite = state.suite()
     report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())

@@ -11,10 +11,9 @@ from collections.abc import Callable
 
 from evalkit.errors import PrerequisiteError
 from evalkit.run.claude_cli import find_cli
+from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT
 from evalkit.scoring.judge import ClaudeJudge, CommandJudge, Judge, UnavailableJudge
 from evalkit.suite.config import Suite
-
-DEFAULT_JUDGE_TIMEOUT = 300.0
 
 
 def default_judge(

@@ -48,6 +48,7 @@ from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
 from evalkit.run.credentials import require_credentials
+from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
 from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, pause_seconds, retry_reason
@@ -64,9 +65,7 @@ from evalkit.suite.task import read_task
 
 PROCESS = "process.json"
 GUARD = "guard.json"
-DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_JUDGE_TIMEOUT = 300.0
 ISOLATION_FIXED = (
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
     "DISABLE_TELEMETRY",

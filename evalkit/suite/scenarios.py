@@ -12,13 +12,12 @@ from pydantic import ValidationError
 from evalkit.errors import ConfigError
 from evalkit.models import Scenario
 from evalkit.scoring.hashing import sha256_bytes
-from evalkit.suite.yamlio import load_text, validate
+from evalkit.suite.yamlio import LIBYAML, load_text, validate
 
 TASK_HEADING = re.compile(r"^##[ \t]+Task[ \t]*$", re.MULTILINE)
 HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 LEVEL_TAG = re.compile(r"-(L\d)(?:-|$)")
 _FENCE = "---"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def _fast_scenario(front: str) -> Scenario | None:
     """Front matter through libyaml's C loader: a hundred times quicker than a round-trip
     parse. Anything it cannot take, the round-trip parser reads again, to name the line."""
     try:
-        data = yaml.load(front, Loader=_LOADER)
+        data = yaml.load(front, Loader=LIBYAML)
         return Scenario.model_validate(data)
     except (yaml.YAMLError, ValidationError):
         return None

@@ -153,7 +153,7 @@ def test_an_unexpected_exception_is_one_line_that_points_at_the_debug_variable(
     def broken(*_: object) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(cmd_list.state, "suite", broken)
+    monkeypatch.setattr(cmd_list.state, "catalog", broken)
     code, out, err = evalkit("list")
     assert code == 70
     assert "Traceback" not in out + err

@@ -137,16 +137,30 @@ def _unknown_checker(root: Path) -> None:
     _edit(root / "evalkit.yaml", "name: vault-write", "name: vault-wrte")
 
 
+def _premise_marker(root: Path) -> None:
+    _edit(root / "scenarios" / "N1-L1-demo.md", "marker: RETRIES = 3", "marker: RETRIES = 5")
+
+
+BROKEN_WITHOUT_THE_CHECKER = [
+    pytest.param(_level, "P1-L1-demo.md", "level:", id="level-tag"),
+    pytest.param(_comment_task, "N1-L1-demo.md", "Task:", id="comment-only-task"),
+    pytest.param(_bad_bytes_scenario, "P1-L1-demo.md", "not UTF-8", id="scenario-bytes"),
+    pytest.param(_bad_bytes_config, "evalkit.yaml", "not UTF-8", id="config-bytes"),
+    pytest.param(_premise_marker, "N1-L1-demo.md", "premise.marker", id="premise-marker"),
+]
+
+
 @pytest.mark.parametrize(
     ("breaker", "file", "field"),
     [
-        (_level, "P1-L1-demo.md", "level:"),
-        (_comment_task, "N1-L1-demo.md", "Task:"),
-        (_bad_bytes_scenario, "P1-L1-demo.md", "not UTF-8"),
-        (_bad_bytes_config, "evalkit.yaml", "not UTF-8"),
-        (_unknown_checker, "evalkit.yaml", "checker.name: unknown checker 'vault-wrte'"),
+        *BROKEN_WITHOUT_THE_CHECKER,
+        pytest.param(
+            _unknown_checker,
+            "evalkit.yaml",
+            "checker.name: unknown checker 'vault-wrte'",
+            id="unknown-checker",
+        ),
     ],
-    ids=["level-tag", "comment-only-task", "scenario-bytes", "config-bytes", "unknown-checker"],
 )
 def test_each_broken_file_is_a_one_line_refusal_naming_file_and_field(
     mini_root: Path, breaker: Breaker, file: str, field: str
@@ -154,3 +168,14 @@ def test_each_broken_file_is_a_one_line_refusal_naming_file_and_field(
     breaker(mini_root)
     message = _refusal(mini_root)
     assert file in message and field in message
+
+
+@pytest.mark.parametrize(("breaker", "file", "field"), BROKEN_WITHOUT_THE_CHECKER)
+def test_list_refuses_a_broken_file_without_loading_the_checker(
+    mini_root: Path, breaker: Breaker, file: str, field: str
+) -> None:
+    breaker(mini_root)
+    result = CliRunner().invoke(app, ["--suite", str(mini_root), "list", "--set", "all"])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert file in line and field in line
