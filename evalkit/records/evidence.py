@@ -20,6 +20,7 @@ from evalkit import __version__
 from evalkit.errors import RefusedError
 from evalkit.models import Verdict
 from evalkit.records.redact import redact
+from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import git
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
@@ -90,15 +91,16 @@ def folder_diff(fixture: Path, current: Path) -> bytes:
         )
 
 
-def replay_folder(fixture: Path, diff: bytes, dest: Path) -> None:
-    """Copy the fixture to dest and apply diff there. dest becomes its own git top level,
-    because `git apply` inside another work tree resolves paths against that tree's root
-    and silently applies nothing."""
-    copy_fixture(fixture, dest)
+def replay_folder(fixture: Path | FolderImage, diff: bytes, dest: Path) -> None:
+    """Lay the fixture out at dest (from a copy already read, when given one) and apply diff
+    there. git looks for no repository above dest: `git apply` inside another work tree
+    resolves paths against that tree's root and silently applies nothing."""
+    if isinstance(fixture, FolderImage):
+        fixture.write(dest)
+    else:
+        copy_fixture(fixture, dest)
     if diff.strip():
-        git(dest, "init", "-q")
-        git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff)
-        shutil.rmtree(dest / ".git")
+        git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff, ceiling=dest.parent)
 
 
 def declarations(

@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import json
 import tempfile
+import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultR
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
+from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_file
@@ -43,6 +46,8 @@ FROZEN_KEYS = (
 
 
 UNBACKED = "row without evidence"
+REPLAYS_AT_ONCE = 2
+"""Trials replayed at once: each waits on git and the file system part of the time."""
 
 
 @dataclass
@@ -142,11 +147,12 @@ def verify_trial(
     line: EvidenceLine,
     rows: list[ResultRow],
     current: str | None = None,
+    baselines: Baselines | None = None,
 ) -> Trial:
     """One trial, whatever its evidence holds: a file that does not read, or a git failure
     while rebuilding its sandbox, is a problem of this trial and the next one is verified."""
     try:
-        trial = _rederive(suite, workdir, line, rows, current)
+        trial = _rederive(suite, workdir, line, rows, current, baselines)
     except (ValidationError, ValueError, UnicodeDecodeError, OSError, EvalkitError) as exc:
         trial = Trial(_trial_name(line), verdict=line.verdict)
         trial.problems.append(f"could-not-rederive:{str(exc).splitlines()[0][:160]}")
@@ -214,17 +220,39 @@ def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> 
     return Kept(scenario, verdict, judge, process)
 
 
-def replay_decide(suite: Suite, workdir: Path, line: EvidenceLine, kept: Kept) -> Verdict:
+class Baselines:
+    """Each diff baseline read once per command and laid out from memory for every rep:
+    the fixtures are hashed once per command too, so every rep is held to the same files."""
+
+    def __init__(self) -> None:
+        self._read: dict[Path, FolderImage] = {}
+        self._lock = threading.Lock()
+
+    def image(self, folder: Path) -> FolderImage:
+        with self._lock:
+            if folder not in self._read:
+                self._read[folder] = FolderImage.read(folder)
+            return self._read[folder]
+
+
+def replay_decide(
+    suite: Suite,
+    workdir: Path,
+    line: EvidenceLine,
+    kept: Kept,
+    baselines: Baselines | None = None,
+) -> Verdict:
     """The verdict the current scoring code gives the kept evidence: the sandbox rebuilt from
     the pinned fixture and the kept diffs, the kept transcript, the kept judge answer. Raises
     GitError or KeyError when a diff does not apply."""
     folder = workdir / line.evidence
+    baselines = baselines or Baselines()
     with tempfile.TemporaryDirectory(prefix="evalkit-replay-") as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         for name, fixture in _baselines(suite, workdir, line).items():
             diff = (folder / line.files[f"{name}_diff"]).read_bytes()
-            replay_folder(fixture, diff, sandbox / name)
+            replay_folder(baselines.image(fixture), diff, sandbox / name)
         transcript = read_transcript(folder / line.files["transcript"])
         return decide(
             suite,
@@ -252,6 +280,7 @@ def _rederive(
     line: EvidenceLine,
     rows: list[ResultRow],
     current: str | None = None,
+    baselines: Baselines | None = None,
 ) -> Trial:
     trial = Trial(_trial_name(line), verdict=line.verdict)
     kept = read_kept(suite, workdir, line, trial)
@@ -264,7 +293,7 @@ def _rederive(
         again = kept.verdict
     else:
         try:
-            again = replay_decide(suite, workdir, line, kept)
+            again = replay_decide(suite, workdir, line, kept, baselines)
         except NotFoundError as exc:
             trial.problems.append(f"subject-not-kept:{str(exc).splitlines()[0][:120]}")
             return trial
@@ -328,10 +357,18 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
     report = VerifyReport(unreadable=plans.problems + index.problems + rows.problems)
     current = scoring_hash(suite)
     replaced = rescored_keys(lines)
-    for line in lines:
-        trial = verify_trial(suite, workdir, line, rows.by_key.get(evidence_key(line), []), current)
+    baselines = Baselines()
+
+    def one(line: EvidenceLine) -> Trial:
+        found = rows.by_key.get(evidence_key(line), [])
+        trial = verify_trial(suite, workdir, line, found, current, baselines)
         trial.rescored = evidence_key(line) in replaced
-        report.trials.append(trial)
+        return trial
+
+    with ThreadPoolExecutor(
+        max_workers=REPLAYS_AT_ONCE, thread_name_prefix="evalkit-verify"
+    ) as pool:
+        report.trials = list(pool.map(one, lines))
     counts = _count(report, lines, rows, plans.items)
     counted = [x for x in final_lines(lines) if evidence_key(x) not in replaced]
     _publishability(report, counted, counts)

@@ -37,10 +37,15 @@ def git(
     check: bool = True,
     input: bytes | None = None,
     index: Path | None = None,
+    ceiling: Path | None = None,
 ) -> bytes:
+    """Run git in cwd; `ceiling` keeps it from looking for a repository at or above that
+    folder, so a command meant to run outside any repository does."""
     env = git_env()
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
+    if ceiling is not None:
+        env["GIT_CEILING_DIRECTORIES"] = str(ceiling.resolve())
     try:
         done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, input=input)
     except FileNotFoundError:

@@ -8,7 +8,9 @@ kept diff fail to apply on a clean clone.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,26 +34,58 @@ and editor droppings. The one definition, used by the lock hash, the sandbox cop
 diff baseline and replay, so a stray cache can neither slip past the lock nor break a diff."""
 
 
+_SKIP_PATTERN = re.compile("|".join(fnmatch.translate(p) for p in SKIP_PATTERNS))
+
+
+@functools.lru_cache(maxsize=4096)
 def skipped(name: str) -> bool:
     """True for a file or folder name that is never part of a fixture."""
-    return name in SKIP_NAMES or any(fnmatch.fnmatchcase(name, p) for p in SKIP_PATTERNS)
+    return name in SKIP_NAMES or _SKIP_PATTERN.match(name) is not None
+
+
+def walk_files(root: Path | str, skip: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Every file under root as (root-relative POSIX path, path), each folder's files by
+    name before its subfolders by name, less what ``skipped`` names and the root-relative
+    folders in skip (a built output, hashed on its own). Links count as files, except a
+    link to a folder, which is neither listed nor followed."""
+    found: list[tuple[str, str]] = []
+    _walk(os.fspath(root), "", skip, found)
+    return found
+
+
+def _walk(folder: str, prefix: str, skip: frozenset[str], found: list[tuple[str, str]]) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        (folders if is_folder else files).append(entry)
+    for entry in sorted(files, key=lambda e: e.name):
+        if not skipped(entry.name):
+            found.append((prefix + entry.name, entry.path))
+    for entry in sorted(folders, key=lambda e: e.name):
+        rel = prefix + entry.name
+        if skipped(entry.name) or rel in skip or entry.is_symlink():
+            continue
+        _walk(entry.path, rel + "/", skip, found)
+
+
+def iter_relative_files(root: Path, skip: frozenset[str] = frozenset()) -> list[tuple[str, Path]]:
+    """``walk_files`` with each file as a Path."""
+    return [(rel, Path(path)) for rel, path in walk_files(root, skip)]
 
 
 def iter_files(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
     """Every file under root, sorted, less what ``skipped`` names and the root-relative
     folders in skip (a built output, hashed on its own)."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not skipped(d) and (here / d).relative_to(root).as_posix() not in skip
-        )
-        for name in sorted(filenames):
-            if not skipped(name):
-                found.append(Path(dirpath) / name)
-    return found
+    return [path for _, path in iter_relative_files(root, skip)]
 
 
 def copy_fixture(source: Path, dest: Path, leave_out: Iterable[str] = ()) -> None:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.scoring.hashing import iter_files, sha256_file
+from evalkit.scoring.fixturefiles import walk_files
 
 
 @dataclass
@@ -25,16 +25,21 @@ class FolderChanges:
         return bool(self.added or self.changed or self.deleted)
 
 
-def _fingerprint(path: Path) -> str:
-    if path.is_symlink():
-        return "link:" + os.readlink(path)
-    return sha256_file(path)
+def _same(a: str, b: str) -> bool:
+    """Two links with one target, or two files with the same bytes."""
+    a_link, b_link = os.path.islink(a), os.path.islink(b)
+    if a_link or b_link:
+        return a_link and b_link and os.readlink(a) == os.readlink(b)
+    if os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as left, open(b, "rb") as right:
+        return left.read() == right.read()
 
 
-def _files(root: Path) -> dict[str, Path]:
+def _files(root: Path) -> dict[str, str]:
     if not root.is_dir():
         return {}
-    return {p.relative_to(root).as_posix(): p for p in iter_files(root)}
+    return dict(walk_files(root))
 
 
 def compare(fixture: Path, current: Path, excluded: tuple[str, ...] = ()) -> FolderChanges:
@@ -50,22 +55,37 @@ def compare(fixture: Path, current: Path, excluded: tuple[str, ...] = ()) -> Fol
             continue
         if rel not in before:
             out.added.append(rel)
-        elif _fingerprint(after[rel]) != _fingerprint(before[rel]):
+        elif not _same(after[rel], before[rel]):
             out.changed.append(rel)
     out.deleted = [rel for rel in sorted(before) if rel not in after and kept(rel)]
     return out
 
 
 def links_into(root: Path, target: Path) -> list[str]:
-    """Paths under root that are symlinks resolving at or under target."""
+    """Paths under root that are symlinks resolving at or under target. A folder named .git
+    is not entered (nor a link to one counted); a linked folder is not followed."""
     target = target.expanduser().resolve()
-    hits = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            if path.is_symlink():
-                resolved = path.resolve()
+    hits: list[str] = []
+
+    def walk(folder: str, prefix: str) -> None:
+        try:
+            with os.scandir(folder) as found:
+                entries = list(found)
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if entry.name == ".git" and is_dir:
+                continue
+            if entry.is_symlink():
+                resolved = Path(entry.path).resolve()
                 if resolved == target or target in resolved.parents:
-                    hits.append(path.relative_to(root).as_posix())
+                    hits.append(prefix + entry.name)
+            elif is_dir:
+                walk(entry.path, prefix + entry.name + "/")
+
+    walk(str(root), "")
     return sorted(hits)

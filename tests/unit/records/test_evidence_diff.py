@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from evalkit.records.evidence import folder_diff, replay_folder
+from evalkit.run.folderimage import FolderImage
 from evalkit.scoring.hashing import tree_hash
 
 
@@ -56,3 +57,18 @@ def test_replay_inside_another_git_work_tree_still_applies(tmp_path: Path) -> No
     os.system(f"git -C {outer} init -q")
     replay_folder(fixture, folder_diff(fixture, after), outer / "replay")
     assert (outer / "replay" / "lib" / "a.rb").read_text() == "puts 3\n"
+
+
+def test_a_changed_binary_file_replays_from_an_image_of_the_fixture(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    (fixture / "blob.bin").write_bytes(bytes(range(256)) * 64)
+    after = tmp_path / "after"
+    shutil.copytree(fixture, after)
+    data = bytearray((after / "blob.bin").read_bytes())
+    data[100:110] = b"\xff" * 10
+    (after / "blob.bin").write_bytes(bytes(data))
+
+    replayed = tmp_path / "replay"
+    replay_folder(FolderImage.read(fixture), folder_diff(fixture, after), replayed)
+
+    assert tree_hash(replayed) == tree_hash(after)
