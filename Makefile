@@ -47,6 +47,7 @@ bench: setup
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/verify_rate.py
+	$(BIN)/python bench/selftest.py
 	$(BIN)/python bench/grid_jobs.py
 	$(BIN)/python bench/html_report.py
 
