@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,7 @@ from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
-from evalkit.run.folderimage import FolderImage
-from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
+from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
 from evalkit.scoring.judge import FixedJudge
@@ -61,46 +59,25 @@ CASES_AT_ONCE = 2
 """Cases played at once: each waits on its Bash commands and the file system part of the time."""
 
 
-class Sandboxes:
-    """Each scenario's sandbox built once, as `run` builds one (fixtures copied, the project
-    committed to git), and laid out from memory for each of its cases: every case starts
-    from the same bytes, without a copy and three git commands of its own."""
-
-    def __init__(self, suite: Suite, scratch: Path) -> None:
-        self._suite = suite
-        self._scratch = scratch
-        self._built: dict[str, FolderImage] = {}
-        self._lock = threading.Lock()
-
-    def build(self, scenario: ScenarioFile, dest: Path) -> None:
-        with self._lock:
-            if scenario.id not in self._built:
-                template = self._scratch / "built" / scenario.id
-                build_sandbox(self._suite, scenario, template)
-                self._built[scenario.id] = FolderImage.read(template, skip=lambda _: False)
-                shutil.rmtree(template)
-            image = self._built[scenario.id]
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        image.write(dest)
-
-
 def run_case(
     suite: Suite,
     scenario: ScenarioFile,
     case: SelfTestCase,
     workdir: Path,
     guarded: dict[str, str] | None = None,
-    sandboxes: Sandboxes | None = None,
+    from_template: bool = False,
 ) -> Cell:
     """Play one case into a fresh sandbox and decide it. `guarded` points the checker's
     guarded real-world paths (default: where this process points them); it reaches the
-    fabricated tools and the decision, never this process's environment."""
+    fabricated tools and the decision, never this process's environment. `from_template`
+    copies the scenario's sandbox built once per command instead of building it anew."""
     guarded = guarded_env_now(suite) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
-    if sandboxes is None:
-        build_sandbox(suite, scenario, sandbox)
+    if from_template:
+        sandbox.parent.mkdir(parents=True, exist_ok=True)
+        TEMPLATES.copy(suite, scenario, sandbox, Path(tempfile.gettempdir()))
     else:
-        sandboxes.build(scenario, sandbox)
+        build_sandbox(suite, scenario, sandbox)
     names = list(suite.fixture_dirs())
     script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
@@ -127,7 +104,6 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     only the sandboxes of cells that came out other than designed are kept."""
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
-    sandboxes = Sandboxes(suite, scratch)
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
@@ -137,7 +113,7 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     def one(numbered: tuple[int, tuple[ScenarioFile, SelfTestCase]]) -> Cell:
         number, (scenario, case) = numbered
         guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
-        cell = run_case(suite, scenario, case, root, guarded, sandboxes)
+        cell = run_case(suite, scenario, case, root, guarded, from_template=True)
         if cell.ok:
             shutil.rmtree(root / scenario.id / case.name, ignore_errors=True)
         return cell
