@@ -499,3 +499,22 @@ class Plan(Model):
     inner_loop: bool = Field(
         False, description="a reduced grid (failed cells plus controls), not the whole set"
     )
+
+
+class VerificationRecord(Model):
+    """What `evalkit verify` concluded about a results folder, and the files it concluded it
+    from, by hash: `report` reads the verdict only while every hash still matches."""
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str
+    verified_at: str
+    evalkit_version: str
+    key: dict[str, str] = Field(
+        description="plans, manifest, each results file, the evidence listing and the scoring "
+        "code -> its hash when verify began"
+    )
+    trials: int
+    failed_trials: int
+    all_rederived: bool
+    publishable: bool
+    problems: list[str] = Field(description="why not publishable; empty when it is")

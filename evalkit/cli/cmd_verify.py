@@ -18,16 +18,18 @@ def verify(
 
     Exits non-zero unless every trial re-derives and the counts match the plans. A trial scored
     by older scoring code is named `older` (its records are held to each other, not re-derived;
-    `evalkit rescore` scores it again), and the folder is not publishable until it is.
+    `evalkit rescore` scores it again), and the folder is not publishable until it is. The
+    verdict is recorded in WORKDIR/verified.json for `evalkit report` to read while the records
+    it was drawn from stay unchanged.
 
     Example: `evalkit verify results/`
     """
     from evalkit.cli.app import out
-    from evalkit.records.verify import verify_workdir
+    from evalkit.records.verification import verify_and_record
     from evalkit.run.runner import default_workdir
 
     suite = state.suite()
-    report = verify_workdir(suite, (workdir or default_workdir(suite)).resolve())
+    report = verify_and_record(suite, (workdir or default_workdir(suite)).resolve())
     for trial in report.trials:
         if trial.ok and trial.older_code:
             since = " (re-scored since)" if trial.rescored else ""

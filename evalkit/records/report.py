@@ -4,8 +4,9 @@ Rates are always split by set, level, model, subject (variant and wording hash) 
 polarity, each with a Wilson 95 % interval; ERROR rows stay in every denominator so a crash
 can never raise a rate. A folder holding an inner-loop grid says so before any rate, and a
 suite's expected pass bars are set beside what was observed, misses included.
-Planned reps with no row are named, and the publishability verdict comes from
-re-deriving the evidence, so a table is never read without knowing how far to trust it.
+Planned reps with no row are named, and the publishability verdict is the one `verify`
+recorded while the records it re-derived are unchanged (stale otherwise), so a table is
+never read without knowing how far to trust it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from evalkit.models import (
 )
 from evalkit.records.results import read_results
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
-from evalkit.records.verify import rescored_keys, verify_workdir
+from evalkit.records.verification import read_verification
+from evalkit.records.verify import rescored_keys
 from evalkit.records.workdir import RESULTS, Workdir, tally
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
@@ -188,6 +190,10 @@ class Publishability(Model):
     publishable: bool
     problems: list[str]
     verdict: str = Field(description="PUBLISHABLE, or NOT PUBLISHABLE: reasons")
+    verification: str = Field(
+        "missing", description="fresh, stale, missing or unreadable: verify's record of the folder"
+    )
+    verified_at: str | None = Field(None, description="when that record was written")
 
 
 class Report(Model):
@@ -359,22 +365,24 @@ def _check_suite(suite: Suite, records: Workdir) -> None:
         )
 
 
-def _publishability(suite: Suite, workdir: Path) -> Publishability:
-    if not Workdir(workdir).has_evidence_index():
-        problems = ["no evidence manifest"]
+def _publishability(
+    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+) -> Publishability:
+    """verify's recorded verdict, while the records it was drawn from are unchanged."""
+    if not records.has_evidence_index():
+        problems, state, at = ["no evidence manifest"], "missing", None
     else:
-        try:
-            verified = verify_workdir(suite, workdir)
-        except NotFoundError:
-            problems = ["no evidence manifest"]
-        except EvalkitError as exc:
-            problems = [f"verify could not run: {str(exc).splitlines()[0]}"]
-        else:
-            problems = [] if verified.publishable else list(verified.publish_problems)
-            if not problems and not verified.publishable:
-                problems = ["not every row re-derives from its evidence"]
+        found = read_verification(suite, records, plans, lines)
+        problems, state = found.problems(records.root), found.state
+        at = found.record.verified_at if found.record else None
     verdict = "NOT PUBLISHABLE: " + "; ".join(problems) if problems else "PUBLISHABLE"
-    return Publishability(publishable=not problems, problems=problems, verdict=verdict)
+    return Publishability(
+        publishable=not problems,
+        problems=problems,
+        verdict=verdict,
+        verification=state,
+        verified_at=at,
+    )
 
 
 def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
@@ -552,7 +560,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         retries=_retries(lines),
         rescored_rows=rescored_rows,
         unreadable=unreadable,
-        publishability=_publishability(suite, workdir),
+        publishability=_publishability(suite, records, plans, lines),
     )
 
 

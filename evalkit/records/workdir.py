@@ -9,7 +9,9 @@ appending safely and for counting planned against recorded reps exist once.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -22,9 +24,10 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import ConfigError, NotFoundError
-from evalkit.models import EvidenceLine, Plan
+from evalkit.models import EvidenceLine, Plan, VerificationRecord
 from evalkit.records.appendlog import append_locked, check_appendable
 from evalkit.records.gridlock import hold_grid_lock
+from evalkit.suite.subject import SUBJECTS
 
 RESULTS = "results.tsv"
 PLANS = "plans.jsonl"
@@ -32,6 +35,8 @@ EVIDENCE_INDEX = "manifest.jsonl"
 """One line per rep: where its evidence is and what it was run against."""
 EVIDENCE = "evidence"
 GRID_LOCK = "grid.lock"
+VERIFIED = "verified.json"
+"""What `evalkit verify` last concluded, keyed by hashes of the records it read."""
 
 RepKey = tuple[str, str, str, int]
 """run_id, scenario, model, rep: what names one rep in every file of the folder."""
@@ -179,6 +184,10 @@ class Workdir:
     def grid_lock(self) -> Path:
         return self.root / GRID_LOCK
 
+    @property
+    def verification(self) -> Path:
+        return self.root / VERIFIED
+
     def path(self, relative: str) -> Path:
         """A path kept in a record (relative to the folder, or absolute) as a path."""
         return self.root / relative
@@ -278,6 +287,40 @@ class Workdir:
             files.setdefault(self.path(name or RESULTS).resolve(), None)
         return list(files)
 
+    def record_hashes(
+        self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]
+    ) -> dict[str, str]:
+        """The records a verdict on this folder is drawn from, by hash: plans, manifest and
+        each results file by content (`absent` when missing); the evidence and kept subjects
+        by a listing of every file's path, size and modification time, so an edited or
+        added file changes it without every transcript being read again."""
+        files = [self.plans, self.evidence_index, *self.results_files(plans, lines)]
+        found = {self.relative(path): _content_hash(path) for path in files}
+        listing = hashlib.sha256()
+        for folder in (self.evidence, self.root / SUBJECTS):
+            for dirpath, dirnames, filenames in os.walk(folder):
+                dirnames.sort()
+                for name in sorted(filenames):
+                    path = os.path.join(dirpath, name)
+                    info = os.lstat(path)
+                    rel = os.path.relpath(path, self.root)
+                    listing.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        found[f"{EVIDENCE}/ + {SUBJECTS}/"] = "listing:" + listing.hexdigest()
+        return found
+
+    def read_verification(self) -> VerificationRecord | None:
+        """The record verify left, or None when there is none; ValueError when it does not
+        read."""
+        if not self.verification.is_file():
+            return None
+        return VerificationRecord.model_validate_json(self.verification.read_bytes())
+
+    def write_verification(self, record: VerificationRecord) -> None:
+        """Replace the record whole, so a reader never sees half of one."""
+        partial = self.verification.with_name(f".{VERIFIED}.{os.getpid()}.partial")
+        partial.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        os.replace(partial, self.verification)
+
     def recorded_suites(self) -> set[str]:
         """The suites whose reps this folder holds, by its plans and manifest lines."""
         suites = {p.suite for p in self.read_plans().items if p.suite}
@@ -303,6 +346,13 @@ class Workdir:
 
     def append_evidence_line(self, line: EvidenceLine) -> None:
         append_locked(self.evidence_index, (line.model_dump_json() + "\n").encode())
+
+
+def _content_hash(path: Path) -> str:
+    try:
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "absent"
 
 
 def evidence_key(line: EvidenceLine) -> RepKey:

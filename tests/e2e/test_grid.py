@@ -73,6 +73,7 @@ def test_report_shows_the_reference_rates(grid_run: tuple[Kit, Path, Done]) -> N
     kit, work, _ = grid_run
     if "report" not in kit.run("--help").stdout:
         pytest.skip("`evalkit report` is not in this evalkit yet")
+    assert kit.run("verify", str(work)).returncode == 0, "report reads the verdict verify records"
     done = kit.run("report", str(work), "--format", "json")
     assert done.returncode == 0, done.why()
     report = json.loads(done.stdout)

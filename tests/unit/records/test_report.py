@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
 import evalkit.records.report as report_module
+import evalkit.records.verification as verification_module
 from evalkit.cli.main import app
 from evalkit.errors import NotFoundError
 from evalkit.models import Plan, PlanCell, ResultRow
@@ -24,6 +25,7 @@ from evalkit.records.report import (
     wilson,
 )
 from evalkit.records.results import append_row
+from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import Trial, VerifyReport
 from evalkit.records.workdir import PLANS
 from evalkit.run.runner import RunContext, record_plan
@@ -417,12 +419,15 @@ def test_without_a_manifest_the_folder_is_not_publishable(built: Report) -> None
         "publishable": False,
         "problems": ["no evidence manifest"],
         "verdict": "NOT PUBLISHABLE: no evidence manifest",
+        "verification": "missing",
+        "verified_at": None,
     }
 
 
 def test_an_empty_manifest_is_judged_by_verify(suite: Suite, tmp_path: Path) -> None:
     fabricate(suite, tmp_path)
     (tmp_path / "manifest.jsonl").write_text("")
+    verify_and_record(suite, tmp_path)
     got = build_report(suite, tmp_path).publishability
     assert not got.publishable
     assert "nothing recorded" in got.problems
@@ -435,14 +440,16 @@ def test_the_verdict_is_verify_s(
     fabricate(suite, tmp_path)
     (tmp_path / "manifest.jsonl").write_text("")
     monkeypatch.setattr(
-        report_module, "verify_workdir", lambda _s, _w: VerifyReport(trials=[Trial("t")])
+        verification_module, "verify_workdir", lambda _s, _w: VerifyReport(trials=[Trial("t")])
     )
+    verify_and_record(suite, tmp_path)
     assert build_report(suite, tmp_path).publishability.verdict == "PUBLISHABLE"
     monkeypatch.setattr(
-        report_module,
+        verification_module,
         "verify_workdir",
         lambda _s, _w: VerifyReport(trials=[Trial("t")], publish_problems=["2 ERROR row(s)"]),
     )
+    verify_and_record(suite, tmp_path)
     assert build_report(suite, tmp_path).publishability.verdict == (
         "NOT PUBLISHABLE: 2 ERROR row(s)"
     )

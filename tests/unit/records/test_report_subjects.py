@@ -10,14 +10,12 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
-import evalkit.records.report as report_module
 from evalkit.cli.main import app
 from evalkit.cli.report_tables import print_report
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ExpectedBar, PlanCell, ResultRow
 from evalkit.records.report import Rate, Report, build_report, expected_verdict, rate, to_markdown
 from evalkit.records.results import COLUMNS, append_row, format_row
-from evalkit.records.verify import VerifyReport
 from evalkit.records.workdir import Workdir
 from evalkit.run.runner import RunContext, record_plan
 from evalkit.suite.config import Suite
@@ -27,12 +25,6 @@ SUITE_HASH = "sha256:" + "a" * 64
 TERSE_HASH = "sha256:" + "b" * 64
 EDITED_HASH = "sha256:" + "c" * 64
 P1, N1 = "P1-L1-reporting", "N1-L1-reporting"
-
-
-@pytest.fixture(autouse=True)
-def _no_verify(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Publishability is not what these tests are about; verify stays out of them."""
-    monkeypatch.setattr(report_module, "verify_workdir", lambda _s, _w: VerifyReport(trials=[]))
 
 
 def _row(

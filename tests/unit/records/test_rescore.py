@@ -16,6 +16,7 @@ from evalkit.records.evidence import bundle_id
 from evalkit.records.report import build_report
 from evalkit.records.rescore import rescore_workdir
 from evalkit.records.results import read_results
+from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
 from evalkit.scoring.hashing import sha256_file
@@ -100,7 +101,7 @@ def test_rescore_writes_new_rows_beside_the_old_and_the_folder_verifies(
     assert after.startswith(before), "old rows are never rewritten"
     rows = read_results(work / "results.tsv").plain_rows
     assert [r.verdict for r in rows] == ["FAIL", "PASS", "PASS", "PASS"]
-    got = verify_workdir(suite, work)
+    got = verify_and_record(suite, work)
     assert got.publishable, (got.publish_problems, got.count_problems)
     assert sum(1 for t in got.trials if t.rescored) == 2
     report = build_report(suite, work)

@@ -11,6 +11,7 @@ import pytest
 from evalkit.models import ResultRow
 from evalkit.records.report import build_report
 from evalkit.records.results import COLUMNS, append_row
+from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
@@ -48,7 +49,7 @@ def test_a_row_appended_without_evidence_makes_the_folder_not_publishable(
             reasons="-",
         ),
     )  # fmt: skip
-    got = verify_workdir(suite, work)
+    got = verify_and_record(suite, work)
     assert not got.publishable
     assert "results.tsv:4: row without evidence: N2-L2-reporting sonnet 0 (no run id)" in (
         got.count_problems

@@ -1,0 +1,104 @@
+"""The verdict `evalkit verify` leaves in a results folder, read back by `report`.
+
+Re-deriving every rep is the slow part of looking at a folder, so `verify` does it and
+records what it concluded, keyed by the hashes of the records it read (plans, manifest,
+results files, a listing of the evidence, the scoring code). `report` reads the verdict
+only while every hash still matches: a row appended by hand, an edited plan, new reps or
+other scoring code make the record stale, and a stale or missing record is never read as
+PUBLISHABLE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from evalkit import __version__
+from evalkit.models import EvidenceLine, Plan, VerificationRecord
+from evalkit.records.verify import VerifyReport, scoring_hash, verify_workdir
+from evalkit.records.workdir import Workdir
+from evalkit.suite.config import Suite
+
+SCORING = "scoring code"
+
+State = Literal["fresh", "stale", "missing", "unreadable"]
+
+
+def record_key(
+    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+) -> dict[str, str]:
+    """What a verdict on the folder depends on, by hash."""
+    return {**records.record_hashes(plans, lines), SCORING: scoring_hash(suite)}
+
+
+def verify_and_record(suite: Suite, workdir: Path) -> VerifyReport:
+    """`verify_workdir`, then its verdict written to the folder's verification record, keyed
+    by the records as they were when verification began."""
+    records = Workdir(workdir)
+    key = record_key(
+        suite, records, records.read_plans().items, records.read_evidence_index().items
+    )
+    report = verify_workdir(suite, records.root)
+    records.write_verification(
+        VerificationRecord(
+            suite=suite.name,
+            verified_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            evalkit_version=__version__,
+            key=key,
+            trials=len(report.trials),
+            failed_trials=report.failed_trials,
+            all_rederived=report.all_rederived,
+            publishable=report.publishable,
+            problems=list(report.publish_problems),
+        )
+    )
+    return report
+
+
+@dataclass
+class Verification:
+    """What the folder's verification record says now."""
+
+    state: State
+    record: VerificationRecord | None = None
+    changed: list[str] = field(default_factory=list)
+    """for a stale record: what changed since it was written"""
+
+    def problems(self, workdir: Path) -> list[str]:
+        """Why the folder is not publishable by this record; empty when it is."""
+        again = f"run `evalkit verify {workdir}`"
+        if self.state == "missing" or self.record is None:
+            return [f"not verified: {again} to re-derive every row from its evidence"]
+        if self.state == "unreadable":
+            return [f"the verification record does not read: {again}"]
+        if self.state == "stale":
+            return [
+                f"the verification record is stale ({', '.join(self.changed)} changed since "
+                f"verify ran at {self.record.verified_at}): {again}"
+            ]
+        if self.record.publishable:
+            return []
+        return self.record.problems or ["not every row re-derives from its evidence"]
+
+
+def read_verification(
+    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+) -> Verification:
+    """The folder's verification record held against the records as they are now."""
+    try:
+        record = records.read_verification()
+    except (ValidationError, ValueError, OSError):
+        return Verification("unreadable")
+    if record is None:
+        return Verification("missing")
+    now = record_key(suite, records, plans, lines)
+    changed = sorted(k for k in set(now) | set(record.key) if now.get(k) != record.key.get(k))
+    if record.suite != suite.name:
+        changed.insert(0, f"the suite (recorded for {record.suite})")
+    if changed:
+        return Verification("stale", record, changed)
+    return Verification("fresh", record)
