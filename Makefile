@@ -41,6 +41,7 @@ self-test: setup
 demo: setup
 	rm -rf $(DEMO_DIR)
 	$(BIN)/evalkit calibrate --set run $(DEMO_DIR)
+	$(BIN)/evalkit verify $(DEMO_DIR) > /dev/null
 	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
 bench: setup
