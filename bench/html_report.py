@@ -110,7 +110,7 @@ def main() -> None:
 
 
 def _transcript_size(work: Path, row: object) -> int:
-    from evalkit.run.runner import safe_name
+    from evalkit.records.workdir import safe_name
 
     r = row  # a ResultRow
     folder = work / "evidence" / r.run_id / r.scenario / safe_name(r.model) / f"rep-{r.rep}"  # type: ignore[attr-defined]

@@ -183,7 +183,21 @@ def test_a_deleted_manifest_line_names_the_missing_cell(recorded: Recorded) -> N
     done = recorded.verify(work)
     cell = f"{line['run_id']} {line['scenario']} {line['model']}"
     assert_names(done, f"plan {cell}:", "1 rep(s) planned, 0 recorded")
-    assert_names(done, f"results.tsv:6: row without evidence: {cell} {line['rep']}", "")
+    number = _row_number(work / "results.tsv", line)
+    assert_names(done, f"results.tsv:{number}: row without evidence: {cell} {line['rep']}", "")
+
+
+def _row_number(tsv: Path, line: dict[str, Any]) -> int:
+    """The 1-based line of the row for this evidence line: rows come in the order reps end."""
+    rows = tsv.read_text().splitlines()
+    header = rows[0].split("\t")
+    wanted = {"run_id": line["run_id"], "scenario": line["scenario"], "model": line["model"]}
+    wanted["rep"] = str(line["rep"])
+    for number, text in enumerate(rows[1:], start=2):
+        cells = dict(zip(header, text.split("\t"), strict=False))
+        if all(cells.get(k) == v for k, v in wanted.items()):
+            return number
+    raise AssertionError(f"no row for {wanted}")
 
 
 @pytest.mark.parametrize("role", ["check", "process"])
