@@ -16,8 +16,10 @@ figure's business. The whole process divided by N is printed beside it.
 Measurements are interleaved round by round, so load drifts hit each alike, after one
 unmeasured warm-up of each; every figure is a median. CPU seconds (user + system of the
 process and all it waited for) are printed beside wall times: on a busy machine they are the
-steadier figure. Everything happens in temporary folders with a throwaway HOME; the Task
-prompt reaches the CLI as the runner passes it and is never printed.
+steadier figure. Like a person's second run, each evalkit process finds the bytecode cache
+the warm-up left (PYTHONDONTWRITEBYTECODE is dropped). Everything happens in temporary
+folders with a throwaway HOME; the Task prompt reaches the CLI as the runner passes it and
+is never printed.
 
 Usage: .venv/bin/python bench/overhead.py [--rounds 3] [--reps 5] [--scenario P1]
 """
@@ -132,6 +134,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-overhead-") as tmp:
         base = Path(tmp)
         isolate(base)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # time what a person's second run costs
         kinds = {
             "bare": bare(base, args.scenario),
             "run1": evalkit_run(base, args.scenario, 1),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from evalkit.cli.progress import RepProgress
 
 
 @command("run")
@@ -66,11 +69,15 @@ def run(
         subject=build_subject(suite, plugin, variant),
     )
 
-    from contextlib import nullcontext
+    from contextlib import AbstractContextManager, nullcontext
 
-    from evalkit.cli.progress import breach_message, rep_progress
+    bar: AbstractContextManager[RepProgress | None]
+    if reps > 1 and err.is_terminal:  # rich's progress bar is imported only to be shown
+        from evalkit.cli.progress import rep_progress
 
-    bar = rep_progress(reps) if reps > 1 and err.is_terminal else nullcontext(None)
+        bar = rep_progress(reps)
+    else:
+        bar = nullcontext(None)
     with stop_on_signals(ctx.stop), bar as progress:
         # on one screen, rep lines go through the live bar's console so they print above it
         live = progress.progress if progress is not None else None
@@ -78,6 +85,8 @@ def run(
 
         def show(done: RepOutcome) -> None:
             if done.breaches and progress is None:
+                from evalkit.cli.progress import breach_message
+
                 err.print(breach_message(done), style="bold red", markup=False)
             v = done.verdict
             retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"

@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,13 @@ class _FixtureCommits:
 
 
 _COMMITS = _FixtureCommits()
+
+
+def ready_baselines(fixtures: Iterable[Path]) -> None:
+    """Index each diff baseline now rather than at the first diff that needs it: called
+    while an agent runs, so the rep's record does not wait for it."""
+    for fixture in fixtures:
+        _COMMITS.get(fixture.resolve())
 
 
 def folder_diff(fixture: Path, current: Path) -> bytes:

@@ -13,10 +13,11 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, RefusedError
@@ -37,6 +38,7 @@ from evalkit.records.evidence import (
     bundle_id,
     declarations,
     keep_folder_diffs,
+    ready_baselines,
     write_check,
 )
 from evalkit.records.redact import redact, redact_jsonl
@@ -44,7 +46,6 @@ from evalkit.records.results import append_row, check_results_file, row_from_ver
 from evalkit.records.workdir import Workdir
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
-from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
 from evalkit.run.credentials import require_credentials
@@ -52,7 +53,7 @@ from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
 from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, pause_seconds, retry_reason
-from evalkit.run.sandbox import TEMPLATES, contamination_above, isolation_env
+from evalkit.run.sandbox import TEMPLATES, build_sandbox, contamination_above, isolation_env
 from evalkit.scoring.decide import CHECKER_ERROR, ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes, sha256_file
@@ -63,6 +64,11 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import Subject, build_subject
 from evalkit.suite.task import read_task
 
+if TYPE_CHECKING:
+    from evalkit.models import Script
+    from evalkit.reference.scripted_server import ScriptedServer
+
+T = TypeVar("T")
 PROCESS = "process.json"
 GUARD = "guard.json"
 DEFAULT_MAX_RETRIES = 2
@@ -158,6 +164,9 @@ class RunContext:
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     notes: list[str] = field(default_factory=list)
     """What the run did besides reps that a user should hear about (printed by the CLI)."""
+    template_sandboxes: bool = True
+    """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
+    each sandbox is built in place, which is quicker when a command runs one rep."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -443,21 +452,27 @@ def prepare_rep(
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
     server: ScriptedServer | None = None
+    starting: Future[ScriptedServer] | None = None
     try:
         agent = scripted_agent(suite, model, scenario, attempt) if is_policy(model) else None
-        TEMPLATES.copy(suite, scenario, sandbox, root)
-        subject.apply(suite, sandbox)
         names = list(suite.fixture_dirs())
+        if agent is not None:  # its server starts while the sandbox's git calls run
+            values = suite.reference.script_values(guarded)
+            script = render(agent.plan.script, sandbox, names, values)
+            starting = _start_in_background(_scripted_server, script, agent.fault)
+        if ctx.template_sandboxes:
+            TEMPLATES.copy(suite, scenario, sandbox, root)
+        else:
+            build_sandbox(suite, scenario, sandbox)
+        subject.apply(suite, sandbox)
         config_dir = scratch / "claude-config"
         config_dir.mkdir()
         env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
         env.update({k: v for k, v in guarded.items() if v})
         cli_model = model
         judge = ctx.judge_override
-        if agent is not None:
-            values = suite.reference.script_values(guarded)
-            script = render(agent.plan.script, sandbox, names, values)
-            server = ScriptedServer(script, agent.fault).start()
+        if agent is not None and starting is not None:
+            server = starting.result()
             for key in [k for k in env if k.startswith("ANTHROPIC_")]:
                 del env[key]
             env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
@@ -470,6 +485,8 @@ def prepare_rep(
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
     except BaseException:
+        if server is None and starting is not None and starting.exception() is None:
+            server = starting.result()
         if server is not None:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -478,6 +495,26 @@ def prepare_rep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server,
     )  # fmt: skip
+
+
+def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
+    from evalkit.reference.scripted_server import ScriptedServer
+
+    return ScriptedServer(script, fault).start()
+
+
+def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """fn(*args) on a thread of its own, its result or exception kept in the future."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="evalkit-background").start()
+    return future
 
 
 @dataclass
@@ -500,11 +537,23 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
     outcome = ProcessOutcome(None, 0.0, "interrupted")
     watch = Watch(ctx.suite.checker.guarded_paths(p.guarded))
     if not ctx.stop.is_set():
+        threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
             ctx.stop,
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
+
+
+def _ready_to_finish(ctx: RunContext) -> None:
+    """What finishing a rep needs that its agent cannot change, made while the agent runs
+    (the CLI is another process): the diff baselines, indexed. Once made, it is shared by
+    every later rep; a failure here is left to the finish, which makes them again and says
+    why."""
+    try:
+        ready_baselines(ctx.the_subject().baselines(ctx.suite).values())
+    except Exception:  # noqa: S110 - the finish repeats the work and reports its failure
+        pass
 
 
 def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
@@ -735,6 +784,8 @@ def run_reps(
 ) -> list[RepOutcome]:
     preflight(ctx.suite, [model])
     validate_request(ctx, [scenario], [model], [])
+    if reps == 1:
+        ctx.template_sandboxes = False
     ctx.check_records()
     record_plan(
         ctx,

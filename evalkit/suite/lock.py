@@ -27,7 +27,7 @@ from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
 from evalkit.suite.subject import SUITE_VARIANT, subject_entries
-from evalkit.suite.yamlio import dump, load_file
+from evalkit.suite.yamlio import dump, quick_load_file
 
 LOCK_NAME = "evalkit.lock"
 SetName = Literal["run", "reserve"]
@@ -106,7 +106,7 @@ def lock_path(suite: Suite) -> Path:
 
 def read_lock(suite: Suite) -> Lock | None:
     path = lock_path(suite)
-    return load_file(Lock, path) if path.is_file() else None
+    return quick_load_file(Lock, path) if path.is_file() else None
 
 
 def _write(suite: Suite, lock: Lock) -> None:
@@ -163,6 +163,7 @@ def ensure_frozen(suite: Suite, allow_unfrozen: bool = False) -> None:
     if lock is None or allow_unfrozen:
         return
     changed = drift(suite, lock)
+    suite.lock_state = "drifted" if changed else "frozen"  # what every rep declares
     if changed:
         raise RefusedError(
             f"{lock_path(suite)}: these no longer match the lock: {', '.join(changed)}; "

@@ -22,7 +22,7 @@ from evalkit.run.sandbox import build_sandbox
 from evalkit.scoring.codehash import SCORING_PACKAGE, scoring_files
 from evalkit.scoring.hashing import tree_hash
 from evalkit.suite.config import Suite
-from evalkit.suite.lock import drift, freeze, lock_state, read_lock
+from evalkit.suite.lock import contaminate, drift, freeze, lock_state, read_lock
 
 BUILT_INS = (VaultWriteChecker, AdrDiscriminationChecker, AdrEvalBChecker, RulesChecker)
 # besides the hashed set: the data contracts, the error types, and pinned libraries (re2 is
@@ -157,6 +157,15 @@ def test_a_suite_without_a_lock_or_past_a_drift_is_not_frozen(mini_root: Path) -
     assert lock_state(Suite(mini_root)) == "frozen"
     (mini_root / "judge-rubric.md").write_text("Answer YES or NO, loosely.\n")
     assert lock_state(Suite(mini_root)) == "drifted"
+
+
+def test_a_contamination_note_yaml_1_1_would_read_as_a_boolean_reads_back_as_written(
+    mini_root: Path,
+) -> None:
+    freeze(Suite(mini_root))
+    contaminate(Suite(mini_root), "run", "no")
+    lock = read_lock(Suite(mini_root))
+    assert lock is not None and lock.contaminated["run"][0].note == "no"
 
 
 # --------------------------------------------------------------------------- outside checkers
