@@ -418,11 +418,19 @@ class PreparedRep:
     def cwd(self) -> Path:
         return self.sandbox / "project"
 
-    def close(self) -> None:
-        """Stop its scripted server and remove its scratch folder (unless kept)."""
+    def close(self, background: bool = False) -> None:
+        """Stop its scripted server and remove its scratch folder (unless kept); in the
+        background, the removal runs on a thread of its own, which the process waits for
+        before it exits, while the rep is recorded and printed."""
         if self.server is not None:
             self.server.stop()
-        if not self.keep:
+        if self.keep:
+            return
+        if background:
+            threading.Thread(
+                target=shutil.rmtree, args=(self.scratch, True), name="evalkit-cleanup"
+            ).start()
+        else:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     def discard(self) -> None:
@@ -557,7 +565,8 @@ def _ready_to_finish(ctx: RunContext) -> None:
 
 
 def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
-    """Score a launched attempt, keep its evidence, and remove its scratch folder."""
+    """Score a launched attempt, keep its evidence, and remove its scratch folder (behind
+    the record)."""
     p = launched.prepared
     try:
         result = _score_and_keep(
@@ -565,7 +574,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
         )  # fmt: skip
     finally:
-        p.close()
+        p.close(background=True)
     if p.keep:
         result.kept = p.sandbox
     return result
