@@ -7,7 +7,9 @@ must get. The Task blocks are never read.
 
 from __future__ import annotations
 
+import itertools
 import os
+import queue
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +20,7 @@ from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
-from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox
+from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
 from evalkit.scoring.judge import FixedJudge
@@ -78,6 +80,13 @@ def run_case(
         TEMPLATES.copy(suite, scenario, sandbox, Path(tempfile.gettempdir()))
     else:
         build_sandbox(suite, scenario, sandbox)
+    return play(suite, scenario, case, sandbox, guarded)
+
+
+def play(
+    suite: Suite, scenario: ScenarioFile, case: SelfTestCase, sandbox: Path, guarded: dict[str, str]
+) -> Cell:
+    """Play one case into the fresh sandbox at `sandbox` and decide it."""
     names = list(suite.fixture_dirs())
     script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
@@ -98,12 +107,58 @@ def run_case(
     return Cell(scenario.id, case.name, case.expect, verdict)
 
 
+class _Lanes:
+    """One sandbox folder per case played at once, reset between cases instead of copied
+    and deleted: a case changes a few files of a sandbox, and creating and deleting every
+    file of it for each case is most of what self-test would cost. A lane is moved to the
+    case's own path while the case plays, so every path the case sees is the one a fresh
+    copy would have had; a sandbox kept for a failing cell leaves with its lane."""
+
+    def __init__(self, suite: Suite, root: Path, scratch: Path) -> None:
+        self._suite, self._root, self._scratch = suite, root, scratch
+        self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
+        self._count = itertools.count()
+        self._made: list[Path] = []
+        self._home: dict[Path, Path] = {}
+
+    def lay_out(self, scenario: ScenarioFile, sandbox: Path) -> None:
+        """A fresh sandbox of scenario at sandbox, which must not exist yet."""
+        sandbox.parent.mkdir(parents=True, exist_ok=True)
+        check_destination(sandbox)
+        try:
+            lane = self._free.get_nowait()
+        except queue.Empty:
+            TEMPLATES.copy(self._suite, scenario, sandbox, self._scratch)
+            return
+        os.rename(lane, sandbox)
+        self._home[sandbox] = lane
+        try:
+            TEMPLATES.reset(self._suite, scenario, sandbox, self._scratch)
+        except OSError:
+            shutil.rmtree(sandbox, ignore_errors=True)
+            TEMPLATES.copy(self._suite, scenario, sandbox, self._scratch)
+
+    def give_back(self, sandbox: Path) -> None:
+        lane = self._home.pop(sandbox, None)
+        if lane is None:
+            lane = self._root / f".lane-{next(self._count)}"
+            self._made.append(lane)
+        os.rename(sandbox, lane)
+        self._free.put(lane)
+
+    def remove(self) -> None:
+        for lane in self._made:
+            shutil.rmtree(lane, ignore_errors=True)
+
+
 def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
     """Every case of every scenario, with every guarded real-world path pointed into scratch
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
     only the sandboxes of cells that came out other than designed are kept."""
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
+    root.mkdir(parents=True, exist_ok=True)
+    lanes = _Lanes(suite, root, Path(tempfile.gettempdir()))
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
@@ -113,17 +168,21 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     def one(numbered: tuple[int, tuple[ScenarioFile, SelfTestCase]]) -> Cell:
         number, (scenario, case) = numbered
         guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
-        cell = run_case(suite, scenario, case, root, guarded, from_template=True)
+        sandbox = root / scenario.id / case.name
+        lanes.lay_out(scenario, sandbox)
+        cell = play(suite, scenario, case, sandbox, guarded)
         if cell.ok:
-            shutil.rmtree(root / scenario.id / case.name, ignore_errors=True)
+            lanes.give_back(sandbox)
         return cell
 
     try:
         with ThreadPoolExecutor(CASES_AT_ONCE, thread_name_prefix="evalkit-self-test") as pool:
             cells = list(pool.map(one, enumerate(work)))
+        lanes.remove()
         if workdir is not None and root.is_dir():
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()
         return cells
     finally:
+        lanes.remove()
         shutil.rmtree(scratch, ignore_errors=True)

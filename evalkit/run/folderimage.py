@@ -5,11 +5,17 @@ builds the same scenario sandbox for every case; reading the source tree once an
 it from memory spares a walk, a stat and a read of every file for every copy. What is read
 follows `copy_fixture`: the same names are skipped, symlinks stay links, the executable
 bits and modification times are kept.
+
+Creating and deleting files is what costs most on many disks (a journal entry each, a
+discard each on some mounts), so a folder used for one case after another is `reset`:
+what still matches the image is kept, and only what a case added, changed or removed is
+deleted or written again.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,15 +83,106 @@ class FolderImage:
             elif entry.kind == "link":
                 os.symlink(os.fsdecode(entry.data), path)
             else:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                try:
-                    _write_all(fd, entry.data)
-                    os.fchmod(fd, entry.mode)
-                    os.utime(fd, ns=(entry.mtime_ns, entry.mtime_ns))
-                finally:
-                    os.close(fd)
+                _write_file(path, entry)
         for path, mode in reversed(folders):
             os.chmod(path, mode)
+
+    def reset(self, dest: Path) -> None:
+        """Make dest, a folder this image was laid out at before, hold exactly this tree
+        again: the same names, kinds, bytes, link targets, modes and file times, and nothing
+        else. An entry is kept only when all of those match (a file's bytes are read and
+        compared, and a file with another hard link is never kept); everything else is
+        removed, and what is missing is written. Links are never followed."""
+        wanted = {entry.rel: entry for entry in self._entries}
+        kept: set[str] = set()
+
+        def walk(folder: str, prefix: str) -> None:
+            with os.scandir(folder) as found:
+                children = [(child.name, child.path) for child in found]
+            for name, path in children:
+                rel = prefix + name
+                info = os.lstat(path)
+                entry = wanted.get(rel)
+                if entry is not None and _matches(entry, path, info):
+                    kept.add(rel)
+                    if entry.kind == "dir":
+                        walk(path, rel + "/")
+                else:
+                    _remove(path, info)
+
+        base = str(dest)
+        _open_folder(base, os.lstat(base))
+        walk(base, "")
+        folders = []
+        for entry in self._entries:
+            path = os.path.join(base, entry.rel)
+            if entry.kind == "dir":
+                folders.append((path, entry.mode))
+            if entry.rel in kept:
+                continue
+            if entry.kind == "dir":
+                os.mkdir(path)
+            elif entry.kind == "link":
+                os.symlink(os.fsdecode(entry.data), path)
+            else:
+                _write_file(path, entry)
+        for path, mode in reversed(folders):
+            os.chmod(path, mode)
+
+
+def _open_folder(path: str, info: os.stat_result) -> None:
+    """A folder a case made unreadable or read-only is opened up to be walked; reset
+    sets every folder's mode again afterwards."""
+    if stat.S_IMODE(info.st_mode) & 0o700 != 0o700:
+        os.chmod(path, stat.S_IMODE(info.st_mode) | 0o700)
+
+
+def _matches(entry: _Entry, path: str, info: os.stat_result) -> bool:
+    if entry.kind == "dir":
+        if not stat.S_ISDIR(info.st_mode):
+            return False
+        _open_folder(path, info)
+        return True
+    if entry.kind == "link":
+        return stat.S_ISLNK(info.st_mode) and os.fsencode(os.readlink(path)) == entry.data
+    if not (
+        stat.S_ISREG(info.st_mode)
+        and info.st_nlink == 1
+        and info.st_size == len(entry.data)
+        and stat.S_IMODE(info.st_mode) == entry.mode
+        and info.st_mtime_ns == entry.mtime_ns
+    ):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(entry.data) + 1) == entry.data
+    except OSError:
+        return False
+
+
+def _remove(path: str, info: os.stat_result) -> None:
+    """A file, link or whole folder a case left; folders it closed are opened first."""
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(path)
+        return
+    _open_folder(path, info)
+    for folder, names, _ in os.walk(path):
+        for name in names:
+            inner = os.path.join(folder, name)
+            found = os.lstat(inner)
+            if stat.S_ISDIR(found.st_mode):
+                _open_folder(inner, found)
+    shutil.rmtree(path)
+
+
+def _write_file(path: str, entry: _Entry) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        _write_all(fd, entry.data)
+        os.fchmod(fd, entry.mode)
+        os.utime(fd, ns=(entry.mtime_ns, entry.mtime_ns))
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from evalkit import __version__
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import SandboxManifest
+from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import init_with_commit
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
@@ -94,6 +95,7 @@ class SandboxTemplates:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._made: dict[tuple[Path, str, str], Path] = {}
+        self._images: dict[tuple[Path, str, str], FolderImage] = {}
         self._building: dict[tuple[Path, str, str], threading.Lock] = {}
         self._root: Path | None = None
 
@@ -125,6 +127,20 @@ class SandboxTemplates:
         if dest.exists():
             dest.rmdir()
         shutil.copytree(template, dest, symlinks=True)
+        _write_manifest(suite, scenario, dest)
+
+    def reset(self, suite: Suite, scenario: ScenarioFile, dest: Path, scratch: Path) -> None:
+        """dest, a sandbox laid out before (for this scenario or another), made the same as
+        `copy` would make it: only what differs from the template is deleted or written."""
+        key = (suite.root.resolve(), scenario.id, scenario.sha256)
+        template = self.template(suite, scenario, scratch)
+        with self._lock:
+            image = self._images.get(key)
+        if image is None:
+            image = FolderImage.read(template, skip=lambda name: False)
+            with self._lock:
+                image = self._images.setdefault(key, image)
+        image.reset(dest.resolve())
         _write_manifest(suite, scenario, dest)
 
 

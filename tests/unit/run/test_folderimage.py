@@ -48,3 +48,58 @@ def test_an_image_written_twice_gives_two_independent_trees(tmp_path: Path) -> N
     image.write(tmp_path / "two")
     assert (tmp_path / "two" / "run.sh").read_text() == "echo hi\n"
     assert (fixture / "run.sh").read_text() == "echo hi\n"
+
+
+def entries(root: Path) -> list[tuple[str, str, int, int, bytes]]:
+    """Every name under root with its kind, mode, file time and bytes (or link target)."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            found.append((rel, "link", 0, 0, os.fsencode(os.readlink(path))))
+        elif path.is_dir():
+            found.append((rel, "dir", info.st_mode & 0o7777, 0, b""))
+        else:
+            found.append((rel, "file", info.st_mode & 0o7777, info.st_mtime_ns, path.read_bytes()))
+    return found
+
+
+def test_a_reset_folder_holds_exactly_the_image_again(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    image = FolderImage.read(fixture, skip=lambda name: False)
+    used = tmp_path / "used"
+    image.write(used)
+    (used / "run.sh").write_text("echo changed\n")
+    (used / "blob.bin").write_bytes(b"same size".ljust(2048, b"."))
+    os.utime(used / "blob.bin", ns=(fixture.joinpath("blob.bin").stat().st_mtime_ns,) * 2)
+    os.chmod(used / "lib" / "deep" / "a.rb", 0o600)
+    (used / "link.rb").unlink()
+    os.symlink("/etc/passwd", used / "link.rb")
+    (used / "lib-link").unlink()
+    (used / "lib-link").mkdir()
+    (used / "new" / "deeper").mkdir(parents=True)
+    (used / "new" / "deeper" / "x").write_text("added\n")
+    os.chmod(used / "new" / "deeper", 0o500)
+    os.chmod(used / "empty", 0o000)
+    (used / "__pycache__" / "x.pyc").unlink()
+    (tmp_path / "outside").write_text("puts 1\n")
+    os.link(tmp_path / "outside", used / "hard.rb")
+
+    image.reset(used)
+
+    assert entries(used) == entries(fixture)
+    (used / "lib" / "deep" / "a.rb").write_text("after reset\n")
+    assert (fixture / "lib" / "deep" / "a.rb").read_text() == "puts 1\n"
+    assert (tmp_path / "outside").read_text() == "puts 1\n"
+
+
+def test_a_file_kept_by_reset_is_never_one_hard_linked_elsewhere(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    image = FolderImage.read(fixture)
+    used = tmp_path / "used"
+    image.write(used)
+    os.link(used / "run.sh", tmp_path / "elsewhere.sh")
+    image.reset(used)
+    (used / "run.sh").write_text("changed\n")
+    assert (tmp_path / "elsewhere.sh").read_text() == "echo hi\n"
