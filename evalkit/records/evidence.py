@@ -100,11 +100,15 @@ def folder_diff(fixture: Path, current: Path) -> bytes:
 
 
 def replay_folder(fixture: Path | FolderImage, diff: bytes, dest: Path) -> None:
-    """Lay the fixture out at dest (from a copy already read, when given one) and apply diff
-    there. git looks for no repository above dest: `git apply` inside another work tree
-    resolves paths against that tree's root and silently applies nothing."""
+    """Lay the fixture out at dest (from a copy already read, when given one: then a dest an
+    earlier replay left is reset instead) and apply diff there. git looks for no repository
+    above dest: `git apply` inside another work tree resolves paths against that tree's root
+    and silently applies nothing."""
     if isinstance(fixture, FolderImage):
-        fixture.write(dest)
+        if dest.is_dir() and not dest.is_symlink():
+            fixture.reset(dest)
+        else:
+            fixture.write(dest)
     else:
         copy_fixture(fixture, dest)
     if diff.strip():

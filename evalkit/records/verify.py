@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
+import queue
+import shutil
 import tempfile
 import threading
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -222,17 +226,49 @@ def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> 
 
 class Baselines:
     """Each diff baseline read once per command and laid out from memory for every rep:
-    the fixtures are hashed once per command too, so every rep is held to the same files."""
+    the fixtures are hashed once per command too, so every rep is held to the same files.
+    Each replay runs in a folder of its own; the folder of a finished replay is reset for
+    the next (only what the kept diff changed is written again), not deleted and rebuilt."""
 
     def __init__(self) -> None:
         self._read: dict[Path, FolderImage] = {}
         self._lock = threading.Lock()
+        self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
+        self._made: list[Path] = []
 
     def image(self, folder: Path) -> FolderImage:
         with self._lock:
             if folder not in self._read:
                 self._read[folder] = FolderImage.read(folder)
             return self._read[folder]
+
+    @contextmanager
+    def sandbox(self, names: Iterable[str]) -> Iterator[Path]:
+        """A folder to replay one rep in, holding nothing but what an earlier replay left
+        under `names` (replay_folder resets those); a replay that raised leaves its folder
+        behind for deletion, never for the next rep."""
+        try:
+            lane = self._free.get_nowait()
+        except queue.Empty:
+            lane = Path(tempfile.mkdtemp(prefix="evalkit-replay-"))
+            with self._lock:
+                self._made.append(lane)
+        sandbox = lane / "sandbox"
+        sandbox.mkdir(exist_ok=True)
+        wanted = set(names)
+        for stray in [p for p in sandbox.iterdir() if p.name not in wanted]:
+            if stray.is_dir() and not stray.is_symlink():
+                shutil.rmtree(stray)
+            else:
+                stray.unlink()
+        yield sandbox
+        self._free.put(lane)
+
+    def close(self) -> None:
+        with self._lock:
+            made, self._made = self._made, []
+        for lane in made:
+            shutil.rmtree(lane, ignore_errors=True)
 
 
 def replay_decide(
@@ -245,12 +281,16 @@ def replay_decide(
     """The verdict the current scoring code gives the kept evidence: the sandbox rebuilt from
     the pinned fixture and the kept diffs, the kept transcript, the kept judge answer. Raises
     GitError or KeyError when a diff does not apply."""
+    if baselines is None:
+        own = Baselines()
+        try:
+            return replay_decide(suite, workdir, line, kept, own)
+        finally:
+            own.close()
     folder = workdir / line.evidence
-    baselines = baselines or Baselines()
-    with tempfile.TemporaryDirectory(prefix="evalkit-replay-") as tmp:
-        sandbox = Path(tmp) / "sandbox"
-        sandbox.mkdir()
-        for name, fixture in _baselines(suite, workdir, line).items():
+    fixtures = _baselines(suite, workdir, line)
+    with baselines.sandbox(fixtures) as sandbox:
+        for name, fixture in fixtures.items():
             diff = (folder / line.files[f"{name}_diff"]).read_bytes()
             replay_folder(baselines.image(fixture), diff, sandbox / name)
         transcript = read_transcript(folder / line.files["transcript"])
@@ -365,10 +405,13 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
         trial.rescored = evidence_key(line) in replaced
         return trial
 
-    with ThreadPoolExecutor(
-        max_workers=REPLAYS_AT_ONCE, thread_name_prefix="evalkit-verify"
-    ) as pool:
-        report.trials = list(pool.map(one, lines))
+    try:
+        with ThreadPoolExecutor(
+            max_workers=REPLAYS_AT_ONCE, thread_name_prefix="evalkit-verify"
+        ) as pool:
+            report.trials = list(pool.map(one, lines))
+    finally:
+        baselines.close()
     counts = _count(report, lines, rows, plans.items)
     counted = [x for x in final_lines(lines) if evidence_key(x) not in replaced]
     _publishability(report, counted, counts)

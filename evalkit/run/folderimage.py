@@ -95,6 +95,7 @@ class FolderImage:
         removed, and what is missing is written. Links are never followed."""
         wanted = {entry.rel: entry for entry in self._entries}
         kept: set[str] = set()
+        settled: set[str] = set()  # folders whose mode was right and never opened up
 
         def walk(folder: str, prefix: str) -> None:
             with os.scandir(folder) as found:
@@ -106,6 +107,8 @@ class FolderImage:
                 if entry is not None and _matches(entry, path, info):
                     kept.add(rel)
                     if entry.kind == "dir":
+                        if stat.S_IMODE(info.st_mode) == entry.mode and entry.mode & 0o700 == 0o700:
+                            settled.add(rel)
                         walk(path, rel + "/")
                 else:
                     _remove(path, info)
@@ -116,7 +119,7 @@ class FolderImage:
         folders = []
         for entry in self._entries:
             path = os.path.join(base, entry.rel)
-            if entry.kind == "dir":
+            if entry.kind == "dir" and entry.rel not in settled:
                 folders.append((path, entry.mode))
             if entry.rel in kept:
                 continue

@@ -72,3 +72,22 @@ def test_a_changed_binary_file_replays_from_an_image_of_the_fixture(tmp_path: Pa
     replay_folder(FolderImage.read(fixture), folder_diff(fixture, after), replayed)
 
     assert tree_hash(replayed) == tree_hash(after)
+
+
+def test_a_second_replay_into_the_same_folder_holds_only_its_own_diff(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    image = FolderImage.read(fixture)
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.copytree(fixture, first)
+    (first / "lib" / "a.rb").write_text("puts 2\n")
+    (first / "gone.md").unlink()
+    (first / "notes").mkdir()
+    (first / "notes" / "new.md").write_text("first\n")
+    shutil.copytree(fixture, second)
+    (second / "run.sh").write_text("echo second\n")
+
+    replayed = tmp_path / "replay"
+    replay_folder(image, folder_diff(fixture, first), replayed)
+    replay_folder(image, folder_diff(fixture, second), replayed)
+
+    assert tree_hash(replayed) == tree_hash(second)

@@ -103,3 +103,15 @@ def test_a_file_kept_by_reset_is_never_one_hard_linked_elsewhere(tmp_path: Path)
     image.reset(used)
     (used / "run.sh").write_text("changed\n")
     assert (tmp_path / "elsewhere.sh").read_text() == "echo hi\n"
+
+
+def test_reset_gives_back_a_folder_mode_it_opened_up_to_walk(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    os.chmod(fixture / "lib", 0o555)
+    image = FolderImage.read(fixture, skip=lambda name: False)
+    used = tmp_path / "used"
+    image.write(used)
+    image.reset(used)
+    assert entries(used) == entries(fixture)
+    os.chmod(fixture / "lib", 0o755)
+    os.chmod(used / "lib", 0o755)
