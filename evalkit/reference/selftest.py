@@ -178,7 +178,6 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     try:
         with ThreadPoolExecutor(CASES_AT_ONCE, thread_name_prefix="evalkit-self-test") as pool:
             cells = list(pool.map(one, enumerate(work)))
-        lanes.remove()
         if workdir is not None and root.is_dir():
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()
