@@ -17,6 +17,7 @@ from evalkit.records.report import (
     expected_columns,
     expected_line,
     expected_misses,
+    expected_rows,
     expected_title,
     fmt_counts,
     fmt_via,
@@ -88,19 +89,7 @@ def model_table(report: Report, which: str) -> list[list[str]]:
 
 
 def expected_table(report: Report) -> list[list[str]]:
-    return [
-        [
-            x.set,
-            x.level,
-            x.model,
-            *subject_cells(report, x.variant, x.subject_hash),
-            x.polarity,
-            x.verdict.upper(),
-            f"{x.bar:.2f}",
-            compact_rate(x.observed),
-        ]
-        for x in report.expected
-    ]
+    return [list(row) for row in expected_rows(report, compact_rate)]
 
 
 def _subject_header(console: Console, built: Report) -> None:

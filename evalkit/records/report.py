@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -723,7 +724,10 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
     ]
 
 
-def expected_rows(report: Report) -> list[tuple[str, ...]]:
+def expected_rows(
+    report: Report, rate_text: Callable[[Rate], str] = fmt_rate
+) -> list[tuple[str, ...]]:
+    """One row per expected bar; the table form passes a narrower rate."""
     return [
         (
             x.set,
@@ -733,7 +737,7 @@ def expected_rows(report: Report) -> list[tuple[str, ...]]:
             x.polarity,
             x.verdict.upper(),
             f"{x.bar:.2f}",
-            fmt_rate(x.observed),
+            rate_text(x.observed),
         )
         for x in report.expected
     ]
