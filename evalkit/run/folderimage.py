@@ -78,12 +78,8 @@ class FolderImage:
         for entry in self._entries:
             path = os.path.join(base, entry.rel)
             if entry.kind == "dir":
-                os.mkdir(path)
                 folders.append((path, entry.mode))
-            elif entry.kind == "link":
-                os.symlink(os.fsdecode(entry.data), path)
-            else:
-                _write_file(path, entry)
+            _create(path, entry)
         for path, mode in reversed(folders):
             os.chmod(path, mode)
 
@@ -121,14 +117,8 @@ class FolderImage:
             path = os.path.join(base, entry.rel)
             if entry.kind == "dir" and entry.rel not in settled:
                 folders.append((path, entry.mode))
-            if entry.rel in kept:
-                continue
-            if entry.kind == "dir":
-                os.mkdir(path)
-            elif entry.kind == "link":
-                os.symlink(os.fsdecode(entry.data), path)
-            else:
-                _write_file(path, entry)
+            if entry.rel not in kept:
+                _create(path, entry)
         for path, mode in reversed(folders):
             os.chmod(path, mode)
 
@@ -176,6 +166,16 @@ def _remove(path: str, info: os.stat_result) -> None:
             if stat.S_ISDIR(found.st_mode):
                 _open_folder(inner, found)
     shutil.rmtree(path)
+
+
+def _create(path: str, entry: _Entry) -> None:
+    """One entry where nothing stands; a folder's mode is set by the caller, after its contents."""
+    if entry.kind == "dir":
+        os.mkdir(path)
+    elif entry.kind == "link":
+        os.symlink(os.fsdecode(entry.data), path)
+    else:
+        _write_file(path, entry)
 
 
 def _write_file(path: str, entry: _Entry) -> None:

@@ -22,16 +22,6 @@ from evalkit.records.workdir import Workdir
 from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
-from tests.unit.records.folder import recorded_folder
-
-CELLS = [("P1-L1-reporting", "policy:oracle", 1), ("N1-L1-reporting", "policy:oracle", 1)]
-
-
-@pytest.fixture(scope="module")
-def recorded(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("recorded") / "work"
-    recorded_folder(suite, work, CELLS)
-    return work
 
 
 def scored_by_old_code(work: Path, verdict_was: str | None = None) -> None:

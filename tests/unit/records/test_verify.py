@@ -15,16 +15,6 @@ from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
-from tests.unit.records.folder import recorded_folder
-
-CELLS = [("P1-L1-reporting", "policy:oracle", 1), ("N1-L1-reporting", "policy:oracle", 1)]
-
-
-@pytest.fixture(scope="module")
-def recorded(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("recorded") / "work"
-    recorded_folder(suite, work, CELLS)
-    return work
 
 
 @pytest.fixture
