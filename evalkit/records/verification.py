@@ -71,10 +71,10 @@ class Verification:
     def problems(self, workdir: Path) -> list[str]:
         """Why the folder is not publishable by this record; empty when it is."""
         again = f"run `evalkit verify {workdir}`"
-        if self.state == "missing" or self.record is None:
-            return [f"not verified: {again} to re-derive every row from its evidence"]
         if self.state == "unreadable":
             return [f"the verification record does not read: {again}"]
+        if self.state == "missing" or self.record is None:
+            return [f"not verified: {again} to re-derive every row from its evidence"]
         if self.state == "stale":
             return [
                 f"the verification record is stale ({', '.join(self.changed)} changed since "
