@@ -94,7 +94,8 @@ def test_a_record_that_does_not_read_is_not_publishable(suite: Suite, verified: 
     (verified / "verified.json").write_text('{"publishable": true')
     got = build_report(suite, verified).publishability
     assert not got.publishable and got.verification == "unreadable"
-    assert got.problems == [f"the verification record does not read: run `evalkit verify {verified}`"]
+    again = f"run `evalkit verify {verified}`"
+    assert got.problems == [f"the verification record does not read: {again}"]
 
 
 def test_a_not_publishable_verdict_is_reported_with_verify_s_reasons(
