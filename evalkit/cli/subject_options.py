@@ -11,6 +11,7 @@ PluginOption = Annotated[
     list[Path] | None,
     typer.Option(
         "--plugin",
+        metavar="DIR",
         help="an outside working copy of a plugin, in place of the suite's plugin of the same "
         "name (repeatable)",
     ),
