@@ -283,7 +283,7 @@ def make_folder(
                     bundle_id=f"evb-{model}-fab",
                     turns=3,
                     duration_ms=4200,
-                    cost_usd=0.0123,
+                    cost_usd_estimate=0.0123,
                     model_id=f"{model}-id",
                     cli_version="2.1.328",
                     variant=variant,

@@ -144,6 +144,13 @@ def test_a_drill_down_shows_a_tool_call_with_input_and_result(opened: Any) -> No
     detail.screenshot(str(ARTIFACTS / "html-report-rep.png"))
 
 
+def test_a_rep_shows_the_cost_estimate_of_its_row(opened: Any) -> None:
+    detail = _open_rep(opened)
+    terms = [t.text for t in detail.find_elements("css selector", "dl.kv dt")]
+    values = [v.text for v in detail.find_elements("css selector", "dl.kv dd")]
+    assert dict(zip(terms, values, strict=True)).get("cost (estimate)") == "$0.0123"
+
+
 def test_a_filter_hides_what_it_should(opened: Any) -> None:
     from selenium.webdriver.support.ui import Select
 

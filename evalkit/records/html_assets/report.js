@@ -517,7 +517,7 @@
     panel.appendChild(el('h3', { text: 'Process' }));
     panel.appendChild(kv([['exit', p.exit_code], ['stopped', p.stopped], ['timeout (s)', p.timeout],
       ['seconds', p.seconds], ['turns', rep.turns], ['duration', rep.duration_ms + ' ms'],
-      ['cost', '$' + Number(rep.cost_usd || 0).toFixed(4)],
+      ['cost (estimate)', '$' + Number(rep.cost_usd_estimate || 0).toFixed(4)],
       ['guarded paths', p.guarded_env]]));
     if (!rep.found) panel.appendChild(el('p', { cls: 'banner warn', text: 'No evidence folder for this row.' }));
     if (primary) {
