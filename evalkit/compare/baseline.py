@@ -13,7 +13,7 @@ from pathlib import Path
 
 from evalkit.compare.sides import Side, load_side
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
-from evalkit.records.verify import verify_workdir
+from evalkit.records.verification import verify_and_record
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Baseline, read_lock
@@ -45,7 +45,7 @@ def choose_baseline(suite: Suite, workdir: Path, variant: str | None = None) -> 
     if suites != {suite.name}:
         held = f"reps of suite {', '.join(sorted(suites))}" if suites else "no recorded reps"
         raise RefusedError(f"{workdir}: holds {held}, not of suite {suite.name}")
-    verified = verify_workdir(suite, folder)
+    verified = verify_and_record(suite, folder)
     if not verified.publishable:
         why = "; ".join(verified.publish_problems) or "it does not verify"
         raise RefusedError(f"{workdir}: not PUBLISHABLE ({why}); see `evalkit verify {workdir}`")

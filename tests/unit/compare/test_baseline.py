@@ -15,6 +15,8 @@ from evalkit.compare.baseline import choose_baseline
 from evalkit.errors import RefusedError
 from evalkit.models import PlanCell, ResultRow
 from evalkit.records.results import append_row
+from evalkit.records.verification import read_verification
+from evalkit.records.workdir import Workdir
 from evalkit.run.runner import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import ensure_frozen, freeze, lock_state, read_lock, record_baseline
@@ -77,6 +79,17 @@ def test_a_publishable_folder_is_recorded_and_a_run_still_runs(world: Path) -> N
     assert read_lock(suite).baseline == recorded  # type: ignore[union-attr]
     shown = evalkit(world, "baseline")[1]
     assert "folder: results/base" in shown and "variant: suite" in shown
+
+
+def test_recording_a_baseline_leaves_the_folder_verified_for_report(world: Path) -> None:
+    work = world / "suite/results/base"
+    assert evalkit(world, "baseline", str(work))[0] == 0
+    records = Workdir(work)
+    state = read_verification(
+        Suite(world / "suite"), records, records.read_plans().items,
+        records.read_evidence_index().items,
+    )  # fmt: skip
+    assert state.state == "fresh" and state.record is not None and state.record.publishable
 
 
 def test_a_folder_outside_the_suite_is_recorded_as_given(world: Path) -> None:
