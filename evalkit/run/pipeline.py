@@ -260,10 +260,12 @@ class _Pipeline:
             return True
         transcript = launched.prepared.sandbox / "transcript.jsonl"
         try:
-            result = parse_lines(transcript.read_bytes().decode("utf-8", "replace").splitlines())
+            lines = transcript.read_bytes().decode("utf-8", "replace").splitlines()
         except OSError:
             return True
-        return result.result is None or result.result.is_error
+        last = next((line for line in reversed(lines) if line.strip()), "")
+        result = parse_lines([last]).result  # a clean end is a result event on the last line
+        return result is None or result.is_error
 
     def _finish(
         self, job: RepJob, launched: LaunchedRep, attempt: int, retried: list[str]
