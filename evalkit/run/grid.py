@@ -13,6 +13,7 @@ from copy import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.workdir import tally
 from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
@@ -90,6 +91,7 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
         for rep in count.unrecorded:
             variant = variants.get((count.run_id, count.scenario, count.model, rep), "")
             owner.setdefault((count.scenario, count.model, rep, variant), count.run_id)
+    _refuse_renumbered(cells, own, done_any, variants)
     left = []
     for cell in cells:
         key = _key(cell, own)
@@ -98,6 +100,40 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
         run_id = owner.get(key) or owner.get((*key[:3], ""))
         left.append(replace(cell, run_id=run_id))
     return left, plans.problems + (lines.problems if lines else [])
+
+
+def _refuse_renumbered(
+    cells: list[GridCell],
+    own: str,
+    done: set[tuple[str, str, int, str]],
+    planned: dict[tuple[str, str, str, int], str],
+) -> None:
+    """A rep's number depends on the order and count of --variants, so resuming with them
+    reordered or changed would hand a number one of this grid's variants already holds to
+    another, and run every variant's reps again. Refused, naming an order that fits."""
+    held: dict[tuple[str, str, int], set[str]] = {}
+    for (_, scenario, model, rep), variant in planned.items():
+        if variant:
+            held.setdefault((scenario, model, rep), set()).add(variant)
+    for scenario, model, rep, variant in done:
+        held.setdefault((scenario, model, rep), set()).add(variant)
+    ours = list(dict.fromkeys(c.variant or own for c in cells))
+    for cell in cells:
+        mine = cell.variant or own
+        others = held.get((cell.scenario.id, cell.model, cell.rep), set()) - {mine}
+        if (cell.scenario.id, cell.model, cell.rep, mine) in done or not others & set(ours):
+            continue
+        first = {
+            v: min((r for (_, _, r), vs in held.items() if v in vs), default=1 << 30)
+            for v in ours
+        }
+        fitting = ",".join(sorted(ours, key=lambda v: first[v]))
+        raise RefusedError(
+            f"grid --resume: rep {cell.rep} of {cell.scenario.id} on {cell.model} is already "
+            f"planned or recorded for variant {', '.join(sorted(others))}, and --variants "
+            f"{','.join(ours)} gives it to {mine}; resume with the variants and order the grid "
+            f"was started with (perhaps --variants {fitting})"
+        )
 
 
 def _planned_variants(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell
 from evalkit.records.workdir import Workdir
 from evalkit.run.grid import GridCell, expand_cells, plan_cells, resume_cells
@@ -55,6 +58,26 @@ def test_a_stopped_two_variant_grid_resumes_only_the_missing_variants_reps(
         _recorded(tmp_path, "r1", rep, variant)
     left, problems = resume_cells(_context(suite, tmp_path), _cells(suite, 2, ["suite", "terse"]))
     assert _left(left) == [(4, "terse", "r1")] and problems == []
+
+
+def _stopped_two_variant_grid(work: Path) -> None:
+    _plan(work, "r1", ("suite", [1, 3]), ("terse", [2, 4]))
+    for rep, variant in ((1, "suite"), (2, "terse"), (3, "suite")):
+        _recorded(work, "r1", rep, variant)
+
+
+def test_resuming_with_the_variants_reordered_is_refused_naming_the_order(
+    suite: Suite, tmp_path: Path
+) -> None:
+    _stopped_two_variant_grid(tmp_path)
+    with pytest.raises(RefusedError, match=r"perhaps --variants suite,terse\)$"):
+        resume_cells(_context(suite, tmp_path), _cells(suite, 2, ["terse", "suite"]))
+
+
+def test_resuming_with_a_variant_added_is_refused(suite: Suite, tmp_path: Path) -> None:
+    _stopped_two_variant_grid(tmp_path)
+    with pytest.raises(RefusedError, match="already planned or recorded for variant"):
+        resume_cells(_context(suite, tmp_path), _cells(suite, 2, ["suite", "terse", "brief"]))
 
 
 def test_a_single_variant_grid_counts_its_reps_as_its_own_variants(
