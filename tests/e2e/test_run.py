@@ -345,13 +345,11 @@ def test_no_cli_anywhere_says_how_to_install(kit: Kit) -> None:
     assert shutil.which("claude", path=env["PATH"]) is None, "a claude on /usr/bin:/bin"
     work = kit.base / "work"
     probe = "import evalkit, sys; from evalkit.cli.main import main; sys.argv[0] = 'evalkit'; "
-    began = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-c", probe + "print(evalkit.__file__, file=sys.stderr); main()",
          "--suite", str(REPO_ROOT), "run", "P1", "policy:oracle", str(work)],
         cwd=kit.base, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert time.monotonic() - began < 60
     first, _, rest = proc.stderr.partition("\n")
     assert first.startswith(str(package)), f"the copy was not the one imported: {first}"
     assert proc.returncode == 2, proc.stderr

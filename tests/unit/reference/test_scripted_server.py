@@ -387,11 +387,9 @@ def test_hang_stalls_after_headers_until_stop(stream: bool) -> None:
     reader.start()
     reader.join(0.3)
     assert reader.is_alive(), "the body should not arrive while hanging"
-    began = time.monotonic()
     server.stop()
     reader.join(3)
     assert not reader.is_alive(), "stop() must release a hanging answer"
-    assert time.monotonic() - began < 1.5
     assert len(outcome) == 1 and isinstance(outcome[0], Exception), "a stall ends broken"
     deadline = time.monotonic() + 1.5
     while handler_threads() and time.monotonic() < deadline:
