@@ -29,6 +29,7 @@ from evalkit.records.verify import (
     Trial,
     _edited,
     final_lines,
+    read_evidence,
     read_kept,
     replay_decide,
     rescored_keys,
@@ -87,8 +88,9 @@ def _rescore_group(
     for line in group:
         name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
         trial = Trial(name)
-        kept = read_kept(suite, records.root, line, trial)
-        trial.problems += _edited(line, records.path(line.evidence))
+        read = read_evidence(records.root, line)
+        kept = read_kept(suite, records.root, line, trial, read)
+        trial.problems += _edited(line, read)
         if evidence_key(line) not in rows:
             trial.problems.append("no TSV row")
         if kept is None or trial.problems:

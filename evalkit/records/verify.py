@@ -8,7 +8,6 @@ check.json and the TSV row. Then rows, manifest lines and plans are counted.
 
 from __future__ import annotations
 
-import functools
 import json
 import queue
 import shutil
@@ -31,9 +30,9 @@ from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, ta
 from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
-from evalkit.scoring.hashing import sha256_file
+from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import ReplayJudge
-from evalkit.scoring.transcript import read_transcript
+from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import fixture_subject_paths, kept_subject, subject_baselines
@@ -154,31 +153,59 @@ def verify_trial(
     baselines: Baselines | None = None,
 ) -> Trial:
     """One trial, whatever its evidence holds: a file that does not read, or a git failure
-    while rebuilding its sandbox, is a problem of this trial and the next one is verified."""
+    while rebuilding its sandbox, is a problem of this trial and the next one is verified.
+    Each kept file is read once: the bytes held to its recorded hash are the bytes parsed
+    and replayed."""
+    files = read_evidence(workdir, line)
     try:
-        trial = _rederive(suite, workdir, line, rows, current, baselines)
+        trial = _rederive(suite, workdir, line, rows, files, current, baselines)
     except (ValidationError, ValueError, UnicodeDecodeError, OSError, EvalkitError) as exc:
         trial = Trial(_trial_name(line), verdict=line.verdict)
         trial.problems.append(f"could-not-rederive:{str(exc).splitlines()[0][:160]}")
-    trial.problems += _edited(line, workdir / line.evidence)
+    trial.problems += _edited(line, files)
     return trial
+
+
+def read_evidence(workdir: Path, line: EvidenceLine) -> dict[str, bytes]:
+    """Each kept file of the trial by role, for those that are there and read (the others
+    are missing evidence)."""
+    folder = workdir / line.evidence
+    found = {}
+    for role, rel in line.files.items():
+        path = folder / rel
+        try:
+            if path.is_file():
+                found[role] = path.read_bytes()
+        except OSError:
+            continue
+    return found
 
 
 @dataclass
 class Kept:
-    """What a trial's evidence holds, read: the scenario and the kept JSON files."""
+    """What a trial's evidence holds, read: the scenario, the kept JSON files parsed, and
+    every kept file's bytes by role."""
 
     scenario: ScenarioFile
     verdict: Verdict
     judge: JudgeRecord | None
     process: ProcessRecord
+    files: dict[str, bytes]
 
 
-def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> Kept | None:
-    """The trial's evidence, or None with each reason it cannot be used named on the trial."""
-    folder = workdir / line.evidence
-    for role, rel in sorted(line.files.items()):
-        if not (folder / rel).is_file():
+def read_kept(
+    suite: Suite,
+    workdir: Path,
+    line: EvidenceLine,
+    trial: Trial,
+    files: dict[str, bytes] | None = None,
+) -> Kept | None:
+    """The trial's evidence (from `files`, its kept files read already, when given), or None
+    with each reason it cannot be used named on the trial."""
+    if files is None:
+        files = read_evidence(workdir, line)
+    for role in sorted(line.files):
+        if role not in files:
             trial.problems.append(f"missing-evidence:{role}")
     if trial.problems:
         return None
@@ -197,31 +224,26 @@ def read_kept(suite: Suite, workdir: Path, line: EvidenceLine, trial: Trial) -> 
         trial.problems.append("scenario-drift")
     verdict = judge = process = None
     try:
-        verdict = Verdict.model_validate_json((folder / line.files["check"]).read_text())
-    except (ValidationError, ValueError, KeyError, OSError):
+        verdict = Verdict.model_validate_json(files["check"])
+    except (ValidationError, ValueError, KeyError):
         trial.problems.append("unreadable-evidence:check")
-    judge_file = line.files.get("judge")
     try:
-        judge = (
-            JudgeRecord.model_validate_json((folder / judge_file).read_text())
-            if judge_file
-            else None
-        )
-    except (ValidationError, ValueError, OSError):
+        judge = JudgeRecord.model_validate_json(files["judge"]) if "judge" in files else None
+    except (ValidationError, ValueError):
         trial.problems.append("unreadable-evidence:judge")
     try:
-        process = ProcessRecord.model_validate_json((folder / line.files["process"]).read_text())
-    except (ValidationError, ValueError, KeyError, OSError):
+        process = ProcessRecord.model_validate_json(files["process"])
+    except (ValidationError, ValueError, KeyError):
         trial.problems.append("unreadable-evidence:process")
-    if process is not None and "guard" in line.files:
+    if process is not None and "guard" in files:
         try:
-            guard = GuardRecord.model_validate_json((folder / line.files["guard"]).read_text())
+            guard = GuardRecord.model_validate_json(files["guard"])
             process.guard_changes = guard.changes()
-        except (ValidationError, ValueError, OSError):
+        except (ValidationError, ValueError):
             trial.problems.append("unreadable-evidence:guard")
     if trial.problems or verdict is None or process is None:
         return None
-    return Kept(scenario, verdict, judge, process)
+    return Kept(scenario, verdict, judge, process, files)
 
 
 class Baselines:
@@ -232,9 +254,25 @@ class Baselines:
 
     def __init__(self) -> None:
         self._read: dict[Path, FolderImage] = {}
+        self._subjects: dict[str, dict[str, Path]] = {}
         self._lock = threading.Lock()
         self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
         self._made: list[Path] = []
+
+    def of(self, suite: Suite, workdir: Path, line: EvidenceLine) -> dict[str, Path]:
+        """The diff baselines a rep was recorded against: each fixture with the subject it
+        ran with applied, from the copy kept in WORKDIR/subjects/ (the bare fixture when the
+        subject has nothing inside the fixtures), laid out once per subject per command."""
+        subject_hash = str(line.declarations.get("subject_hash") or "")
+        with self._lock:
+            if subject_hash not in self._subjects:
+                inside = bool(subject_hash) and bool(fixture_subject_paths(suite))
+                self._subjects[subject_hash] = (
+                    subject_baselines(suite, kept_subject(workdir, subject_hash))
+                    if inside
+                    else suite.fixture_dirs()
+                )
+            return dict(self._subjects[subject_hash])
 
     def image(self, folder: Path) -> FolderImage:
         with self._lock:
@@ -287,13 +325,11 @@ def replay_decide(
             return replay_decide(suite, workdir, line, kept, own)
         finally:
             own.close()
-    folder = workdir / line.evidence
-    fixtures = _baselines(suite, workdir, line)
+    fixtures = baselines.of(suite, workdir, line)
     with baselines.sandbox(fixtures) as sandbox:
         for name, fixture in fixtures.items():
-            diff = (folder / line.files[f"{name}_diff"]).read_bytes()
-            replay_folder(baselines.image(fixture), diff, sandbox / name)
-        transcript = read_transcript(folder / line.files["transcript"])
+            replay_folder(baselines.image(fixture), kept.files[f"{name}_diff"], sandbox / name)
+        transcript = parse_transcript(kept.files["transcript"])
         return decide(
             suite,
             kept.scenario,
@@ -319,11 +355,12 @@ def _rederive(
     workdir: Path,
     line: EvidenceLine,
     rows: list[ResultRow],
+    files: dict[str, bytes],
     current: str | None = None,
     baselines: Baselines | None = None,
 ) -> Trial:
     trial = Trial(_trial_name(line), verdict=line.verdict)
-    kept = read_kept(suite, workdir, line, trial)
+    kept = read_kept(suite, workdir, line, trial, files)
     if kept is None or trial.problems:
         return trial
     if scored_by_older_code(line, current or scoring_hash(suite)):
@@ -362,29 +399,12 @@ def _rederive(
     return trial
 
 
-def _baselines(suite: Suite, workdir: Path, line: EvidenceLine) -> dict[str, Path]:
-    """The diff baselines a rep was recorded against: each fixture with the subject it ran
-    with applied, from the copy kept in WORKDIR/subjects/ (the bare fixture when the subject
-    has nothing inside the fixtures)."""
-    subject_hash = str(line.declarations.get("subject_hash") or "")
-    if not subject_hash or not fixture_subject_paths(suite):
-        return suite.fixture_dirs()
-    return dict(_kept_baselines(suite, workdir, subject_hash))
-
-
-@functools.lru_cache(maxsize=16)
-def _kept_baselines(suite: Suite, workdir: Path, subject_hash: str) -> dict[str, Path]:
-    return subject_baselines(suite, kept_subject(workdir, subject_hash))
-
-
-def _edited(line: EvidenceLine, folder: Path) -> list[str]:
+def _edited(line: EvidenceLine, files: dict[str, bytes]) -> list[str]:
     """Kept files whose bytes changed since the run, even where the verdict would not."""
     return [
         f"evidence-edited:{role}"
         for role, kept_hash in sorted(line.file_hashes.items())
-        if role in line.files
-        and (folder / line.files[role]).is_file()
-        and sha256_file(folder / line.files[role]) != kept_hash
+        if role in line.files and role in files and sha256_bytes(files[role]) != kept_hash
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,15 +26,45 @@ class FolderChanges:
         return bool(self.added or self.changed or self.deleted)
 
 
-def _same(a: str, b: str) -> bool:
+@dataclass(frozen=True)
+class FileBytes:
+    """One file of a folder read into memory: a link's target, or a file's bytes."""
+
+    link: bool
+    data: bytes
+
+
+FolderFiles = dict[str, FileBytes]
+"""A folder's files (as ``walk_files`` names them) by relative path, read once: a fixture
+every rep of a command is compared with."""
+
+
+def read_files(root: Path) -> FolderFiles:
+    files: FolderFiles = {}
+    if not root.is_dir():
+        return files
+    for rel, path in walk_files(root):
+        if os.path.islink(path):
+            files[rel] = FileBytes(True, os.fsencode(os.readlink(path)))
+        else:
+            with open(path, "rb") as handle:
+                files[rel] = FileBytes(False, handle.read())
+    return files
+
+
+def _same(path: str, before: FileBytes) -> bool:
     """Two links with one target, or two files with the same bytes."""
-    a_link, b_link = os.path.islink(a), os.path.islink(b)
-    if a_link or b_link:
-        return a_link and b_link and os.readlink(a) == os.readlink(b)
-    if os.path.getsize(a) != os.path.getsize(b):
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or before.link:
+        return (
+            stat.S_ISLNK(info.st_mode)
+            and before.link
+            and os.fsencode(os.readlink(path)) == before.data
+        )
+    if info.st_size != len(before.data):
         return False
-    with open(a, "rb") as left, open(b, "rb") as right:
-        return left.read() == right.read()
+    with open(path, "rb") as handle:
+        return handle.read() == before.data
 
 
 def _files(root: Path) -> dict[str, str]:
@@ -42,13 +73,18 @@ def _files(root: Path) -> dict[str, str]:
     return dict(walk_files(root))
 
 
-def compare(fixture: Path, current: Path, excluded: tuple[str, ...] = ()) -> FolderChanges:
+def compare(
+    fixture: Path | FolderFiles, current: Path, excluded: tuple[str, ...] = ()
+) -> FolderChanges:
+    """What changed in current against the fixture (a folder, or its files read already)."""
+
     def kept(rel: str) -> bool:
         return not any(
             rel == e.rstrip("/") or rel.startswith(e.rstrip("/") + "/") for e in excluded
         )
 
-    before, after = _files(fixture), _files(current)
+    before = read_files(fixture) if isinstance(fixture, Path) else fixture
+    after = _files(current)
     out = FolderChanges()
     for rel in sorted(after):
         if not kept(rel):

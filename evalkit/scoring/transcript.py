@@ -204,5 +204,9 @@ def invalid_reason(t: Transcript) -> str | None:
 def read_transcript(path: Path) -> Transcript:
     if not path.is_file():
         raise NotFoundError(f"{path}: no transcript; was the agent run in this sandbox?")
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    return parse_lines(text.splitlines())
+    return parse_transcript(path.read_bytes())
+
+
+def parse_transcript(data: bytes) -> Transcript:
+    """A transcript file's bytes, parsed: what `read_transcript` reads from a path."""
+    return parse_lines(data.decode("utf-8", errors="replace").splitlines())

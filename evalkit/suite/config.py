@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from evalkit.checkers import checker_class, reference_for
 from evalkit.errors import ConfigError
 from evalkit.scoring.checker import Checker
+from evalkit.scoring.fsdiff import FolderFiles, read_files
 from evalkit.scoring.hashing import tree_hash
 from evalkit.suite.build import canonical_hash, ensure_built, outputs, tool_version
 from evalkit.suite.catalog import (
@@ -46,6 +47,7 @@ class Suite(Catalog):
         self.checker: Checker = cls(options)
         self._fixture_hashes: dict[str, str] | None = None
         self._plugin_hashes: dict[str, str] | None = None
+        self._fixture_files: dict[str, FolderFiles] = {}
         self._built = False
 
     @cached_property
@@ -105,6 +107,14 @@ class Suite(Catalog):
             if not path.is_dir():
                 raise ConfigError(f"{self.config_path}: fixtures.{name}: {path} is not a folder")
         return dirs
+
+    def fixture_files(self, name: str) -> FolderFiles:
+        """A fixture's files read once per command, like its hash: every rep a checker
+        compares with the fixture is compared with the same bytes, without reading them again."""
+        if name not in self._fixture_files:
+            self.ensure_built()
+            self._fixture_files[name] = read_files(self.fixture_dirs()[name])
+        return self._fixture_files[name]
 
     def plugin_hashes(self) -> dict[str, str]:
         """Suite-relative plugin path -> content hash, once per command like the fixtures."""

@@ -196,7 +196,7 @@ class AdrDiscriminationChecker(Checker):
 
     def check(self, inp: CheckInput) -> Verdict:
         fixture = inp.suite.fixture_dirs()["project"]
-        changes = compare(fixture, inp.sandbox / "project")
+        changes = compare(inp.suite.fixture_files("project"), inp.sandbox / "project")
         folder = self.opts.adr_dir.strip("/") + "/"
         record = re.compile(self.opts.record_name)
 

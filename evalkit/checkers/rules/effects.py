@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import yaml
 
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
-from evalkit.scoring.fsdiff import FolderChanges, compare
+from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 
 FRONT_MATTER_CAP = 64_000
 
@@ -96,7 +97,7 @@ class Effects:
     """One rep's effects, each folder compared with its fixture at most once."""
 
     sandbox: Path
-    fixtures: dict[str, Path]
+    fixtures: Mapping[str, Path | FolderFiles]
     transcript: Transcript
     _changes: dict[str, FolderChanges] = field(default_factory=dict)
 

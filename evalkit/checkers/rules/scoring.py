@@ -95,7 +95,8 @@ class RulesChecker(Checker):
 
     def check(self, inp: CheckInput) -> Verdict:
         rules = self.expect_for(inp.scenario)
-        effects = Effects(inp.sandbox, inp.suite.fixture_dirs(), inp.transcript)
+        fixtures = {name: inp.suite.fixture_files(name) for name in inp.suite.fixture_dirs()}
+        effects = Effects(inp.sandbox, fixtures, inp.transcript)
         verdict = Verdict(
             scenario=inp.scenario.id,
             model=inp.model,

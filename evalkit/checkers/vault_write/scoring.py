@@ -82,11 +82,13 @@ class VaultWriteChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        fixtures = inp.suite.fixture_dirs()
+        suite = inp.suite
         vault = compare(
-            fixtures[self.opts.vault], inp.sandbox / self.opts.vault, tuple(self.opts.excluded)
+            suite.fixture_files(self.opts.vault),
+            inp.sandbox / self.opts.vault,
+            tuple(self.opts.excluded),
         )
-        project = compare(fixtures["project"], inp.sandbox / "project")
+        project = compare(suite.fixture_files("project"), inp.sandbox / "project")
         flags = [f"project-write:{'yes' if project.any else 'no'}"]
         if inp.scenario.scenario.polarity == "negative":
             verdict = self._negative(inp, vault.written + vault.deleted, flags)

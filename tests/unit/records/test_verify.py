@@ -15,6 +15,7 @@ from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
+from tests.unit.records.folder import recorded_folder
 
 
 @pytest.fixture
@@ -113,3 +114,23 @@ def test_when_only_counts_differ_the_verdict_names_the_count_problem(
     assert "plan r1 P1-L1-reporting policy:oracle: 2 rep(s) planned, 1 recorded" in (
         got.count_problems
     )
+
+
+def test_a_tampered_diff_is_caught_among_reps_that_share_its_baseline(
+    suite: Suite, tmp_path: Path
+) -> None:
+    """Reps of one cell replay over the same baseline, read once, in folders reused from rep
+    to rep: the one whose kept note was edited re-derives otherwise, its neighbours do not."""
+    work = tmp_path / "work"
+    recorded_folder(suite, work, [("P1-L1-reporting", "policy:oracle", 3)])
+    lines = Workdir(work).read_evidence_index().items
+    diff = work / lines[1].evidence / lines[1].files["vault_diff"]
+    edited = diff.read_text().replace("\n+title: ", "\n+titel: ", 1)
+    assert edited != diff.read_text()
+    diff.write_text(edited)
+    first, second, third = verify_workdir(suite, work).trials
+    assert first.ok and third.ok, (first.problems, third.problems)
+    assert "evidence-edited:vault_diff" in second.problems
+    assert any(
+        p.startswith("check.json verdict 'PASS' re-derived as 'FAIL'") for p in second.problems
+    ), second.problems
