@@ -87,7 +87,8 @@ def main() -> None:
         f"ratio {rate / GOAL:.2f} of the goal >= {GOAL:g}/s: {'met' if rate >= GOAL else 'NOT met'}"
     )
     print(
-        f"  cpu {cpu * 1000 / n:.1f} ms/trial in evalkit + {child * 1000 / n:.1f} ms/trial in git "
+        f"  cpu {(cpu + child) * 1000 / n:.1f} ms/trial: {cpu * 1000 / n:.1f} in this process + "
+        f"{child * 1000 / n:.1f} in its worker processes and git "
         f"({n / (cpu + child):.0f} trials per cpu-second); load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; a grid of {first} real reps, copied"
     )

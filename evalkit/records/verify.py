@@ -15,7 +15,6 @@ import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
+from evalkit.records.forked import forked_map
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
 from evalkit.run.folderimage import FolderImage
@@ -49,8 +49,9 @@ FROZEN_KEYS = (
 
 
 UNBACKED = "row without evidence"
-REPLAYS_AT_ONCE = 2
-"""Trials replayed at once: each waits on git and the file system part of the time."""
+REPLAYS_AT_ONCE = 3
+"""Trials replayed at once, each in a worker process: a worker waits on git part of the
+time, so there is one more than the two cores this was measured on."""
 
 
 @dataclass
@@ -257,7 +258,22 @@ class Baselines:
         self._subjects: dict[str, dict[str, Path]] = {}
         self._lock = threading.Lock()
         self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
-        self._made: list[Path] = []
+        self._root = Path(tempfile.mkdtemp(prefix="evalkit-replay-"))
+        """every replay folder, made by this process or a worker forked from it"""
+
+    def ready(self, suite: Suite, workdir: Path, lines: Iterable[EvidenceLine]) -> None:
+        """Read every baseline the lines name now, so that workers forked afterwards start
+        with them (a subject one fails to lay out is that rep's problem, named there)."""
+        suite.fixture_hashes()
+        for name in suite.fixture_dirs():
+            suite.fixture_files(name)
+        for line in lines:
+            try:
+                fixtures = self.of(suite, workdir, line)
+            except EvalkitError:
+                continue
+            for fixture in fixtures.values():
+                self.image(fixture)
 
     def of(self, suite: Suite, workdir: Path, line: EvidenceLine) -> dict[str, Path]:
         """The diff baselines a rep was recorded against: each fixture with the subject it
@@ -288,9 +304,7 @@ class Baselines:
         try:
             lane = self._free.get_nowait()
         except queue.Empty:
-            lane = Path(tempfile.mkdtemp(prefix="evalkit-replay-"))
-            with self._lock:
-                self._made.append(lane)
+            lane = Path(tempfile.mkdtemp(prefix="lane-", dir=self._root))
         sandbox = lane / "sandbox"
         sandbox.mkdir(exist_ok=True)
         wanted = set(names)
@@ -303,10 +317,7 @@ class Baselines:
         self._free.put(lane)
 
     def close(self) -> None:
-        with self._lock:
-            made, self._made = self._made, []
-        for lane in made:
-            shutil.rmtree(lane, ignore_errors=True)
+        shutil.rmtree(self._root, ignore_errors=True)
 
 
 def replay_decide(
@@ -426,10 +437,8 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
         return trial
 
     try:
-        with ThreadPoolExecutor(
-            max_workers=REPLAYS_AT_ONCE, thread_name_prefix="evalkit-verify"
-        ) as pool:
-            report.trials = list(pool.map(one, lines))
+        baselines.ready(suite, workdir, lines)
+        report.trials = forked_map(one, lines, REPLAYS_AT_ONCE)
     finally:
         baselines.close()
     counts = _count(report, lines, rows, plans.items)

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import ResultRow
+from evalkit.records import verify
 from evalkit.records.report import build_report
 from evalkit.records.results import COLUMNS, append_row
 from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import verify_workdir
+from evalkit.records.verify import REPLAYS_AT_ONCE, verify_workdir
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import recorded_folder
@@ -116,11 +117,14 @@ def test_when_only_counts_differ_the_verdict_names_the_count_problem(
     )
 
 
+@pytest.mark.parametrize("at_once", [1, REPLAYS_AT_ONCE])
 def test_a_tampered_diff_is_caught_among_reps_that_share_its_baseline(
-    suite: Suite, tmp_path: Path
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: int
 ) -> None:
     """Reps of one cell replay over the same baseline, read once, in folders reused from rep
-    to rep: the one whose kept note was edited re-derives otherwise, its neighbours do not."""
+    to rep (one at a time, every rep in the same folder): the one whose kept note was edited
+    re-derives otherwise, the reps before and after it do not."""
+    monkeypatch.setattr(verify, "REPLAYS_AT_ONCE", at_once)
     work = tmp_path / "work"
     recorded_folder(suite, work, [("P1-L1-reporting", "policy:oracle", 3)])
     lines = Workdir(work).read_evidence_index().items

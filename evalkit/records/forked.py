@@ -1,0 +1,51 @@
+"""One function over many items, spread over forked worker processes.
+
+Re-deriving a trial is mostly Python (parsing, comparing folders) between waits on git,
+and Python in one process runs on one core at a time however many threads it has: the
+workers are processes, forked so that each starts with everything the parent read already
+(the suite, the fixtures held in memory, the records) and only an item's index crosses to
+it and its result back. Where a process cannot be forked, the items run on threads.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_running: Callable[[int], Any] | None = None
+_one_at_a_time = threading.Lock()
+
+
+def _call(index: int) -> Any:
+    assert _running is not None
+    return _running(index)
+
+
+def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
+    """[fn(x) for x in items], in order, on up to `workers` processes forked now. fn's
+    side effects stay in the worker that ran it: it must return all it has to say."""
+    global _running
+    if len(items) < 2 or workers < 2:
+        return [fn(x) for x in items]
+    if sys.platform != "linux":
+        with ThreadPoolExecutor(max_workers=workers) as threads:
+            return list(threads.map(fn, items))
+    with _one_at_a_time:
+        _running = lambda index: fn(items[index])  # noqa: E731
+        try:
+            pool: Executor = ProcessPoolExecutor(
+                max_workers=min(workers, len(items)),
+                mp_context=multiprocessing.get_context("fork"),
+            )
+            with pool:
+                chunk = max(1, len(items) // (workers * 8))
+                return list(pool.map(_call, range(len(items)), chunksize=chunk))
+        finally:
+            _running = None

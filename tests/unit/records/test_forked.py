@@ -1,0 +1,29 @@
+"""forked_map: the items' results, in order, worked out in forked processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from evalkit.records.forked import forked_map
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux")
+
+
+def test_results_come_back_in_order_from_worker_processes() -> None:
+    parent = os.getpid()
+    got = forked_map(lambda n: (n * n, os.getpid()), list(range(40)), 3)
+    assert [square for square, _ in got] == [n * n for n in range(40)]
+    assert parent not in {pid for _, pid in got}
+
+
+def test_a_failure_in_a_worker_is_raised_in_the_caller() -> None:
+    def fail_on_seven(n: int) -> int:
+        if n == 7:
+            raise ValueError("seven")
+        return n
+
+    with pytest.raises(ValueError, match="seven"):
+        forked_map(fail_on_seven, list(range(10)), 2)
