@@ -4,7 +4,8 @@ Re-deriving a trial is mostly Python (parsing, comparing folders) between waits 
 and Python in one process runs on one core at a time however many threads it has: the
 workers are processes, forked so that each starts with everything the parent read already
 (the suite, the fixtures held in memory, the records) and only an item's index crosses to
-it and its result back. Where a process cannot be forked, the items run on threads.
+it and its result back. Where a process cannot be forked safely (not Linux, or other
+threads are running), the items run on threads.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R
     global _running
     if len(items) < 2 or workers < 2:
         return [fn(x) for x in items]
-    if sys.platform != "linux":
+    if sys.platform != "linux" or threading.active_count() > 1:
+        # Forking beside another thread can leave a worker waiting on a lock that thread held.
         with ThreadPoolExecutor(max_workers=workers) as threads:
             return list(threads.map(fn, items))
     with _one_at_a_time:

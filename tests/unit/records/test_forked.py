@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -27,3 +28,15 @@ def test_a_failure_in_a_worker_is_raised_in_the_caller() -> None:
 
     with pytest.raises(ValueError, match="seven"):
         forked_map(fail_on_seven, list(range(10)), 2)
+
+
+def test_beside_another_thread_the_items_run_on_threads_of_this_process() -> None:
+    parent, release = os.getpid(), threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        got = forked_map(lambda n: (n + 1, os.getpid()), list(range(10)), 3)
+    finally:
+        release.set()
+        other.join()
+    assert got == [(n + 1, parent) for n in range(10)]
