@@ -61,10 +61,13 @@ def _same(path: str, before: FileBytes) -> bool:
             and before.link
             and os.fsencode(os.readlink(path)) == before.data
         )
-    if info.st_size != len(before.data):
-        return False
-    with open(path, "rb") as handle:
-        return handle.read() == before.data
+    if not stat.S_ISREG(info.st_mode) or info.st_size != len(before.data):
+        return False  # a pipe or device in place of a file is a change, and is never read
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, len(before.data) + 1) == before.data
+    finally:
+        os.close(fd)
 
 
 def _files(root: Path) -> dict[str, str]:
