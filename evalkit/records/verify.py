@@ -130,10 +130,11 @@ def _rows(records: Workdir, files: list[Path]) -> _Rows:
         found.problems += [
             f"{records.relative(path.parent)}/{p}".lstrip("./") for p in read.problems
         ]
+        where = records.relative(path)
         for number, row in read.rows:
             key = (row.run_id, row.scenario, row.model, row.rep)
             found.by_key.setdefault(key, []).append(row)
-            found.where.setdefault(key, []).append(f"{records.relative(path)}:{number}")
+            found.where.setdefault(key, []).append(f"{where}:{number}")
     return found
 
 

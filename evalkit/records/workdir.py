@@ -283,8 +283,9 @@ class Workdir:
     ) -> list[Path]:
         """Every results file the folder's records name, the default one first."""
         files: dict[Path, None] = {self.results.resolve(): None}
-        for name in [p.results for p in plans] + [x.results for x in lines]:
-            files.setdefault(self.path(name or RESULTS).resolve(), None)
+        names = [p.results for p in plans] + [x.results for x in lines]
+        for name in dict.fromkeys(name or RESULTS for name in names):
+            files.setdefault(self.path(name).resolve(), None)
         return list(files)
 
     def record_hashes(
