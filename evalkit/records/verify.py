@@ -1,9 +1,11 @@
 """`evalkit verify`: re-derive every recorded row from the evidence kept beside it.
 
 For each manifest line the sandbox is rebuilt from the pinned fixture plus the kept
-diffs, in a fresh folder that is its own git top level; the kept transcript is
+diffs, in a replay folder that is its own git top level; the kept transcript is
 re-scored with the kept judge answer replayed; and the verdict is held against
-check.json and the TSV row. Then rows, manifest lines and plans are counted.
+check.json and the TSV row. Then rows, manifest lines and plans are counted. Nothing
+of one rep's re-derivation is reused for another but what no rep's evidence can change:
+the fixtures, the kept subject, and the folders reset between reps.
 """
 
 from __future__ import annotations
