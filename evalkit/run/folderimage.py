@@ -147,10 +147,15 @@ def _matches(entry: _Entry, path: str, info: os.stat_result) -> bool:
     ):
         return False
     try:
-        with open(path, "rb") as handle:
-            return handle.read(len(entry.data) + 1) == entry.data
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
+    try:
+        return os.read(fd, len(entry.data) + 1) == entry.data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _remove(path: str, info: os.stat_result) -> None:
