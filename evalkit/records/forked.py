@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -31,23 +31,28 @@ def _call(index: int) -> Any:
 
 def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
     """[fn(x) for x in items], in order, on up to `workers` processes forked now. fn's
-    side effects stay in the worker that ran it: it must return all it has to say."""
+    side effects stay in the worker that ran it: it must return all it has to say. When one
+    item raises (or the caller is interrupted), the items not yet begun are dropped."""
     global _running
     if len(items) < 2 or workers < 2:
         return [fn(x) for x in items]
     if sys.platform != "linux" or threading.active_count() > 1:
         # Forking beside another thread can leave a worker waiting on a lock that thread held.
-        with ThreadPoolExecutor(max_workers=workers) as threads:
-            return list(threads.map(fn, items))
+        return _drained(ThreadPoolExecutor(max_workers=workers), fn, items, 1)
     with _one_at_a_time:
         _running = lambda index: fn(items[index])  # noqa: E731
         try:
-            pool: Executor = ProcessPoolExecutor(
+            pool = ProcessPoolExecutor(
                 max_workers=min(workers, len(items)),
                 mp_context=multiprocessing.get_context("fork"),
             )
-            with pool:
-                chunk = max(1, len(items) // (workers * 8))
-                return list(pool.map(_call, range(len(items)), chunksize=chunk))
+            return _drained(pool, _call, range(len(items)), max(1, len(items) // (workers * 8)))
         finally:
             _running = None
+
+
+def _drained(pool: Executor, fn: Callable[[Any], R], items: Iterable[Any], chunk: int) -> list[R]:
+    try:
+        return list(pool.map(fn, items, chunksize=chunk))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

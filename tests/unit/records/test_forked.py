@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +42,16 @@ def test_beside_another_thread_the_items_run_on_threads_of_this_process() -> Non
         release.set()
         other.join()
     assert got == [(n + 1, parent) for n in range(10)]
+
+
+def test_after_a_failure_the_items_not_yet_begun_are_dropped(tmp_path: Path) -> None:
+    def mark(n: int) -> int:
+        if n == 0:
+            raise ValueError("first")
+        time.sleep(0.02)
+        (tmp_path / str(n)).touch()
+        return n
+
+    with pytest.raises(ValueError, match="first"):
+        forked_map(mark, list(range(100)), 2)
+    assert len(list(tmp_path.iterdir())) < 99
