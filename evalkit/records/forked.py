@@ -11,6 +11,7 @@ threads are running), the items run on threads.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -20,8 +21,17 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+CHUNK = 16
+"""Most items a worker takes at once: what an interrupted run still finishes per worker."""
+
 _running: Callable[[int], Any] | None = None
 _one_at_a_time = threading.Lock()
+
+
+def _leave_interrupts_to_the_caller() -> None:
+    """Ctrl-C reaches every worker too: the caller alone stops, and lets each worker finish
+    the items it holds."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _call(index: int) -> Any:
@@ -45,8 +55,10 @@ def forked_map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R
             pool = ProcessPoolExecutor(
                 max_workers=min(workers, len(items)),
                 mp_context=multiprocessing.get_context("fork"),
+                initializer=_leave_interrupts_to_the_caller,
             )
-            return _drained(pool, _call, range(len(items)), max(1, len(items) // (workers * 8)))
+            chunk = max(1, min(CHUNK, len(items) // (workers * 8)))
+            return _drained(pool, _call, range(len(items)), chunk)
         finally:
             _running = None
 
