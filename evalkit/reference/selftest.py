@@ -19,6 +19,7 @@ from pathlib import Path
 from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
+from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
@@ -49,11 +50,13 @@ def meets(verdict: Verdict, expect: Expectation) -> bool:
     return any(expect.reason in r for r in verdict.reasons + verdict.flags)
 
 
-def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
-    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it."""
+def isolation_env(suite: Suite, sandbox: Path, first: Path | None = None) -> dict[str, str]:
+    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it,
+    after `first` (interpreters started without their launcher, see `launchers`)."""
     env = sandbox_isolation_env(suite, sandbox)
     bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
-    env["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *bins])
+    front = [str(first)] if first is not None else []
+    env["PATH"] = os.pathsep.join([*front, os.environ.get("PATH", ""), *bins])
     return env
 
 
@@ -84,13 +87,19 @@ def run_case(
 
 
 def play(
-    suite: Suite, scenario: ScenarioFile, case: SelfTestCase, sandbox: Path, guarded: dict[str, str]
+    suite: Suite,
+    scenario: ScenarioFile,
+    case: SelfTestCase,
+    sandbox: Path,
+    guarded: dict[str, str],
+    first: Path | None = None,
 ) -> Cell:
-    """Play one case into the fresh sandbox at `sandbox` and decide it."""
+    """Play one case into the fresh sandbox at `sandbox` and decide it; `first` goes first
+    on the PATH of its Bash commands."""
     names = list(suite.fixture_dirs())
     script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
-    env = {**isolation_env(suite, sandbox), **{k: v for k, v in guarded.items() if v}}
+    env = {**isolation_env(suite, sandbox, first), **{k: v for k, v in guarded.items() if v}}
     lines = fabricate(script, sandbox, env, hook_output, case.fault)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
@@ -120,6 +129,10 @@ class _Lanes:
         self._count = itertools.count()
         self._made: list[Path] = []
         self._home: dict[Path, Path] = {}
+
+    def prepare(self, scenario: ScenarioFile) -> None:
+        """Build scenario's template now, so no case waits while another builds it."""
+        TEMPLATES.template(self._suite, scenario, self._scratch)
 
     def lay_out(self, scenario: ScenarioFile, sandbox: Path) -> None:
         """A fresh sandbox of scenario at sandbox, which must not exist yet."""
@@ -159,6 +172,10 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     root = workdir.resolve() if workdir else scratch / "sandboxes"
     root.mkdir(parents=True, exist_ok=True)
     lanes = _Lanes(suite, root, Path(tempfile.gettempdir()))
+    asking = ThreadPoolExecutor(1, thread_name_prefix="evalkit-self-test-launchers")
+    first = asking.submit(
+        direct_folder, scratch / "interpreters", {**os.environ, **isolation_env(suite, root)}, root
+    )
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
@@ -170,18 +187,21 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
         guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
         sandbox = root / scenario.id / case.name
         lanes.lay_out(scenario, sandbox)
-        cell = play(suite, scenario, case, sandbox, guarded)
+        cell = play(suite, scenario, case, sandbox, guarded, first.result())
         if cell.ok:
             lanes.give_back(sandbox)
         return cell
 
     try:
         with ThreadPoolExecutor(CASES_AT_ONCE, thread_name_prefix="evalkit-self-test") as pool:
+            for scenario in {scenario.id: scenario for scenario, _ in work}.values():
+                pool.submit(lanes.prepare, scenario)
             cells = list(pool.map(one, enumerate(work)))
         if workdir is not None and root.is_dir():
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()
         return cells
     finally:
+        asking.shutdown()
         lanes.remove()
         shutil.rmtree(scratch, ignore_errors=True)

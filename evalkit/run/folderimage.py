@@ -87,8 +87,9 @@ class FolderImage:
         """Make dest, a folder this image was laid out at before, hold exactly this tree
         again: the same names, kinds, bytes, link targets, modes and file times, and nothing
         else. An entry is kept only when all of those match (a file's bytes are read and
-        compared, and a file with another hard link is never kept); everything else is
-        removed, and what is missing is written. Links are never followed."""
+        compared, and a file with another hard link is never kept) or when only a file's time
+        differs, which is set back; everything else is removed, and what is missing is
+        written. Links are never followed."""
         wanted = {entry.rel: entry for entry in self._entries}
         kept: set[str] = set()
         settled: set[str] = set()  # folders whose mode was right and never opened up
@@ -143,15 +144,18 @@ def _matches(entry: _Entry, path: str, info: os.stat_result) -> bool:
         and info.st_nlink == 1
         and info.st_size == len(entry.data)
         and stat.S_IMODE(info.st_mode) == entry.mode
-        and info.st_mtime_ns == entry.mtime_ns
     ):
         return False
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return False
     try:
-        return os.read(fd, len(entry.data) + 1) == entry.data
+        if os.read(fd, len(entry.data) + 1) != entry.data:
+            return False
+        if info.st_mtime_ns != entry.mtime_ns:
+            os.utime(fd, ns=(entry.mtime_ns, entry.mtime_ns))
+        return True
     except OSError:
         return False
     finally:

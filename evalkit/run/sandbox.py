@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -39,12 +40,12 @@ def contamination_above(path: Path) -> Path | None:
     file (CLAUDE.md and its kin, AGENTS.md) or a rule under .claude/rules/."""
     here = path.resolve()
     for folder in (here, *here.parents):
+        top = str(folder)
         for name in GUARDED_ANCESTOR_FILES:
-            if (folder / name).is_file():
+            if os.path.isfile(os.path.join(top, name)):
                 return folder / name
-        rules = folder / ".claude" / "rules"
-        if rules.is_dir():
-            found = sorted(rules.rglob("*.md"))
+        if os.path.isdir(os.path.join(top, ".claude", "rules")):
+            found = sorted((folder / ".claude" / "rules").rglob("*.md"))
             if found:
                 return found[0]
     return None

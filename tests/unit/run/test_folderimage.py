@@ -115,3 +115,15 @@ def test_reset_gives_back_a_folder_mode_it_opened_up_to_walk(tmp_path: Path) -> 
     assert entries(used) == entries(fixture)
     os.chmod(fixture / "lib", 0o755)
     os.chmod(used / "lib", 0o755)
+
+
+def test_a_file_whose_only_change_is_its_time_gets_the_time_back_in_place(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path)
+    image = FolderImage.read(fixture, skip=lambda name: False)
+    used = tmp_path / "used"
+    image.write(used)
+    os.utime(used / "run.sh", ns=(1_000_000_000, 1_000_000_000))
+    before = (used / "run.sh").stat().st_ino
+    image.reset(used)
+    assert entries(used) == entries(fixture)
+    assert (used / "run.sh").stat().st_ino == before
