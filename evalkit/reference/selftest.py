@@ -21,6 +21,7 @@ from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
+from evalkit.reference.workers import map_at_once
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
@@ -61,7 +62,7 @@ def isolation_env(suite: Suite, sandbox: Path, first: Path | None = None) -> dic
 
 
 CASES_AT_ONCE = 2
-"""Cases played at once: each waits on its Bash commands and the file system part of the time."""
+"""Cases played at once, each by a worker process of its own (see `workers`)."""
 
 
 def run_case(
@@ -121,13 +122,15 @@ class _Lanes:
     and deleted: a case changes a few files of a sandbox, and creating and deleting every
     file of it for each case is most of what self-test would cost. A lane is moved to the
     case's own path while the case plays, so every path the case sees is the one a fresh
-    copy would have had; a sandbox kept for a failing cell leaves with its lane."""
+    copy would have had; a sandbox kept for a failing cell leaves with its lane. Free lanes
+    wait in a folder of their own beside the sandboxes (a rename never crosses disks),
+    named for the process that made them."""
 
     def __init__(self, suite: Suite, root: Path, scratch: Path) -> None:
         self._suite, self._root, self._scratch = suite, root, scratch
+        self._folder = Path(tempfile.mkdtemp(prefix=".lanes-", dir=root))
         self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
         self._count = itertools.count()
-        self._made: list[Path] = []
         self._home: dict[Path, Path] = {}
 
     def prepare(self, scenario: ScenarioFile) -> None:
@@ -154,54 +157,57 @@ class _Lanes:
     def give_back(self, sandbox: Path) -> None:
         lane = self._home.pop(sandbox, None)
         if lane is None:
-            lane = self._root / f".lane-{next(self._count)}"
-            self._made.append(lane)
+            lane = self._folder / f"{os.getpid()}-{next(self._count)}"
         os.rename(sandbox, lane)
         self._free.put(lane)
 
     def remove(self) -> None:
-        for lane in self._made:
-            shutil.rmtree(lane, ignore_errors=True)
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
     """Every case of every scenario, with every guarded real-world path pointed into scratch
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
-    only the sandboxes of cells that came out other than designed are kept."""
+    only the sandboxes of cells that came out other than designed are kept. Every template
+    is built, and python3's launcher asked, before the cases play."""
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     root = workdir.resolve() if workdir else scratch / "sandboxes"
     root.mkdir(parents=True, exist_ok=True)
     lanes = _Lanes(suite, root, Path(tempfile.gettempdir()))
-    asking = ThreadPoolExecutor(1, thread_name_prefix="evalkit-self-test-launchers")
-    first = asking.submit(
-        direct_folder, scratch / "interpreters", {**os.environ, **isolation_env(suite, root)}, root
-    )
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
         for case in suite.reference.self_test_cases(scenario)
     ]
-
-    def one(numbered: tuple[int, tuple[ScenarioFile, SelfTestCase]]) -> Cell:
-        number, (scenario, case) = numbered
-        guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
-        sandbox = root / scenario.id / case.name
-        lanes.lay_out(scenario, sandbox)
-        cell = play(suite, scenario, case, sandbox, guarded, first.result())
-        if cell.ok:
-            lanes.give_back(sandbox)
-        return cell
+    probe_env = {**os.environ, **isolation_env(suite, root)}
 
     try:
         with ThreadPoolExecutor(CASES_AT_ONCE, thread_name_prefix="evalkit-self-test") as pool:
-            for scenario in {scenario.id: scenario for scenario, _ in work}.values():
+            asked = pool.submit(direct_folder, scratch / "interpreters", probe_env, root)
+            built = [
                 pool.submit(lanes.prepare, scenario)
-            cells = list(pool.map(one, enumerate(work)))
+                for scenario in {scenario.id: scenario for scenario, _ in work}.values()
+            ]
+            first = asked.result()
+            for done in built:
+                done.result()
+
+        def one(number: int) -> Cell:
+            scenario, case = work[number]
+            guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
+            sandbox = root / scenario.id / case.name
+            lanes.lay_out(scenario, sandbox)
+            cell = play(suite, scenario, case, sandbox, guarded, first)
+            if cell.ok:
+                lanes.give_back(sandbox)
+            return cell
+
+        cells = map_at_once(one, len(work), CASES_AT_ONCE)
         if workdir is not None and root.is_dir():
+            lanes.remove()
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()
         return cells
     finally:
-        asking.shutdown()
         lanes.remove()
         shutil.rmtree(scratch, ignore_errors=True)
