@@ -3,8 +3,8 @@
 Playing and scoring a fabricated run is mostly Python work, and threads of one process
 take turns at that (one interpreter lock; on a loaded machine the turns cost more than
 they save). A worker forked from the caller has everything the caller loaded and built,
-at no cost, and sends each result back pickled. Where the system cannot fork, threads do
-the jobs.
+at no cost, and sends each result back pickled; a worker that dies breaks the map with
+an error instead of leaving it waiting. Where the system cannot fork, threads do the jobs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -40,7 +40,9 @@ def map_at_once(job: Callable[[int], T], count: int, at_once: int) -> list[T]:
     with _one_map_at_a_time:
         _job = job
         try:
-            with multiprocessing.get_context("fork").Pool(at_once) as pool:
-                return pool.map(_run, range(count), chunksize=max(1, count // (at_once * 4)))
+            forking = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(at_once, mp_context=forking) as pool:
+                chunks = max(1, count // (at_once * 4))
+                return list(pool.map(_run, range(count), chunksize=chunks))
         finally:
             _job = None
