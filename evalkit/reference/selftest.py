@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.models import Verdict
+from evalkit.records.forked import forked_map
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
-from evalkit.reference.workers import map_at_once
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
@@ -62,7 +62,8 @@ def isolation_env(suite: Suite, sandbox: Path, first: Path | None = None) -> dic
 
 
 CASES_AT_ONCE = 2
-"""Cases played at once, each by a worker process of its own (see `workers`)."""
+"""Cases played at once, each by a forked worker process of its own (scoring is mostly
+Python work, which threads of one process take turns at)."""
 
 
 def run_case(
@@ -202,7 +203,7 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
                 lanes.give_back(sandbox)
             return cell
 
-        cells = map_at_once(one, len(work), CASES_AT_ONCE)
+        cells = forked_map(one, range(len(work)), CASES_AT_ONCE)
         if workdir is not None and root.is_dir():
             lanes.remove()
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
