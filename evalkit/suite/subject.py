@@ -259,8 +259,11 @@ def _apply_variant(suite: Suite, variant: str, root: Path, allowed: list[str]) -
 
 
 def kept_subject(workdir: Path, subject_hash: str) -> Path:
-    """The kept copy of a subject a rep ran with, for re-deriving its row."""
+    """The kept copy of a subject a rep ran with, for re-deriving its row: hashed again, so
+    a copy edited after the run is named rather than silently re-derived against."""
     dest = workdir / SUBJECTS / subject_hash.removeprefix("sha256:")[:16]
     if not dest.is_dir():
         raise NotFoundError(f"{dest}: the subject this rep ran with was not kept")
+    if tree_hash(dest) != subject_hash:
+        raise NotFoundError(f"{dest}: edited since the run (it no longer hashes to {subject_hash})")
     return dest

@@ -39,6 +39,9 @@ def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepO
     try:
         sandbox = scratch / "sandbox"
         build_sandbox(suite, scenario, sandbox)
+        subject = ctx.the_subject()
+        subject.keep(ctx.workdir)
+        subject.apply(suite, sandbox)
         names = list(suite.fixture_dirs())
         guarded = guarded_env_now(suite)
         script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
