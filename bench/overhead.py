@@ -6,7 +6,9 @@ the rendered oracle script, environment with ANTHROPIC_* replaced, command line)
 everything, and only the CLI process is timed.
 
 one-rep invocation: a whole `evalkit run P1 policy:oracle <tmp>` process (interpreter start,
-imports, suite load, sandbox, server, the CLI, scoring, diffs, evidence, row).
+imports, suite load, sandbox, server, the CLI, scoring, diffs, evidence, row); beside it,
+what such a process pays before anything of its rep (interpreter, imports, suite load, lock
+check), the floor under the one-rep ratio.
 
 per rep inside a run: what each further rep adds inside one process, (T(N) - T(1)) / (N - 1)
 for `evalkit run P1 policy:oracle --reps N` (and for `evalkit grid --scenarios P1 --reps N
@@ -85,6 +87,24 @@ def evalkit_grid(base: Path, scenario: str, reps: int) -> Callable[[int], tuple[
     return measure
 
 
+START = (
+    "import sys, evalkit.cli.main, evalkit.run.runner; "
+    "from evalkit.suite.config import load_suite; from evalkit.suite.lock import ensure_frozen; "
+    "ensure_frozen(load_suite(sys.argv[1]), False)"
+)
+"""What a `run` process pays before anything of its first rep: the interpreter, the
+command's imports, the suite loaded and its lock checked."""
+
+
+def start_only() -> Callable[[int], tuple[float, float]]:
+    def measure(number: int) -> tuple[float, float]:
+        began, cpu = time.perf_counter(), children_cpu()
+        subprocess.run([sys.executable, "-c", START, str(REPO)], check=True, timeout=120)
+        return time.perf_counter() - began, children_cpu() - cpu
+
+    return measure
+
+
 def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     """The CLI alone, on what the runner's prepared-rep step built for it."""
     from evalkit.run.runner import RunContext, new_run_id, prepare_rep
@@ -141,6 +161,7 @@ def main() -> None:
             "runN": evalkit_run(base, args.scenario, n),
             "grid1": evalkit_grid(base, args.scenario, 1),
             "gridN": evalkit_grid(base, args.scenario, n),
+            "start": start_only(),
         }
         for measure in kinds.values():
             measure(0)
@@ -168,6 +189,12 @@ def main() -> None:
     print(
         f"one-rep invocation: {ratio:.2f}x ({w['run1']:.2f} s wall, {c['run1']:.2f} CPU s)  "
         f"{verdict(ratio, ONE_REP_GOAL)}"
+    )
+    floor = (w["bare"] + w["start"]) / w["bare"]
+    print(
+        f"  of which before its rep: {w['start']:.2f} s wall, {c['start']:.2f} CPU s (interpreter, "
+        f"imports, suite load, lock check), so no one-rep run of this code goes below "
+        f"{floor:.2f}x"
     )
     for kind, values in walls.items():
         print(f"  {kind:6s} wall: {' '.join(f'{s:.2f}' for s in values)}")

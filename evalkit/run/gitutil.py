@@ -61,6 +61,13 @@ def git(
 
 
 def init_with_commit(folder: Path, message: str) -> None:
-    git(folder, "init", "-q", "-b", "main")
+    """A repository of folder's files in one commit; no template, so no sample hooks."""
+    git(folder, "init", "-q", "-b", "main", "--template=")
     git(folder, "add", "-A")
     git(folder, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+
+
+def pack_objects(folder: Path) -> None:
+    """The repository's objects in one pack rather than a file and a folder each: a
+    repository copied for rep after rep then costs a few files to create, not dozens."""
+    git(folder, "repack", "-a", "-d", "-q", "-n")

@@ -15,7 +15,7 @@ from evalkit import __version__
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import SandboxManifest
 from evalkit.run.folderimage import FolderImage
-from evalkit.run.gitutil import init_with_commit
+from evalkit.run.gitutil import init_with_commit, pack_objects
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -90,8 +90,9 @@ def _write_manifest(suite: Suite, scenario: ScenarioFile, dest: Path) -> Sandbox
 class SandboxTemplates:
     """One sandbox per scenario built the slow way (fixture copies, git init, add, commit)
     on first use, then copied whole for every later rep of the command. The copy holds the
-    same files and the same commit (git runs with fixed names and dates); only the index's
-    file stamps differ, which git refreshes by content."""
+    same files and the same commit (git runs with fixed names and dates), its objects in one
+    pack rather than loose; only the index's file stamps differ, which git refreshes by
+    content."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -116,6 +117,7 @@ class SandboxTemplates:
                     return self._made[key]
             dest = Path(tempfile.mkdtemp(prefix="s", dir=root))
             build_sandbox(suite, scenario, dest)
+            pack_objects(dest / "project")
             with self._lock:
                 self._made[key] = dest
             return dest
