@@ -23,7 +23,7 @@ the warm-up left (PYTHONDONTWRITEBYTECODE is dropped). Everything happens in tem
 folders with a throwaway HOME; the Task prompt reaches the CLI as the runner passes it and
 is never printed.
 
-Usage: .venv/bin/python bench/overhead.py [--rounds 3] [--reps 5] [--scenario P1]
+Usage: .venv/bin/python bench/overhead.py [--rounds 7] [--reps 5] [--scenario P1]
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def verdict(ratio: float, goal: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--reps", type=int, default=5, help="reps of the multi-rep process")
     parser.add_argument("--scenario", default="P1")
     args = parser.parse_args()
