@@ -24,9 +24,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import EvalkitError, NotFoundError
+from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.evidence import bundle_id, replay_folder
-from evalkit.records.forked import forked_map
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
 from evalkit.run.folderimage import FolderImage

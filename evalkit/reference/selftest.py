@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.forked import forked_map
 from evalkit.models import Verdict
-from evalkit.records.forked import forked_map
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder

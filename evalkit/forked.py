@@ -1,11 +1,11 @@
 """One function over many items, spread over forked worker processes.
 
-Re-deriving a trial is mostly Python (parsing, comparing folders) between waits on git,
-and Python in one process runs on one core at a time however many threads it has: the
-workers are processes, forked so that each starts with everything the parent read already
-(the suite, the fixtures held in memory, the records) and only an item's index crosses to
-it and its result back. Where a process cannot be forked safely (not Linux, or other
-threads are running), the items run on threads.
+Re-deriving a trial (`verify`) and playing a case (`self-test`) are mostly Python (parsing,
+comparing folders) between waits on git and Bash, and Python in one process runs on one core
+at a time however many threads it has: the workers are processes, forked so that each
+starts with everything the parent read already (the suite, the fixtures held in memory, the
+records) and only an item's index crosses to it and its result back. Where a process
+cannot be forked safely (not Linux, or other threads are running), the items run on threads.
 """
 
 from __future__ import annotations

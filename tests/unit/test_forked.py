@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.records.forked import forked_map
+from evalkit.forked import forked_map
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux")
 
