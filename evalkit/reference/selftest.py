@@ -171,22 +171,22 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
     only the sandboxes of cells that came out other than designed are kept. Every template
     is built, and python3's launcher asked, before the cases play."""
-    scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
-    root = workdir.resolve() if workdir else scratch / "sandboxes"
-    root.mkdir(parents=True, exist_ok=True)
-    lanes = _Lanes(suite, root, Path(tempfile.gettempdir()))
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
         for case in suite.reference.self_test_cases(scenario)
     ]
-    probe_env = {**os.environ, **isolation_env(suite, root)}
-
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
+    lanes: _Lanes | None = None
     try:
+        root = workdir.resolve() if workdir else scratch / "sandboxes"
+        root.mkdir(parents=True, exist_ok=True)
+        lanes = made = _Lanes(suite, root, Path(tempfile.gettempdir()))
+        probe_env = {**os.environ, **isolation_env(suite, root)}
         with ThreadPoolExecutor(CASES_AT_ONCE, thread_name_prefix="evalkit-self-test") as pool:
             asked = pool.submit(direct_folder, scratch / "interpreters", probe_env, root)
             built = [
-                pool.submit(lanes.prepare, scenario)
+                pool.submit(made.prepare, scenario)
                 for scenario in {scenario.id: scenario for scenario, _ in work}.values()
             ]
             first = asked.result()
@@ -197,18 +197,19 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
             scenario, case = work[number]
             guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
             sandbox = root / scenario.id / case.name
-            lanes.lay_out(scenario, sandbox)
+            made.lay_out(scenario, sandbox)
             cell = play(suite, scenario, case, sandbox, guarded, first)
             if cell.ok:
-                lanes.give_back(sandbox)
+                made.give_back(sandbox)
             return cell
 
         cells = forked_map(one, range(len(work)), CASES_AT_ONCE)
         if workdir is not None and root.is_dir():
-            lanes.remove()
+            made.remove()
             for folder in [p for p in root.iterdir() if p.is_dir() and not any(p.iterdir())]:
                 folder.rmdir()
         return cells
     finally:
-        lanes.remove()
+        if lanes is not None:
+            lanes.remove()
         shutil.rmtree(scratch, ignore_errors=True)

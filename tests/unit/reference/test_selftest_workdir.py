@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import evalkit.reference.selftest as selftest_module
+from evalkit.errors import ConfigError
 from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation
 from evalkit.reference.selftest import self_test
@@ -39,3 +41,17 @@ def test_a_self_test_that_passes_keeps_nothing(one_scenario: Suite, tmp_path: Pa
     cells = self_test(one_scenario, tmp_path / "kept", which="run")
     assert all(c.ok for c in cells)
     assert list((tmp_path / "kept").iterdir()) == []
+
+
+def test_a_scenario_that_does_not_read_leaves_no_scratch_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_suite(tmp_path / "suite", only={"P1"})
+    scenario = next((root / "scenarios").glob("P1*.md"))
+    scenario.write_text(scenario.read_text().replace("polarity: positive", "polarity: sideways"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with pytest.raises(ConfigError, match="polarity"):
+        self_test(Suite(root), tmp_path / "kept")
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "kept").exists()
