@@ -79,8 +79,9 @@ def __getattr__(name: str) -> Console:
 
 F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR = 70
-_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
 """Exit code of an unexpected exception (a bug), apart from 1 (FAIL), 2 (refused), 3 (ERROR)."""
+INTERRUPTED = 130
+_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
 
 
 class State:
@@ -119,35 +120,42 @@ def _root(
     state._suite = None
 
 
-def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
-    """Register a command whose EvalkitErrors print as one line on stderr and exit with a code.
+def guarded_call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """fn(*args, **kw) with the command boundary: an EvalkitError prints as one line on
+    stderr and exits with its code, Ctrl-C that no command caught as `interrupted` (130), and
+    anything else as a one-line internal error (70). EVALKIT_DEBUG=1 prints the traceback."""
+    try:
+        return fn(*args, **kw)
+    except EvalkitError as exc:
+        if os.environ.get("EVALKIT_DEBUG"):
+            traceback.print_exc()
+        for line in str(exc).splitlines() or [type(exc).__name__]:
+            print(f"evalkit: {line}", file=sys.stderr)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        print("evalkit: interrupted", file=sys.stderr)
+        raise typer.Exit(INTERRUPTED) from None
+    except (typer.Exit, typer.Abort, _CLICK_ERROR, SystemExit):
+        raise
+    except Exception as exc:  # a bug: one line, and the way to see more
+        if os.environ.get("EVALKIT_DEBUG"):
+            traceback.print_exc()
+        first = (str(exc).splitlines() or [""])[0][:200]
+        print(
+            f"evalkit: internal error: {type(exc).__name__}: {first} "
+            "(set EVALKIT_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        raise typer.Exit(INTERNAL_ERROR) from None
 
-    EVALKIT_DEBUG=1 prints the traceback as well.
-    """
+
+def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
+    """Register a command that runs inside `guarded_call`'s boundary."""
 
     def wrap(fn: F) -> F:
         @functools.wraps(fn)
         def guarded(*args: Any, **kw: Any) -> Any:
-            try:
-                return fn(*args, **kw)
-            except EvalkitError as exc:
-                if os.environ.get("EVALKIT_DEBUG"):
-                    traceback.print_exc()
-                for line in str(exc).splitlines() or [type(exc).__name__]:
-                    print(f"evalkit: {line}", file=sys.stderr)
-                raise typer.Exit(exc.exit_code) from None
-            except (typer.Exit, typer.Abort, _CLICK_ERROR, KeyboardInterrupt, SystemExit):
-                raise
-            except Exception as exc:  # a bug: one line, and the way to see more
-                if os.environ.get("EVALKIT_DEBUG"):
-                    traceback.print_exc()
-                first = (str(exc).splitlines() or [""])[0][:200]
-                print(
-                    f"evalkit: internal error: {type(exc).__name__}: {first} "
-                    "(set EVALKIT_DEBUG=1 for the traceback)",
-                    file=sys.stderr,
-                )
-                raise typer.Exit(INTERNAL_ERROR) from None
+            return guarded_call(fn, *args, **kw)
 
         app.command(*names, **kwargs)(guarded)
         return fn

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
+from evalkit.cli.app import guarded_call
 from evalkit.cli.main import app
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
@@ -186,3 +188,15 @@ def test_a_refused_request_is_one_line_exit_2_and_no_plan(
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1, err
     assert not (work / "plans.jsonl").exists()
+
+
+def test_ctrl_c_no_command_caught_is_one_line_and_exit_130(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(typer.Exit) as stopped:
+        guarded_call(interrupted)
+    assert stopped.value.exit_code == 130
+    assert capsys.readouterr().err == "evalkit: interrupted\n"
