@@ -5,6 +5,8 @@ at once would both run every missing rep. The lock is an `flock` on `WORKDIR/gri
 held for the whole grid and released by the kernel if the process dies; the file names
 the holder (pid, host, start time, command) so a second grid can say who it is. `run`
 never takes it: a rep of `run` has its own run id and never claims a grid's rep.
+`self-test WORKDIR` holds the same kind of lock on its own file, since two self-tests would
+lay their sandboxes out at the same paths.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ _GUARD = threading.Lock()
 
 
 class GridBusyError(RefusedError):
-    """Another grid holds this results folder."""
+    """Another grid (or self-test) holds this folder."""
 
 
 def _describe(holder: dict[str, object]) -> str:
@@ -58,9 +60,12 @@ def _pid_alive(pid: object) -> bool:
 
 
 @contextmanager
-def hold_grid_lock(path: Path, command: str, notes: list[str] | None = None) -> Iterator[None]:
-    """Hold the folder's grid lock, or raise GridBusyError naming its holder. Re-entrant
-    within one process. A lock left by a process that died is taken over, with a note."""
+def hold_grid_lock(
+    path: Path, command: str, notes: list[str] | None = None, what: str = "grid"
+) -> Iterator[None]:
+    """Hold the folder's lock for one `what` (a grid), or raise GridBusyError naming its
+    holder. Re-entrant within one process. A lock left by a process that died is taken over,
+    with a note."""
     key = path.resolve()
     with _GUARD:
         if key in _HELD:
@@ -84,7 +89,7 @@ def hold_grid_lock(path: Path, command: str, notes: list[str] | None = None) -> 
             holder = _read_holder(fd)
             os.close(fd)
             raise GridBusyError(
-                f"{path.parent}: another grid is running in this folder ({_describe(holder)}); "
+                f"{path.parent}: another {what} is running in this folder ({_describe(holder)}); "
                 "wait for it, or stop it first"
             ) from None
         try:
@@ -99,7 +104,7 @@ def hold_grid_lock(path: Path, command: str, notes: list[str] | None = None) -> 
         if left and notes is not None:
             here = left.get("host") == socket.gethostname()
             state = "no longer running" if here and not _pid_alive(left.get("pid")) else "gone"
-            notes.append(f"took over the grid lock left by {_describe(left)} ({state})")
+            notes.append(f"took over the {what} lock left by {_describe(left)} ({state})")
         mine = {
             "pid": os.getpid(),
             "host": socket.gethostname(),

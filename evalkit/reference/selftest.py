@@ -18,6 +18,7 @@ from pathlib import Path
 
 from evalkit.forked import forked_map
 from evalkit.models import Verdict
+from evalkit.records.gridlock import hold_grid_lock
 from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
@@ -166,16 +167,30 @@ class _Lanes:
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
+LOCK = ".self-test.lock"
+"""In WORKDIR while a self-test lays its sandboxes out there; a second one is refused."""
+
+
 def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
     """Every case of every scenario, with every guarded real-world path pointed into scratch
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
-    only the sandboxes of cells that came out other than designed are kept. Every template
-    is built, and python3's launcher asked, before the cases play."""
+    only the sandboxes of cells that came out other than designed are kept, and a second
+    self-test into the same workdir is refused while this one runs. Every template is built,
+    and python3's launcher asked, before the cases play."""
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
         for case in suite.reference.self_test_cases(scenario)
     ]
+    if workdir is None:
+        return _self_test(suite, work, None)
+    with hold_grid_lock(workdir / LOCK, "self-test", what="self-test"):
+        return _self_test(suite, work, workdir)
+
+
+def _self_test(
+    suite: Suite, work: list[tuple[ScenarioFile, SelfTestCase]], workdir: Path | None
+) -> list[Cell]:
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     lanes: _Lanes | None = None
     try:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import tempfile
 from pathlib import Path
 
 import pytest
 
 import evalkit.reference.selftest as selftest_module
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import Verdict
 from evalkit.reference.behaviour import Expectation
 from evalkit.reference.selftest import self_test
@@ -55,3 +57,18 @@ def test_a_scenario_that_does_not_read_leaves_no_scratch_behind(
     with pytest.raises(ConfigError, match="polarity"):
         self_test(Suite(root), tmp_path / "kept")
     assert list(scratch.iterdir()) == [] and not (tmp_path / "kept").exists()
+
+
+def test_a_second_self_test_into_the_same_workdir_is_refused(
+    one_scenario: Suite, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    fd = os.open(kept / selftest_module.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(RefusedError, match="another self-test is running in this folder"):
+            self_test(one_scenario, kept, which="run")
+    finally:
+        os.close(fd)
+    assert [p.name for p in kept.iterdir()] == [selftest_module.LOCK]
