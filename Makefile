@@ -6,7 +6,7 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
 DEMO_DIR := results/demo
 
-.PHONY: setup suites unit test lint self-test demo bench clean
+.PHONY: setup suites unit check test calibrate-suites lint self-test demo bench clean
 
 setup: $(BIN)/.installed $(CLAUDE) suites
 
@@ -32,8 +32,16 @@ lint: setup
 unit: setup
 	$(BIN)/pytest -q tests/unit
 
+# The everyday loop: lint, then every test that needs neither the real CLI nor a browser.
+check: setup lint
+	$(BIN)/pytest -q -m "not e2e and not browser and not slow"
+
 test: setup lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not slow"
+
+# Whole-suite calibrations through the real CLI: every policy over both sets of each suite.
+calibrate-suites: setup
+	$(BIN)/pytest -q -m slow
 
 self-test: setup
 	$(BIN)/evalkit self-test

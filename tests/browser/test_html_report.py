@@ -33,6 +33,8 @@ from tests.fabricated_results import (
     make_folder,
 )
 
+pytestmark = pytest.mark.browser
+
 ARTIFACTS = REPO / ".artifacts"
 
 

@@ -12,7 +12,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"
-SUITES = [REPO, REPO / "suites" / "adr-discrimination", REPO / "suites" / "runs-tests"]
+# The two ladder suites are whole-suite calibrations (`make calibrate-suites`); runs-tests, the
+# smallest, covers every generic policy and fault mode in `make test`.
+SUITES = [
+    pytest.param(REPO, id="vault-write", marks=pytest.mark.slow),
+    pytest.param(REPO / "suites" / "adr-discrimination", id="adr-discrimination",
+                 marks=pytest.mark.slow),
+    pytest.param(REPO / "suites" / "runs-tests", id="runs-tests"),
+]
 
 
 def world(tmp: Path) -> dict[str, str]:
@@ -44,9 +51,7 @@ def evalkit(env: dict[str, str], suite: Path, *args: str) -> subprocess.Complete
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(
-    "suite", SUITES, ids=["vault-write", "adr-discrimination", "runs-tests"]
-)
+@pytest.mark.parametrize("suite", SUITES)
 def test_calibrate_all_then_verify_and_report(claude_cli: str, tmp_path: Path, suite: Path) -> None:
     env = world(tmp_path)
     work = tmp_path / "work"
