@@ -91,11 +91,11 @@ def current_hashes(suite: Suite) -> dict[str, str]:
 
 
 def config_hash(suite: Suite) -> str:
-    """evalkit.yaml as instrument: the file's bytes, or, once it names variants, its parsed
-    content without them, so adding a wording variant never unfreezes the suite."""
-    if not suite.config.variants:
-        return "sha256:" + sha256_file(suite.config_path)
-    data = suite.config.model_dump(mode="json", exclude={"variants"})
+    """evalkit.yaml as instrument: what the file sets, parsed, less its ``variants`` (subject,
+    not instrument), so adding, editing or removing a wording variant never drifts the lock.
+    ``subject:`` stays in: it draws the line between what is frozen and what is not.
+    Comments and layout are not the instrument either, so they never drift it."""
+    data = suite.config.model_dump(mode="json", exclude={"variants"}, exclude_unset=True)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + sha256_bytes(canonical)
 
