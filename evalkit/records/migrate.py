@@ -43,9 +43,11 @@ class Migrated:
 
 
 def _rewrite(path: Path, text: str) -> tuple[list[str], int, int, str]:
-    """The migrated text of one results file: (added columns, rows, kept bad lines, text)."""
-    lines = text.splitlines()
-    header = [RENAMED.get(c, c) for c in lines[0].split("\t")]
+    """The migrated text of one results file: (added columns, rows, kept bad lines, text).
+    `text` is decoded with surrogateescape, so a kept line goes back byte for byte, ending
+    and all; its lines are split as `read_results` splits them, so row numbers agree."""
+    lines = text.splitlines(keepends=True)
+    header = [RENAMED.get(c, c) for c in lines[0].rstrip("\r\n").split("\t")]
     read = read_results(path)
     if read.problems and read.problems[0].endswith("not an evalkit results file header"):
         raise ConfigError(f"{path}: not an evalkit results file; nothing to migrate")
@@ -56,7 +58,7 @@ def _rewrite(path: Path, text: str) -> tuple[list[str], int, int, str]:
         if number in by_line:
             out.append(format_row(by_line[number]))
         elif line.strip():
-            out.append(line + "\n")
+            out.append(line if line.splitlines()[0] != line else line + "\n")
             kept += 1
     unknown = [c for c in header if c not in COLUMNS]
     if unknown:
@@ -93,14 +95,14 @@ def migrate_file(path: Path, stamp: str) -> Migrated:
     fd = os.open(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # the lock every append takes: no row lands meanwhile
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
         if text.split("\n", 1)[0].rstrip("\r").split("\t") == COLUMNS:
             return done
         added, rows, kept, new = _rewrite(path, text)
         backup = path.with_name(f"{path.name}.bak-{stamp}")
         shutil.copy2(path, backup)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, new.encode("utf-8"), 0)
+        os.pwrite(fd, new.encode("utf-8", "surrogateescape"), 0)
         try:
             _check(backup, path, added)
         except ConfigError:

@@ -132,3 +132,14 @@ def test_a_renamed_column_reads_under_its_new_name_and_migrates(tmp_path: Path) 
     assert done.changed
     [again] = read_results(tmp_path / "results.tsv").plain_rows
     assert again.cost_usd_estimate == 0.25
+
+
+def test_a_kept_line_keeps_its_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    kept = b"torn \xff\xfe fragment \xe9t\xe9\r\n"
+    old_bytes = (OLD_HEADER + "".join(OLD_ROWS)).encode() + kept
+    (tmp_path / "results.tsv").write_bytes(old_bytes)
+    [done] = migrate_workdir(Workdir(tmp_path))
+    assert done.changed and done.rows == 2 and done.kept_lines == 1
+    new_lines = (tmp_path / "results.tsv").read_bytes().splitlines(keepends=True)
+    assert new_lines[-1] == kept
+    assert done.backup is not None and done.backup.read_bytes() == old_bytes
