@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, NotFoundError
+from evalkit.outpaths import blocking_file, cannot_write
 from evalkit.records.results import (
     COLUMNS,
     HEADER,
@@ -119,8 +120,20 @@ def migrate_file(path: Path, stamp: str) -> Migrated:
 def migrate_workdir(records: Workdir) -> list[Migrated]:
     """Migrate every results file the folder's records name, holding the folder's grid lock
     so no grid appends under the old header meanwhile."""
+    root = records.root
+    blocker = blocking_file(root)
+    if blocker is not None:
+        raise ConfigError(f"{root}: {blocker} is a file, not a folder")
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{root}: a file, not a results folder")
+    if not root.is_dir():
+        raise NotFoundError(f"{root}: no such results folder; nothing to migrate")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    with records.hold_grid("migrate"):
-        plans = records.read_plans().items
-        lines = records.read_evidence_index().items if records.has_evidence_index() else []
-        return [migrate_file(path, stamp) for path in records.results_files(plans, lines)]
+    try:
+        with records.hold_grid("migrate"):
+            plans = records.read_plans().items
+            lines = records.read_evidence_index().items if records.has_evidence_index() else []
+            return [migrate_file(path, stamp) for path in records.results_files(plans, lines)]
+    except OSError as exc:
+        where = Path(exc.filename) if isinstance(exc.filename, str) else root
+        raise cannot_write(where, exc) from None

@@ -210,24 +210,9 @@ def test_a_page_path_that_is_a_folder_is_one_line(work: Path, tmp_path: Path) ->
     assert code == 2 and len(err) == 1 and str(tmp_path / "pages") in err[0], err
 
 
-def unwritable_folder(tmp_path: Path) -> Path:
-    """A folder no file can be created in: read-only for a user, sysfs for root."""
-    if os.geteuid() != 0:
-        folder = tmp_path / "locked"
-        folder.mkdir()
-        folder.chmod(0o500)
-        return folder
-    try:
-        (Path("/sys") / "evalkit-probe").write_text("")
-    except OSError:
-        return Path("/sys")
-    pytest.skip("no folder here refuses root")
-
-
 def test_a_page_in_a_folder_that_cannot_be_written_is_one_line(
-    work: Path, tmp_path: Path
+    work: Path, locked_folder: Path
 ) -> None:
-    locked = unwritable_folder(tmp_path)
-    for out in (locked / "r.html", locked / "d" / "r.html"):
+    for out in (locked_folder / "r.html", locked_folder / "d" / "r.html"):
         code, err = html(work.parent.parent, work, out)
         assert code == 2 and len(err) == 1 and str(out) in err[0], err
