@@ -27,6 +27,7 @@ from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
 from evalkit.suite.subject import SUITE_VARIANT, subject_entries
+from evalkit.suite.template_tasks import refuse_placeholders
 from evalkit.suite.yamlio import dump, quick_load_file
 
 LOCK_NAME = "evalkit.lock"
@@ -124,8 +125,8 @@ def _checker_id(suite: Suite) -> str:
 def freeze(suite: Suite) -> Lock:
     """Write the lock from the files as they are now, keeping any contamination records.
     Every scenario of both sets is loaded first, so a suite that does not load is never
-    frozen."""
-    suite.scenarios("all")
+    frozen, nor one still holding a placeholder Task from `evalkit init`."""
+    refuse_placeholders(suite.scenarios("all"), "freezing the suite")
     old = read_lock(suite)
     lock = Lock(
         checker=_checker_id(suite),
