@@ -40,3 +40,23 @@ def mini_root(tmp_path: Path) -> Path:
     from tests.minisuite import write_suite
 
     return write_suite(tmp_path / "mini")
+
+
+@pytest.fixture
+def locked_folder(tmp_path: Path) -> Path:
+    """A folder no file can be created in: read-only for a user; for root, which writes
+    through any permission, sysfs, which refuses new files to everyone."""
+    import os
+
+    if os.geteuid() != 0:
+        folder = tmp_path / "locked"
+        folder.mkdir()
+        folder.chmod(0o500)
+        return folder
+    probe = Path("/sys") / "evalkit-probe"
+    try:
+        probe.write_text("")
+    except OSError:
+        return Path("/sys")
+    probe.unlink()
+    pytest.skip("no folder here refuses root")

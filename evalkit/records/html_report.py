@@ -21,7 +21,9 @@ from typing import Any, Literal
 
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ResultRow
+from evalkit.outpaths import replace_file, replace_folder
 from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
+from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
 from evalkit.records.report import Report, build_report, bundle_declarations
 from evalkit.records.results import read_results
 from evalkit.records.row_subject import subject_hash_of, variant_of
@@ -257,8 +259,10 @@ def write_html(
     placement: Placement = "auto",
     report: Report | None = None,
 ) -> HtmlStats:
-    """Write the page for WORKDIR to OUT (and OUT's sibling folder when evidence goes there)."""
+    """Write the page for WORKDIR to OUT (and OUT's sibling folder when evidence goes there),
+    each whole, once `page_target` has found OUT safe to write."""
     workdir = workdir.resolve()
+    check_page(suite, workdir, out, evidence=placement != "inline")
     built = report or build_report(suite, workdir)
     rows = _rows(workdir)
     mask = task_mask(suite.scenarios("all"))
@@ -302,12 +306,14 @@ def write_html(
         placement = "inline" if evidence_bytes <= INLINE_LIMIT else "files"
     sibling: Path | None = None
     if placement == "files":
-        sibling = out.with_name(out.name + ".files")
-        sibling.mkdir(parents=True, exist_ok=True)
-        for index, blob in enumerate(packed):
-            (sibling / f"rep-{index}.js").write_text(
-                f"evalkitEvidence({index},{script_json(blob)});\n", encoding="utf-8"
-            )
+        sibling = evidence_folder(out)
+        replace_folder(
+            sibling,
+            {
+                f"rep-{index}.js": f"evalkitEvidence({index},{script_json(blob)});\n".encode()
+                for index, blob in enumerate(packed)
+            },
+        )
 
     report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
     masked_total += n
@@ -326,6 +332,7 @@ def write_html(
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        GENERATOR,
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>evalkit report: {_attr(built.suite)}</title>",
@@ -339,8 +346,7 @@ def write_html(
         )
     parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
     page = "".join(parts)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    replace_file(out, page.encode("utf-8"))
     return HtmlStats(
         path=out,
         reps=len(rows),

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, NotFoundError
+from evalkit.outpaths import blocking_file, cannot_write
 from evalkit.records.results import (
     COLUMNS,
     HEADER,
@@ -43,9 +44,11 @@ class Migrated:
 
 
 def _rewrite(path: Path, text: str) -> tuple[list[str], int, int, str]:
-    """The migrated text of one results file: (added columns, rows, kept bad lines, text)."""
-    lines = text.splitlines()
-    header = [RENAMED.get(c, c) for c in lines[0].split("\t")]
+    """The migrated text of one results file: (added columns, rows, kept bad lines, text).
+    `text` is decoded with surrogateescape, so a kept line goes back byte for byte, ending
+    and all; its lines are split as `read_results` splits them, so row numbers agree."""
+    lines = text.splitlines(keepends=True)
+    header = [RENAMED.get(c, c) for c in lines[0].rstrip("\r\n").split("\t")]
     read = read_results(path)
     if read.problems and read.problems[0].endswith("not an evalkit results file header"):
         raise ConfigError(f"{path}: not an evalkit results file; nothing to migrate")
@@ -56,7 +59,7 @@ def _rewrite(path: Path, text: str) -> tuple[list[str], int, int, str]:
         if number in by_line:
             out.append(format_row(by_line[number]))
         elif line.strip():
-            out.append(line + "\n")
+            out.append(line if line.splitlines()[0] != line else line + "\n")
             kept += 1
     unknown = [c for c in header if c not in COLUMNS]
     if unknown:
@@ -93,14 +96,14 @@ def migrate_file(path: Path, stamp: str) -> Migrated:
     fd = os.open(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # the lock every append takes: no row lands meanwhile
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
         if text.split("\n", 1)[0].rstrip("\r").split("\t") == COLUMNS:
             return done
         added, rows, kept, new = _rewrite(path, text)
         backup = path.with_name(f"{path.name}.bak-{stamp}")
         shutil.copy2(path, backup)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, new.encode("utf-8"), 0)
+        os.pwrite(fd, new.encode("utf-8", "surrogateescape"), 0)
         try:
             _check(backup, path, added)
         except ConfigError:
@@ -117,8 +120,20 @@ def migrate_file(path: Path, stamp: str) -> Migrated:
 def migrate_workdir(records: Workdir) -> list[Migrated]:
     """Migrate every results file the folder's records name, holding the folder's grid lock
     so no grid appends under the old header meanwhile."""
+    root = records.root
+    blocker = blocking_file(root)
+    if blocker is not None:
+        raise ConfigError(f"{root}: {blocker} is a file, not a folder")
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{root}: a file, not a results folder")
+    if not root.is_dir():
+        raise NotFoundError(f"{root}: no such results folder; nothing to migrate")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    with records.hold_grid("migrate"):
-        plans = records.read_plans().items
-        lines = records.read_evidence_index().items if records.has_evidence_index() else []
-        return [migrate_file(path, stamp) for path in records.results_files(plans, lines)]
+    try:
+        with records.hold_grid("migrate"):
+            plans = records.read_plans().items
+            lines = records.read_evidence_index().items if records.has_evidence_index() else []
+            return [migrate_file(path, stamp) for path in records.results_files(plans, lines)]
+    except OSError as exc:
+        where = Path(exc.filename) if isinstance(exc.filename, str) else root
+        raise cannot_write(where, exc) from None

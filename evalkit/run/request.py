@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.reference.policy import PREFIX, is_policy, policy_names
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.template_tasks import refuse_placeholders
 
 if TYPE_CHECKING:
     from evalkit.run.runner import RunContext
@@ -46,6 +47,14 @@ def check_scenarios(scenarios: list[ScenarioFile], allow_reserve: bool) -> None:
             f"{', '.join(held)} {'is' if len(held) == 1 else 'are'} in the frozen reserve set; "
             "running it is a measurement: pass --reserve (grid: --set reserve) to mean it"
         )
+
+
+def check_tasks(scenarios: list[ScenarioFile], models: list[str]) -> None:
+    """A real model is never run on a placeholder Task from `evalkit init`: it would pay for
+    a measurement of nothing. The scripted policies prove the instrument there as ever."""
+    real = [m for m in models if not is_policy(m)]
+    if real:
+        refuse_placeholders(scenarios, f"running {real[0]} on it")
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -99,6 +108,7 @@ def validate_request(
     check_limit("--judge-timeout", ctx.judge_timeout)
     check_models(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)
+    check_tasks(scenarios, models)
     check_workdir(ctx)
     check_results(ctx)
     scratch_root()

@@ -27,6 +27,7 @@ from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
 from evalkit.suite.subject import SUITE_VARIANT, subject_entries
+from evalkit.suite.template_tasks import refuse_placeholders
 from evalkit.suite.yamlio import dump, quick_load_file
 
 LOCK_NAME = "evalkit.lock"
@@ -91,11 +92,11 @@ def current_hashes(suite: Suite) -> dict[str, str]:
 
 
 def config_hash(suite: Suite) -> str:
-    """evalkit.yaml as instrument: the file's bytes, or, once it names variants, its parsed
-    content without them, so adding a wording variant never unfreezes the suite."""
-    if not suite.config.variants:
-        return "sha256:" + sha256_file(suite.config_path)
-    data = suite.config.model_dump(mode="json", exclude={"variants"})
+    """evalkit.yaml as instrument: what the file sets, parsed, less its ``variants`` (subject,
+    not instrument), so adding, editing or removing a wording variant never drifts the lock.
+    ``subject:`` stays in: it draws the line between what is frozen and what is not.
+    Comments and layout are not the instrument either, so they never drift it."""
+    data = suite.config.model_dump(mode="json", exclude={"variants"}, exclude_unset=True)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + sha256_bytes(canonical)
 
@@ -124,8 +125,8 @@ def _checker_id(suite: Suite) -> str:
 def freeze(suite: Suite) -> Lock:
     """Write the lock from the files as they are now, keeping any contamination records.
     Every scenario of both sets is loaded first, so a suite that does not load is never
-    frozen."""
-    suite.scenarios("all")
+    frozen, nor one still holding a placeholder Task from `evalkit init`."""
+    refuse_placeholders(suite.scenarios("all"), "freezing the suite")
     old = read_lock(suite)
     lock = Lock(
         checker=_checker_id(suite),

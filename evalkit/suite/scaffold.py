@@ -14,6 +14,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from evalkit.errors import ConfigError, RefusedError
+from evalkit.outpaths import blocking_file, cannot_write, make_folder
 
 TEMPLATES = ("blank", "vault-write", "adr")
 _DOTTED = {"_claude-plugin": ".claude-plugin"}
@@ -50,16 +51,24 @@ def template_files(template: str) -> list[tuple[str, Traversable]]:
 def init_suite(dest: Path, template: str = "blank") -> Scaffold:
     """Write the template into dest, which must be new or empty."""
     files = template_files(template)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+    if dest.exists() and not dest.is_dir():
+        raise RefusedError(f"{dest}: a file, not a folder; `evalkit init` writes into a new folder")
+    blocker = blocking_file(dest)
+    if blocker is not None:
+        raise ConfigError(f"{dest}: {blocker} is a file, not a folder")
+    if dest.exists() and any(dest.iterdir()):
         raise RefusedError(f"{dest}: not empty; `evalkit init` writes only into a new folder")
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel, source in files:
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(source.read_bytes())
-        if rel.endswith(".sh") or "/bin/" in f"/{rel}":
-            mode = target.stat().st_mode
-            os.chmod(target, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    make_folder(dest)
+    try:
+        for rel, source in files:
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+            if rel.endswith(".sh") or "/bin/" in f"/{rel}":
+                mode = target.stat().st_mode
+                os.chmod(target, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    except OSError as exc:
+        raise cannot_write(dest, exc) from None
     return Scaffold(dest, template, [rel for rel, _ in files])
 
 

@@ -7,6 +7,7 @@ the text: no model carries it.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -19,6 +20,12 @@ def read_task(scenario: ScenarioFile) -> str:
     match = TASK_HEADING.search(body)
     assert match is not None, "parse_scenario checked the Task section"
     return body[match.end() :].strip()
+
+
+def task_digest(scenario: ScenarioFile) -> str:
+    """sha256 of the Task with its whitespace collapsed, so a Task can be recognised (evalkit's
+    own template placeholders) without its text being kept anywhere else."""
+    return hashlib.sha256(" ".join(read_task(scenario).split()).encode("utf-8")).hexdigest()
 
 
 MASK = "[task text hidden]"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.suite.scaffold import TEMPLATES
+from tests.own_tasks import own_tasks
 
 pytestmark = pytest.mark.e2e
 
@@ -132,6 +133,7 @@ def test_an_outside_checker_loads_through_its_entry_point(
     config = tmp_path / "s" / "evalkit.yaml"
     config.write_text(config.read_text().replace("name: rules", "name: demo-rules"))
     assert "cells as designed" in _run([str(evalkit), "self-test"], env, tmp_path / "s")
+    own_tasks(tmp_path / "s")  # freeze refuses the template's placeholders
     _run([str(evalkit), "freeze"], env, tmp_path / "s")
     assert "checker: demo-rules@1" in (tmp_path / "s" / "evalkit.lock").read_text()
 

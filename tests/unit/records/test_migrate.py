@@ -132,3 +132,40 @@ def test_a_renamed_column_reads_under_its_new_name_and_migrates(tmp_path: Path) 
     assert done.changed
     [again] = read_results(tmp_path / "results.tsv").plain_rows
     assert again.cost_usd_estimate == 0.25
+
+
+def test_a_kept_line_keeps_its_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    kept = b"torn \xff\xfe fragment \xe9t\xe9\r\n"
+    old_bytes = (OLD_HEADER + "".join(OLD_ROWS)).encode() + kept
+    (tmp_path / "results.tsv").write_bytes(old_bytes)
+    [done] = migrate_workdir(Workdir(tmp_path))
+    assert done.changed and done.rows == 2 and done.kept_lines == 1
+    new_lines = (tmp_path / "results.tsv").read_bytes().splitlines(keepends=True)
+    assert new_lines[-1] == kept
+    assert done.backup is not None and done.backup.read_bytes() == old_bytes
+
+
+def _migrate(workdir: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(
+        app, ["--suite", str(REPO), "migrate", str(workdir)], env={"COLUMNS": "200"}
+    )
+    return result.exit_code, result.stderr.strip().splitlines()
+
+
+def test_migrate_of_a_file_or_a_path_under_one_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x\n")
+    for workdir in (tmp_path / "afile", tmp_path / "afile" / "w"):
+        code, err = _migrate(workdir)
+        assert code == 2 and len(err) == 1 and str(workdir) in err[0], err
+    assert (tmp_path / "afile").read_text() == "x\n"
+
+
+def test_migrate_of_a_folder_that_is_not_there_makes_nothing(tmp_path: Path) -> None:
+    code, err = _migrate(tmp_path / "nowhere")
+    assert code == 2 and len(err) == 1 and str(tmp_path / "nowhere") in err[0], err
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_migrate_where_nothing_can_be_written_is_one_line(locked_folder: Path) -> None:
+    code, err = _migrate(locked_folder)
+    assert code == 2 and len(err) == 1 and str(locked_folder) in err[0], err

@@ -122,6 +122,46 @@ def test_editing_evalkit_yaml_is_drift(mini_root: Path) -> None:
     assert lock is not None and drift(suite, lock) == ["config"]
 
 
+def test_adding_editing_or_removing_variants_never_drifts_the_lock(mini_root: Path) -> None:
+    config = mini_root / "evalkit.yaml"
+    bare = config.read_text()
+    freeze(Suite(mini_root))
+    (mini_root / "variants" / "terse").mkdir(parents=True)
+    steps = {
+        "first variants block": bare + "variants:\n  baseline: {}\n",
+        "a variant edited and one added": bare
+        + "variants:\n  baseline: {description: own wording}\n"
+        "  terse: {overlay: variants/terse}\n",
+        "variants removed": bare,
+    }
+    for step, text in steps.items():
+        config.write_text(text)
+        suite = Suite(mini_root)
+        lock = read_lock(suite)
+        assert lock is not None
+        assert drift(suite, lock) == [], step
+
+
+def test_a_comment_in_evalkit_yaml_is_not_the_instrument(mini_root: Path) -> None:
+    freeze(Suite(mini_root))
+    config = mini_root / "evalkit.yaml"
+    config.write_text("# why this suite exists\n" + config.read_text())
+    suite = Suite(mini_root)
+    lock = read_lock(suite)
+    assert lock is not None and drift(suite, lock) == []
+
+
+def test_editing_subject_is_drift_for_it_moves_the_line_round_the_instrument(
+    mini_root: Path,
+) -> None:
+    freeze(Suite(mini_root))
+    config = mini_root / "evalkit.yaml"
+    config.write_text(config.read_text() + "subject: [fixtures/project/sync.py]\n")
+    suite = Suite(mini_root)
+    lock = read_lock(suite)
+    assert lock is not None and drift(suite, lock) == ["config", "fixture:project"]
+
+
 def test_a_stray_cache_or_editor_file_in_a_fixture_changes_nothing(
     mini_root: Path, tmp_path: Path
 ) -> None:

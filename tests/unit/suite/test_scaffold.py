@@ -141,3 +141,28 @@ def test_the_judge_decides_when_nothing_mechanical_did(tmp_path: Path) -> None:
     assert offered.judge is not None and offered.judge.answer == "YES"
     garbled = score(suite, sf, sandbox, transcript, "m", FixedJudge("perhaps"))
     assert garbled.verdict == "ERROR" and garbled.reasons[0].startswith("judge-error:")
+
+
+def _init(dest: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(app, ["init", str(dest)], env={"COLUMNS": "200"})
+    return result.exit_code, result.stderr.strip().splitlines()
+
+
+def test_init_under_a_file_is_one_line_naming_the_path(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x\n")
+    code, err = _init(tmp_path / "afile" / "suite")
+    assert code == 2 and len(err) == 1 and str(tmp_path / "afile" / "suite") in err[0], err
+    assert (tmp_path / "afile").read_text() == "x\n"
+
+
+def test_init_onto_a_file_is_one_line_saying_so(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x\n")
+    code, err = _init(tmp_path / "afile")
+    assert code == 2 and len(err) == 1 and "not a folder" in err[0], err
+    assert (tmp_path / "afile").read_text() == "x\n"
+
+
+def test_init_where_nothing_can_be_written_is_one_line(locked_folder: Path) -> None:
+    for dest in (locked_folder / "suite", locked_folder / "deeper" / "suite"):
+        code, err = _init(dest)
+        assert code == 2 and len(err) == 1 and str(dest) in err[0], err

@@ -1,0 +1,139 @@
+"""Where `report --html` may write its page: never over (or inside) anything evalkit reads,
+never over a file or a folder that is not one of its own pages, and a path that cannot be
+written is one line. A page inside the results folder is allowed (`make demo` puts one
+there): nothing evalkit reads from the folder, nor its verification key, looks at it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from evalkit import __version__
+from evalkit.errors import ConfigError, RefusedError
+from evalkit.outpaths import check_new_file
+from evalkit.records.workdir import Workdir
+from evalkit.suite.config import SET_FOLDERS, Suite
+from evalkit.suite.lock import lock_path
+from evalkit.suite.subject import SUBJECTS
+
+GENERATOR = f'<meta name="generator" content="evalkit {__version__}">'
+"""Every page carries it in its head, so a later `--html` knows the file is evalkit's."""
+_MARKER = b'<meta name="generator" content="evalkit'
+_BEFORE_MARKER = (
+    b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    b'<meta name="viewport" content="width=device-width, initial-scale=1">'
+    b"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+)
+"""How a page began before it carried the marker."""
+_HEAD = 4096
+EVIDENCE_FILE = re.compile(r"rep-\d+\.js")
+_EVIDENCE_START = b"evalkitEvidence("
+
+
+def is_evalkit_page(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(_HEAD)
+    if _MARKER in head:
+        return True
+    return head.startswith(_BEFORE_MARKER) and b"<title>evalkit report: " in head
+
+
+def is_evalkit_evidence_folder(path: Path) -> bool:
+    """A folder holding nothing but the evidence scripts a page loads (or nothing)."""
+    for entry in path.iterdir():
+        if entry.is_symlink() or not entry.is_file() or not EVIDENCE_FILE.fullmatch(entry.name):
+            return False
+        with entry.open("rb") as fh:
+            if fh.read(len(_EVIDENCE_START)) != _EVIDENCE_START:
+                return False
+    return True
+
+
+def read_paths(suite: Suite, workdir: Path) -> dict[Path, str]:
+    """Everything evalkit reads from the results folder and the suite, resolved, with what it
+    is. Paths, not files: a page must not become a file evalkit would read later either."""
+    records = Workdir(workdir)
+    found: dict[Path, str] = {}
+
+    def add(path: Path, what: str) -> None:
+        found.setdefault(path.resolve(), what)
+
+    plans = records.read_plans().items if records.plans.is_file() else []
+    lines = records.read_evidence_index().items if records.has_evidence_index() else []
+    for results in records.results_files(plans, lines):
+        add(results, "a results file")
+    add(records.plans, "the folder's plans")
+    add(records.evidence_index, "the folder's manifest")
+    add(records.verification, "the folder's verification record")
+    add(records.grid_lock, "the folder's grid lock")
+    add(records.evidence, "the folder's evidence")
+    add(records.root / SUBJECTS, "the folder's kept subjects")
+    add(suite.config_path, "the suite's config")
+    add(lock_path(suite), "the suite's lock")
+    for name in SET_FOLDERS.values():
+        add(suite.root / name, "the suite's scenarios")
+    add(suite.rubric_path, "the suite's rubric")
+    for folder in suite.fixture_dirs().values():
+        add(folder, "a fixture of the suite")
+    for folder in suite.plugin_dirs():
+        add(folder, "a plugin of the suite")
+    for entry in suite.config.subject or []:
+        add(suite.root / entry, "the suite's subject")
+    for variant in suite.config.variants.values():
+        if variant.overlay:
+            add(suite.root / variant.overlay, "a variant's overlay")
+    return found
+
+
+def _read_by_evalkit(path: Path, read: dict[Path, str]) -> str | None:
+    resolved = path.resolve()
+    for candidate in (resolved, *resolved.parents):
+        what = read.get(candidate)
+        if what is not None:
+            verb = "is" if candidate == resolved else "lies inside"
+            return f"{path}: {verb} {what}, which evalkit reads; write the page elsewhere"
+    return None
+
+
+def check_page(suite: Suite, workdir: Path, out: Path, evidence: bool = True) -> None:
+    """Refuse OUT before anything is built or written (see the module's docstring), and
+    the evidence folder beside it too unless the evidence is sure to go inline."""
+    read = read_paths(suite, workdir)
+    problem = _read_by_evalkit(out, read)
+    if problem:
+        raise RefusedError(problem)
+    check_new_file(out)
+    if out.is_symlink() and not out.exists():
+        raise ConfigError(f"{out}: a link to nothing; give the path of a file")
+    try:
+        foreign = out.exists() and not is_evalkit_page(out)
+    except OSError as exc:
+        raise ConfigError(f"{out}: cannot be read to see whose it is: {exc.strerror}") from None
+    if foreign:
+        raise RefusedError(f"{out}: exists and is not an evalkit page; refusing to overwrite it")
+    if evidence:
+        check_evidence_folder(suite, workdir, evidence_folder(out), read)
+
+
+def evidence_folder(out: Path) -> Path:
+    """The folder beside the page that holds its evidence when it is too large to inline."""
+    return out.with_name(out.name + ".files")
+
+
+def check_evidence_folder(
+    suite: Suite, workdir: Path, folder: Path, read: dict[Path, str] | None = None
+) -> None:
+    problem = _read_by_evalkit(folder, read if read is not None else read_paths(suite, workdir))
+    if problem:
+        raise RefusedError(problem)
+    if not (folder.exists() or folder.is_symlink()):
+        return
+    try:
+        ours = folder.is_dir() and not folder.is_symlink() and is_evalkit_evidence_folder(folder)
+    except OSError as exc:
+        raise ConfigError(f"{folder}: cannot be read to see whose it is: {exc.strerror}") from None
+    if not ours:
+        raise RefusedError(
+            f"{folder}: exists and is not the evidence folder of an evalkit page; "
+            "refusing to replace it"
+        )
