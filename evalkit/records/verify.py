@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
+from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
@@ -51,6 +52,8 @@ FROZEN_KEYS = (
 
 
 UNBACKED = "row without evidence"
+TAMPERED = "tampered"
+"""A trial whose manifest line names a path outside the folder: never read, never replayed."""
 REPLAYS_AT_ONCE = 3
 """Trials replayed at once, each in a worker process: a worker waits on git part of the
 time, so there is one more than the two cores this was measured on."""
@@ -160,6 +163,11 @@ def verify_trial(
     while rebuilding its sandbox, is a problem of this trial and the next one is verified.
     Each kept file is read once: the bytes held to its recorded hash are the bytes parsed
     and replayed."""
+    outside = escapes(workdir, line)
+    if outside:
+        trial = Trial(_trial_name(line), verdict=line.verdict)
+        trial.problems += [f"{TAMPERED}:{p}" for p in outside]
+        return trial
     files = read_evidence(workdir, line)
     try:
         trial = _rederive(suite, workdir, line, rows, files, current, baselines)
@@ -171,16 +179,15 @@ def verify_trial(
 
 
 def read_evidence(workdir: Path, line: EvidenceLine) -> dict[str, bytes]:
-    """Each kept file of the trial by role, for those that are there and read (the others
-    are missing evidence)."""
-    folder = workdir / line.evidence
+    """Each kept file of the trial by role, for those that are there, inside the folder, and
+    read (the others are missing evidence)."""
     found = {}
     for role, rel in line.files.items():
-        path = folder / rel
         try:
+            path = confined(workdir, line.evidence, rel)
             if path.is_file():
                 found[role] = path.read_bytes()
-        except OSError:
+        except (OSError, OutsideFolderError):
             continue
     return found
 
@@ -498,6 +505,12 @@ def _publishability(
         if cell.skipped:
             by_reason[cell.skip_reason] += cell.skipped
     problems += [f"{n} planned rep(s) {why}" for why, n in sorted(by_reason.items())]
+    problems += [
+        f"{TAMPERED}: {t.name}: {p.removeprefix(TAMPERED + ':')}"
+        for t in report.trials
+        for p in t.problems
+        if p.startswith(TAMPERED + ":")
+    ]
     if report.failed_trials:
         problems.append(f"{report.failed_trials} trial(s) do not re-derive from their evidence")
     unbacked = [p for p in report.count_problems if f": {UNBACKED}: " in p]
