@@ -29,7 +29,7 @@ from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultR
 from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
-from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
+from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
 from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
@@ -82,6 +82,8 @@ class VerifyReport:
     publish_problems: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     """file:line of each plan, manifest or results line that did not read, skipped"""
+    grid_gaps: list[str] = field(default_factory=list)
+    """why a sharded grid the folder holds is not whole (missing shards, a shard twice)"""
 
     @property
     def all_rederived(self) -> bool:
@@ -485,6 +487,8 @@ def _count(
     for cell in counts:
         if not cell.complete:
             report.count_problems.append(f"plan {cell.describe()}")
+    report.grid_gaps = grid_gaps(plans)
+    report.count_problems += report.grid_gaps
     expected = sum(c.expected for c in counts)
     if not (rows.count == len(lines) == expected):
         report.count_problems.append(
@@ -518,7 +522,8 @@ def _publishability(
         problems.append(f"{len(unbacked)} row(s) without evidence")
     if report.unreadable:
         problems.append(f"{len(report.unreadable)} line(s) that do not read")
-    other = [p for p in report.count_problems if p not in unbacked]
+    problems += report.grid_gaps
+    other = [p for p in report.count_problems if p not in unbacked + report.grid_gaps]
     if other:
         problems.append(
             f"{len(other)} count problem(s): planned reps, manifest lines and rows disagree"
