@@ -208,3 +208,21 @@ def test_a_failure_while_appending_undoes_the_whole_merge(
     monkeypatch.undo()
     merge(out, [shards["2/2"]])
     assert verify_workdir(suite, out).publishable
+
+
+def test_the_merge_command_refuses_in_one_line_with_exit_2(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.main import app
+    from tests.conftest import REPO
+
+    broken = Path(shutil.copytree(shards["2/2"], tmp_path / "broken"))
+    shutil.rmtree(broken / "evidence")
+    out = tmp_path / "merged"
+    for pair in ([shards["1/2"], broken], [shards["1/2"], shards["2/3"]]):
+        args = ["--suite", str(REPO), "merge", str(out), *map(str, pair)]
+        done = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+        assert done.exit_code == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert not out.exists()
