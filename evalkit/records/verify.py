@@ -38,7 +38,12 @@ from evalkit.scoring.judge import ReplayJudge
 from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import fixture_subject_paths, kept_subject, subject_baselines
+from evalkit.suite.subject import (
+    SUBJECTS,
+    fixture_subject_paths,
+    kept_subject,
+    subject_baselines,
+)
 
 SCORING_KEY = "checker_source"
 """The declaration naming the hash of the code that scored a rep."""
@@ -296,7 +301,7 @@ class Baselines:
             if subject_hash not in self._subjects:
                 inside = bool(subject_hash) and bool(fixture_subject_paths(suite))
                 self._subjects[subject_hash] = (
-                    subject_baselines(suite, kept_subject(workdir, subject_hash))
+                    subject_baselines(suite, _kept_subject(workdir, subject_hash))
                     if inside
                     else suite.fixture_dirs()
                 )
@@ -330,6 +335,12 @@ class Baselines:
 
     def close(self) -> None:
         shutil.rmtree(self._root, ignore_errors=True)
+
+
+def _kept_subject(workdir: Path, subject_hash: str) -> Path:
+    """The kept subject a declaration names, only from inside the folder."""
+    confined(workdir, SUBJECTS, subject_hash.removeprefix("sha256:")[:16])
+    return kept_subject(workdir, subject_hash)
 
 
 def replay_decide(
