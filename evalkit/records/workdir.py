@@ -179,12 +179,12 @@ def grid_gaps(plans: Iterable[Plan]) -> list[str]:
         twice = sum(1 for n in reps.values() if n > 1)
         if twice and not any(len(r) > 1 for r in runs.values()):
             gaps.append(f"grid {digest}: {twice} rep(s) planned more than once")
+        absent = f": {max(0, total - len(reps))} of its {total} rep(s) not planned here"
         if missing:
             gaps.append(
-                f"grid {digest}: missing shard(s) {', '.join(missing)}: "
-                f"{max(0, total - len(reps))} of its {total} rep(s) not planned here"
+                f"grid {digest}: missing shard(s) {', '.join(missing)}" + (absent if total else "")
             )
-        elif len(reps) != total:
+        elif total and len(reps) != total:
             gaps.append(f"grid {digest}: {len(reps)} of its {total} rep(s) planned")
     return gaps
 

@@ -79,6 +79,14 @@ def test_a_grid_missing_a_shard_names_it_and_what_was_never_planned() -> None:
     ]
 
 
+def test_a_shard_planned_short_of_its_grid_is_named_unless_the_plan_predates_the_count() -> None:
+    assert grid_gaps([_shard("1/2", "rg", 1), _shard("2/2", "rg", 2, 4)]) == [
+        "grid grid-g: 3 of its 4 rep(s) planned"
+    ]
+    old = [_shard("1/2", "rg", 1, total=0), _shard("2/2", "rg", 2, 4, total=0)]
+    assert grid_gaps(old) == []
+
+
 def test_shards_cut_with_different_n_are_not_one_grid() -> None:
     got = grid_gaps([_shard("1/2", "rg", 1, 3), _shard("2/3", "rg", 2)])
     assert got == ["grid grid-g: shards cut with different N (1/2, 2/3); they are not slices "
