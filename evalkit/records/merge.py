@@ -198,8 +198,17 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
             "(fixtures, plugins, rubric, checker or CLI version); they are not one measurement"
         )
     _once(everything)
+    named: dict[Path, Path] = {}
     for source in sources:
         _check_evidence(source, out)
+        for line in source.lines:
+            target = confined(out, line.evidence)
+            if target in named:
+                raise RefusedError(
+                    f"{source.folder}: evidence {line.evidence} is named twice (also by "
+                    f"{named[target]}); refusing to merge one folder over another"
+                )
+            named[target] = source.folder
     _write(out, sources)
     return _summary(out, digests[first.folder], everything)
 

@@ -226,3 +226,17 @@ def test_the_merge_command_refuses_in_one_line_with_exit_2(
         done = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
         assert done.exit_code == 2 and done.stderr.count("\n") == 1, done.stderr
         assert not out.exists()
+
+
+def test_two_manifest_lines_naming_one_evidence_folder_are_refused_before_writing(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    source = shards["2/2"]
+    first = (source / "manifest.jsonl").read_text().splitlines()[0]
+    other = json.loads(first) | {"rep": 2}
+    with (source / "manifest.jsonl").open("a") as fh:
+        fh.write(json.dumps(other) + "\n")
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="named twice"):
+        merge(out, [shards["1/2"], source])
+    assert not out.exists()
