@@ -1,9 +1,12 @@
 """`evalkit merge OUT DIR…`: the shards of one grid, gathered into one verifiable folder.
 
 Rows, manifest lines, plans and evidence are copied byte for byte and only appended: a row is
-never rewritten. Shards of different grids (digest) or instruments (frozen hashes) are
-refused, and so is a cell that two sources both hold, so a shard merged twice cannot double
-an n. What is missing (shards never merged, planned reps never recorded) is named.
+never rewritten. Shards of different grids (digest) or instruments (frozen hashes), or cut
+with different N, are refused, and so is a rep that two sources (or two run ids) both hold: a
+rep of a grid is named by its cell, not by the run id, so a shard merged twice cannot double
+an n. What is missing (shards never merged, planned reps never recorded) is named. A merge is
+all or nothing: every source is checked whole before the first write, evidence is staged in a
+hidden folder inside OUT, and the records are appended last.
 """
 
 from __future__ import annotations
@@ -101,11 +104,11 @@ RepCell = tuple[str, str, str, int]
 """scenario, model, variant, rep: what names a rep of one grid, whatever run id it ran under."""
 
 
-def _cells(source: Source) -> dict[RepCell, str]:
-    return {
-        (c.scenario, c.model, c.variant, rep): p.run_id
+def _cells(source: Source) -> list[tuple[RepCell, str]]:
+    return [
+        ((c.scenario, c.model, c.variant, rep), p.run_id)
         for p in source.plans for c in p.cells for rep in c.numbers()
-    }  # fmt: skip
+    ]  # fmt: skip
 
 
 def _one_n(everything: list[Source]) -> None:
@@ -134,8 +137,8 @@ def _once(everything: list[Source]) -> None:
                     "merged twice would double its n"
                 )
             shards[label] = source.folder
-        for cell, run_id in _cells(source).items():
-            if cell in seen:
+        for cell, run_id in _cells(source):
+            if cell in seen and seen[cell] != (source.folder, run_id):
                 scenario, model, _, rep = cell
                 folder, first = seen[cell]
                 raise RefusedError(
@@ -280,7 +283,7 @@ def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:
     missing = sorted(
         f"{run_id} {scenario} {model} rep {rep}"
         for s in everything
-        for (scenario, model, _, rep), run_id in _cells(s).items()
+        for (scenario, model, _, rep), run_id in dict(_cells(s)).items()
         if (run_id, scenario, model, rep) not in recorded
     )
     return MergeResult(

@@ -240,3 +240,20 @@ def test_two_manifest_lines_naming_one_evidence_folder_are_refused_before_writin
     with pytest.raises(RefusedError, match="named twice"):
         merge(out, [shards["1/2"], source])
     assert not out.exists()
+
+
+def test_a_source_holding_one_shard_under_two_run_ids_is_refused(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    """As an older `merge` left a folder: it cannot be merged on as if it were one grid."""
+    twice = tmp_path / "twice"
+    merge(twice, [shards["1/2"]])
+    again = shards["1/2 again"]
+    for name in ("plans.jsonl", "manifest.jsonl"):
+        with (twice / name).open("a") as fh:
+            fh.write((again / name).read_text())
+    shutil.copytree(again / "evidence" / "rfab00000002", twice / "evidence" / "rfab00000002")
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="already in"):
+        merge(out, [twice, shards["2/2"]])
+    assert not out.exists()
