@@ -126,26 +126,27 @@ def _one_n(everything: list[Source]) -> None:
 
 
 def _once(everything: list[Source]) -> None:
-    """Every rep of the grid in at most one source, whatever run id it ran under."""
-    seen: dict[RepCell, tuple[Path, str]] = {}
-    shards: dict[str, Path] = {}
-    for source in everything:
+    """Every rep of the grid in at most one source, under one run id, whatever it is (a
+    folder named twice is two sources)."""
+    seen: dict[RepCell, tuple[int, str]] = {}
+    shards: dict[str, int] = {}
+    for index, source in enumerate(everything):
         for label in sorted({p.shard for p in source.plans}):
-            if label in shards and shards[label] != source.folder:
+            if shards.setdefault(label, index) != index:
                 raise RefusedError(
-                    f"{source.folder}: shard {label} is already in {shards[label]}; a shard "
-                    "merged twice would double its n"
+                    f"{source.folder}: shard {label} is already in "
+                    f"{everything[shards[label]].folder}; a shard merged twice would double "
+                    "its n"
                 )
-            shards[label] = source.folder
         for cell, run_id in _cells(source):
-            if cell in seen and seen[cell] != (source.folder, run_id):
+            if seen.setdefault(cell, (index, run_id)) != (index, run_id):
                 scenario, model, _, rep = cell
-                folder, first = seen[cell]
+                first, first_run = seen[cell]
                 raise RefusedError(
                     f"{source.folder}: {scenario} {model} rep {rep} (run {run_id}) is already "
-                    f"in {folder} (run {first}); a shard merged twice would double its n"
+                    f"in {everything[first].folder} (run {first_run}); a shard merged twice "
+                    "would double its n"
                 )
-            seen[cell] = (source.folder, run_id)
 
 
 def _check_evidence(source: Source, out: Path) -> None:

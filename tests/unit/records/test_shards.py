@@ -257,3 +257,12 @@ def test_a_source_holding_one_shard_under_two_run_ids_is_refused(
     with pytest.raises(RefusedError, match="already in"):
         merge(out, [twice, shards["2/2"]])
     assert not out.exists()
+
+
+def test_one_shard_named_twice_in_one_merge_is_refused(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="merged twice"):
+        merge(out, [shards["1/2"], shards["1/2"]])
+    assert not out.exists()
