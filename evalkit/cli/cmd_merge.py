@@ -15,8 +15,9 @@ def merge_command(
     target: Annotated[Path, typer.Argument(help="the merged folder (new, or earlier merges)")],
     shards: Annotated[list[Path], typer.Argument(help="the shards' WORKDIRs")],
 ) -> None:
-    """Copy the shards' rows, manifest lines, plans and evidence into OUT; refuse shards of
-    another grid or instrument and any cell held twice; name what is missing.
+    """Copy the shards' rows, manifest lines, plans and evidence into OUT, all or nothing;
+    refuse shards of another grid, instrument or N, any rep held twice (under any run id) and
+    evidence missing or outside its folder; name what is missing.
 
     Example: `evalkit merge results/ shard-1/ shard-2/ shard-3/`
     """

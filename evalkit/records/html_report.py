@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ResultRow
 from evalkit.outpaths import replace_file, replace_folder
+from evalkit.records.confined import OUTSIDE, OutsideFolderError, confined
 from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
 from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
 from evalkit.records.report import Report, build_report, bundle_declarations
@@ -126,8 +128,8 @@ def _json_unescaped(line: str) -> str:
 # --------------------------------------------------------------------------- evidence
 
 
-def _read_text(path: Path, mask: TaskMask) -> tuple[str | None, int]:
-    if not path.is_file():
+def _read_text(path: Path | None, mask: TaskMask) -> tuple[str | None, int]:
+    if path is None or not path.is_file():
         return None, 0
     data = path.read_bytes()
     cut = len(data) > TEXT_CAP
@@ -137,7 +139,9 @@ def _read_text(path: Path, mask: TaskMask) -> tuple[str | None, int]:
     return mask.mask(text)
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path | None) -> Any:
+    if path is None:
+        return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -157,15 +161,37 @@ def _evidence_folder(
 
 
 def _detail(
-    folder: Path, line: EvidenceLine | None, rubric: str | None, mask: TaskMask
+    root: Path,
+    folder: Path,
+    line: EvidenceLine | None,
+    rubric: str | None,
+    mask: TaskMask,
+    notes: list[str],
 ) -> tuple[dict[str, Any], dict[str, Any], int]:
-    """(light facts kept in the overview, heavy evidence to compress, masked line count)."""
+    """(light facts kept in the overview, heavy evidence to compress, masked line count).
+    A kept file whose path leads outside the results folder is never read: a note names
+    it instead."""
     files = dict(line.files) if line is not None else {}
+    where = os.path.relpath(folder, root)
+    name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}" if line else where
+
+    def kept(role: str, rel: str) -> Path | None:
+        try:
+            return confined(root, where, rel)
+        except OutsideFolderError:
+            notes.append(f"{name}: {role} {rel!r} leads {OUTSIDE}; not shown")
+            return None
+
+    try:
+        confined(root, where)
+    except OutsideFolderError:
+        notes.append(f"{name}: evidence {where!r} leads {OUTSIDE}; not shown")
+        return _omitted()
     masked = 0
     transcript_lines: list[str] = []
-    tpath = folder / files.get("transcript", TRANSCRIPT)
+    tpath = kept("transcript", files.get("transcript", TRANSCRIPT))
     raw_lines: list[str] = []
-    if tpath.is_file():
+    if tpath is not None and tpath.is_file():
         raw_lines = tpath.read_text(encoding="utf-8", errors="replace").splitlines()
         for raw in raw_lines:
             shown, n = mask_transcript_line(raw, mask)
@@ -175,14 +201,14 @@ def _detail(
     diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
         p.stem + "_diff": p.name for p in sorted(folder.glob("*.diff"))
     }
-    for role, name in diff_roles.items():
-        text, n = _read_text(folder / name, mask)
+    for role, rel in diff_roles.items():
+        text, n = _read_text(kept(role, rel), mask)
         if text is not None:
             diffs[role.removesuffix("_diff")] = text
             masked += n
-    stderr, n = _read_text(folder / files.get("stderr", STDERR), mask)
+    stderr, n = _read_text(kept("stderr", files.get("stderr", STDERR)), mask)
     masked += n
-    judge = _read_json(folder / files.get("judge", JUDGE))
+    judge = _read_json(kept("judge", files.get("judge", JUDGE)))
     prompt: str | None = None
     prompt_matches: bool | None = None
     if isinstance(judge, dict) and rubric is not None and raw_lines:
@@ -195,26 +221,40 @@ def _detail(
     if isinstance(judge, dict):
         judge, n = _mask_value(judge, mask)
         masked += n
-    process = _read_json(folder / files.get("process", PROCESS))
-    check = _read_json(folder / files.get("check", CHECK))
+    process = _read_json(kept("process", files.get("process", PROCESS)))
+    check = _read_json(kept("check", files.get("check", CHECK)))
     if check is not None:
         check, n = _mask_value(check, mask)
         masked += n
+    transcript = tpath if tpath is not None and tpath.is_file() else None
     light = {
         "found": folder.is_dir(),
         "process": process if isinstance(process, dict) else None,
         "check": check if isinstance(check, dict) else None,
         "judge": judge if isinstance(judge, dict) else None,
         "judge_prompt_matches": prompt_matches,
-        "transcript_bytes": tpath.stat().st_size if tpath.is_file() else 0,
+        "transcript_bytes": transcript.stat().st_size if transcript is not None else 0,
     }
     heavy = {
-        "transcript": transcript_lines if tpath.is_file() else None,
+        "transcript": transcript_lines if transcript is not None else None,
         "diffs": diffs,
         "stderr": stderr,
         "judge_prompt": prompt,
     }
     return light, heavy, masked
+
+
+def _omitted() -> tuple[dict[str, Any], dict[str, Any], int]:
+    light = {
+        "found": False,
+        "process": None,
+        "check": None,
+        "judge": None,
+        "judge_prompt_matches": None,
+        "transcript_bytes": 0,
+    }
+    heavy: dict[str, Any] = {"transcript": None, "diffs": {}, "stderr": None, "judge_prompt": None}
+    return light, heavy, 0
 
 
 def _pack(heavy: dict[str, Any]) -> str:
@@ -283,7 +323,7 @@ def write_html(
     masked_total = 0
     for index, row in enumerate(rows):
         folder, line = _evidence_folder(workdir, row, manifest)
-        light, heavy, masked = _detail(folder, line, rubric, mask)
+        light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
         masked_total += masked
         entry = row.model_dump()
         decl = decls.get(row.bundle_id, {})

@@ -1,22 +1,33 @@
 """`evalkit merge OUT DIR…`: the shards of one grid, gathered into one verifiable folder.
 
 Rows, manifest lines, plans and evidence are copied byte for byte and only appended: a row is
-never rewritten. Shards of different grids (digest) or instruments (frozen hashes) are
-refused, and so is a cell that two sources both hold, so a shard merged twice cannot double
-an n. What is missing (shards never merged, planned reps never recorded) is named.
+never rewritten. Shards of different grids (digest) or instruments (frozen hashes), or cut
+with different N, are refused, and so is a rep that two sources (or two run ids) both hold: a
+rep of a grid is named by its cell, not by the run id, so a shard merged twice cannot double
+an n. What is missing (shards never merged, planned reps never recorded) is named. A merge is
+all or nothing: every source is checked whole before the first write, evidence is staged in a
+hidden folder inside OUT, and the records are appended last.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
-from collections import Counter
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan
 from evalkit.records.appendlog import append_locked
+from evalkit.records.confined import (
+    OutsideFolderError,
+    confined,
+    evidence_files,
+    evidence_folder,
+)
 from evalkit.records.results import HEADER
 from evalkit.records.verify import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
@@ -89,16 +100,87 @@ def _frozen(lines: list[EvidenceLine]) -> set[str]:
     }
 
 
-def _cells(source: Source) -> Counter[tuple[str, str, str, int]]:
-    return Counter(
-        (p.run_id, c.scenario, c.model, rep) for p in source.plans for c in p.cells
-        for rep in c.numbers()
-    )  # fmt: skip
+RepCell = tuple[str, str, str, int]
+"""scenario, model, variant, rep: what names a rep of one grid, whatever run id it ran under."""
+
+
+def _cells(source: Source) -> list[tuple[RepCell, str]]:
+    return [
+        ((c.scenario, c.model, c.variant, rep), p.run_id)
+        for p in source.plans for c in p.cells for rep in c.numbers()
+    ]  # fmt: skip
+
+
+def _one_n(everything: list[Source]) -> None:
+    where: dict[str, Path] = {}
+    for source in everything:
+        for plan in source.plans:
+            where.setdefault(plan.shard, source.folder)
+    counts = {label.partition("/")[2] for label in where}
+    if len(counts) > 1:
+        shown = ", ".join(f"{label} ({folder})" for label, folder in sorted(where.items()))
+        raise RefusedError(
+            f"shards cut with different N ({shown}): they are not slices of one grid; "
+            "merge the shards of one --shard I/N only"
+        )
+
+
+def _once(everything: list[Source]) -> None:
+    """Every rep of the grid in at most one source, under one run id, whatever it is (a
+    folder named twice is two sources)."""
+    seen: dict[RepCell, tuple[int, str]] = {}
+    shards: dict[str, int] = {}
+    for index, source in enumerate(everything):
+        for label in sorted({p.shard for p in source.plans}):
+            if shards.setdefault(label, index) != index:
+                raise RefusedError(
+                    f"{source.folder}: shard {label} is already in "
+                    f"{everything[shards[label]].folder}; a shard merged twice would double "
+                    "its n"
+                )
+        for cell, run_id in _cells(source):
+            if seen.setdefault(cell, (index, run_id)) != (index, run_id):
+                scenario, model, _, rep = cell
+                first, first_run = seen[cell]
+                raise RefusedError(
+                    f"{source.folder}: {scenario} {model} rep {rep} (run {run_id}) is already "
+                    f"in {everything[first].folder} (run {first_run}); a shard merged twice "
+                    "would double its n"
+                )
+
+
+def _check_evidence(source: Source, out: Path) -> None:
+    """Every evidence folder the source's manifest names: inside the source, holding each file
+    its line names and no link, and free inside OUT."""
+    for line in source.lines:
+        name = f"{source.folder}: {line.run_id} {line.scenario} {line.model} rep {line.rep}"
+        try:
+            folder = evidence_folder(source.folder, line)
+            files = evidence_files(source.folder, line)
+            target = confined(out, line.evidence)
+        except OutsideFolderError as exc:
+            raise RefusedError(f"{name}: {exc}") from None
+        if not folder.is_dir():
+            raise RefusedError(f"{name}: its evidence folder {line.evidence} is missing")
+        for role, path in sorted(files.items()):
+            if not path.is_file():
+                raise RefusedError(f"{name}: its kept {role} file is missing")
+        for dirpath, dirnames, filenames in os.walk(folder):
+            for entry in dirnames + filenames:
+                if os.path.islink(os.path.join(dirpath, entry)):
+                    raise RefusedError(
+                        f"{name}: its evidence holds a link ({entry}); evalkit keeps none"
+                    )
+        if os.path.lexists(target):
+            raise RefusedError(f"{target}: evidence already there; refusing to overwrite it")
 
 
 def merge(out: Path, folders: list[Path]) -> MergeResult:
     """Append every source's plans, manifest lines, rows and evidence to OUT (which may
-    already hold earlier shards of the same grid), after checking they belong together."""
+    already hold earlier shards of the same grid), after checking they belong together.
+    All or nothing: every source is checked whole before the first write, the evidence is
+    staged in a hidden folder inside OUT, and the records are appended last; a refusal or a
+    failure leaves OUT as it was."""
     out = out.resolve()
     existing = [_read(out)] if Workdir(out).plans.is_file() else []
     sources = [_read(folder) for folder in folders]
@@ -112,43 +194,84 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
                 f"{digests[first.folder]} ({first.folder}): different cells, instrument or "
                 "settings"
             )
+    _one_n(everything)
     frozen = _frozen([x for s in everything for x in s.lines])
     if len(frozen) > 1:
         raise RefusedError(
             f"the shards were run against {len(frozen)} different sets of frozen hashes "
             "(fixtures, plugins, rubric, checker or CLI version); they are not one measurement"
         )
-    seen: dict[tuple[str, str, str, int], Path] = {}
-    for source in everything:
-        for cell in _cells(source):
-            if cell in seen:
-                run_id, scenario, model, rep = cell
-                raise RefusedError(
-                    f"{source.folder}: {scenario} {model} rep {rep} (run {run_id}) is already "
-                    f"in {seen[cell]}; a shard merged twice would double its n"
-                )
-            seen[cell] = source.folder
+    _once(everything)
+    named: dict[Path, Path] = {}
     for source in sources:
+        _check_evidence(source, out)
         for line in source.lines:
-            target = out / line.evidence
-            if target.exists():
-                raise RefusedError(f"{target}: evidence already there; refusing to overwrite it")
-    for source in sources:
-        _copy(source, out)
+            target = confined(out, line.evidence)
+            if target in named:
+                raise RefusedError(
+                    f"{source.folder}: evidence {line.evidence} is named twice (also by "
+                    f"{named[target]}); refusing to merge one folder over another"
+                )
+            named[target] = source.folder
+    _write(out, sources)
     return _summary(out, digests[first.folder], everything)
 
 
-def _copy(source: Source, out: Path) -> None:
+def _write(out: Path, sources: list[Source]) -> None:
+    """Stage every evidence folder inside OUT, move them into place, then append the records;
+    on any failure undo what was done (OUT made for this merge is removed again)."""
+    made = next((p for p in [*reversed(out.parents), out] if not p.exists()), None)
     out.mkdir(parents=True, exist_ok=True)
-    for line in source.lines:
-        shutil.copytree(source.folder / line.evidence, out / line.evidence)
+    staging = Path(tempfile.mkdtemp(prefix=".merging-", dir=out))
+    placed: list[tuple[Path, Path]] = []
+    made_dirs: list[Path] = []
     records = Workdir(out)
-    for plan in source.plans:
-        records.append_plan(plan)
-    for line in source.lines:
-        records.append_evidence_line(line)
-    if source.rows:
-        append_locked(records.results, "".join(source.rows).encode(), HEADER.encode())
+    sizes = {
+        path: path.stat().st_size if path.is_file() else None
+        for path in (records.plans, records.evidence_index, records.results)
+    }
+    try:
+        for source in sources:
+            for line in source.lines:
+                shutil.copytree(
+                    evidence_folder(source.folder, line), staging / line.evidence, symlinks=True
+                )
+        for source in sources:
+            for line in source.lines:
+                target = out / line.evidence
+                missing = [p for p in reversed(target.parents) if p.is_relative_to(out)]
+                made_dirs += [p for p in missing if not p.exists()]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(staging / line.evidence, target)
+                placed.append((staging / line.evidence, target))
+        _append(records, sources)
+    except BaseException:
+        for path, size in sizes.items():
+            if size is None:
+                path.unlink(missing_ok=True)
+            elif path.is_file():
+                os.truncate(path, size)
+        for staged, target in reversed(placed):
+            os.rename(target, staged)
+        for folder in reversed(made_dirs):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _append(records: Workdir, sources: list[Source]) -> None:
+    plans = "".join(p.model_dump_json() + "\n" for s in sources for p in s.plans)
+    lines = "".join(x.model_dump_json() + "\n" for s in sources for x in s.lines)
+    rows = "".join(r for s in sources for r in s.rows)
+    append_locked(records.plans, plans.encode())
+    if lines:
+        append_locked(records.evidence_index, lines.encode())
+    if rows:
+        append_locked(records.results, rows.encode(), HEADER.encode())
 
 
 def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:
@@ -161,7 +284,7 @@ def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:
     missing = sorted(
         f"{run_id} {scenario} {model} rep {rep}"
         for s in everything
-        for (run_id, scenario, model, rep) in _cells(s)
+        for (scenario, model, _, rep), run_id in dict(_cells(s)).items()
         if (run_id, scenario, model, rep) not in recorded
     )
     return MergeResult(

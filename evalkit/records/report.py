@@ -34,7 +34,7 @@ from evalkit.records.results import read_results
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
-from evalkit.records.workdir import RESULTS, Workdir, tally
+from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
@@ -221,6 +221,11 @@ class Report(Model):
     )
     incomplete: bool
     missing: list[MissingCell]
+    grid_gaps: list[str] = Field(
+        default_factory=list,
+        description="why a sharded grid in the folder is not whole: missing shards, shards cut "
+        "with different N, a shard under two run ids",
+    )
     unknown: list[UnknownScenario]
     usage: list[Usage] = Field(default_factory=list)
     retries: Retries = Field(default_factory=lambda: Retries(reps=0, attempts=0, reasons={}))
@@ -531,6 +536,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     inner_runs = sorted({p.run_id for p in plans if p.inner_loop})
 
     missing = _missing(plans, every)
+    gaps = grid_gaps(plans)
     return Report(
         suite=suite.name,
         workdir=str(workdir),
@@ -544,7 +550,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         levels=levels,
         models=summaries,
         expected=expected_checks(suite.config.expected, levels),
-        incomplete=bool(missing),
+        incomplete=bool(missing or gaps),
+        grid_gaps=gaps,
         missing=missing,
         unknown=[
             UnknownScenario(
@@ -755,7 +762,7 @@ def breach_line(report: Report) -> str:
 
 
 def missing_lines(report: Report) -> list[str]:
-    return [
+    return report.grid_gaps + [
         f"{m.run_id} {m.scenario} {m.model}: {m.planned} rep(s) planned, {m.recorded} recorded"
         + (f", {m.skipped} {m.skip_reason}" if m.skipped else "")
         for m in report.missing

@@ -26,9 +26,10 @@ from pydantic import ValidationError
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
+from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
-from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, tally
+from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
 from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
 from evalkit.scoring.decide import ProcessRecord, decide
@@ -37,7 +38,12 @@ from evalkit.scoring.judge import ReplayJudge
 from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import fixture_subject_paths, kept_subject, subject_baselines
+from evalkit.suite.subject import (
+    SUBJECTS,
+    fixture_subject_paths,
+    kept_subject,
+    subject_baselines,
+)
 
 SCORING_KEY = "checker_source"
 """The declaration naming the hash of the code that scored a rep."""
@@ -51,6 +57,8 @@ FROZEN_KEYS = (
 
 
 UNBACKED = "row without evidence"
+TAMPERED = "tampered"
+"""A trial whose manifest line names a path outside the folder: never read, never replayed."""
 REPLAYS_AT_ONCE = 3
 """Trials replayed at once, each in a worker process: a worker waits on git part of the
 time, so there is one more than the two cores this was measured on."""
@@ -79,6 +87,8 @@ class VerifyReport:
     publish_problems: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     """file:line of each plan, manifest or results line that did not read, skipped"""
+    grid_gaps: list[str] = field(default_factory=list)
+    """why a sharded grid the folder holds is not whole (missing shards, a shard twice)"""
 
     @property
     def all_rederived(self) -> bool:
@@ -160,6 +170,11 @@ def verify_trial(
     while rebuilding its sandbox, is a problem of this trial and the next one is verified.
     Each kept file is read once: the bytes held to its recorded hash are the bytes parsed
     and replayed."""
+    outside = escapes(workdir, line)
+    if outside:
+        trial = Trial(_trial_name(line), verdict=line.verdict)
+        trial.problems += [f"{TAMPERED}:{p}" for p in outside]
+        return trial
     files = read_evidence(workdir, line)
     try:
         trial = _rederive(suite, workdir, line, rows, files, current, baselines)
@@ -171,16 +186,15 @@ def verify_trial(
 
 
 def read_evidence(workdir: Path, line: EvidenceLine) -> dict[str, bytes]:
-    """Each kept file of the trial by role, for those that are there and read (the others
-    are missing evidence)."""
-    folder = workdir / line.evidence
+    """Each kept file of the trial by role, for those that are there, inside the folder, and
+    read (the others are missing evidence)."""
     found = {}
     for role, rel in line.files.items():
-        path = folder / rel
         try:
+            path = confined(workdir, line.evidence, rel)
             if path.is_file():
                 found[role] = path.read_bytes()
-        except OSError:
+        except (OSError, OutsideFolderError):
             continue
     return found
 
@@ -287,7 +301,7 @@ class Baselines:
             if subject_hash not in self._subjects:
                 inside = bool(subject_hash) and bool(fixture_subject_paths(suite))
                 self._subjects[subject_hash] = (
-                    subject_baselines(suite, kept_subject(workdir, subject_hash))
+                    subject_baselines(suite, _kept_subject(workdir, subject_hash))
                     if inside
                     else suite.fixture_dirs()
                 )
@@ -321,6 +335,12 @@ class Baselines:
 
     def close(self) -> None:
         shutil.rmtree(self._root, ignore_errors=True)
+
+
+def _kept_subject(workdir: Path, subject_hash: str) -> Path:
+    """The kept subject a declaration names, only from inside the folder."""
+    confined(workdir, SUBJECTS, subject_hash.removeprefix("sha256:")[:16])
+    return kept_subject(workdir, subject_hash)
 
 
 def replay_decide(
@@ -478,6 +498,8 @@ def _count(
     for cell in counts:
         if not cell.complete:
             report.count_problems.append(f"plan {cell.describe()}")
+    report.grid_gaps = grid_gaps(plans)
+    report.count_problems += report.grid_gaps
     expected = sum(c.expected for c in counts)
     if not (rows.count == len(lines) == expected):
         report.count_problems.append(
@@ -498,6 +520,12 @@ def _publishability(
         if cell.skipped:
             by_reason[cell.skip_reason] += cell.skipped
     problems += [f"{n} planned rep(s) {why}" for why, n in sorted(by_reason.items())]
+    problems += [
+        f"{TAMPERED}: {t.name}: {p.removeprefix(TAMPERED + ':')}"
+        for t in report.trials
+        for p in t.problems
+        if p.startswith(TAMPERED + ":")
+    ]
     if report.failed_trials:
         problems.append(f"{report.failed_trials} trial(s) do not re-derive from their evidence")
     unbacked = [p for p in report.count_problems if f": {UNBACKED}: " in p]
@@ -505,7 +533,8 @@ def _publishability(
         problems.append(f"{len(unbacked)} row(s) without evidence")
     if report.unreadable:
         problems.append(f"{len(report.unreadable)} line(s) that do not read")
-    other = [p for p in report.count_problems if p not in unbacked]
+    problems += report.grid_gaps
+    other = [p for p in report.count_problems if p not in unbacked + report.grid_gaps]
     if other:
         problems.append(
             f"{len(other)} count problem(s): planned reps, manifest lines and rows disagree"

@@ -137,6 +137,66 @@ def tally(plans: Iterable[Plan], recorded: Iterable[RepKey]) -> list[CellCount]:
     return counts
 
 
+def grid_gaps(plans: Iterable[Plan]) -> list[str]:
+    """Why the sharded grids the plans belong to are not whole, one line each (none when
+    they are).
+
+    A sharded grid is whole with all N of its shards, every one cut with the same N, and
+    each of its reps planned once: the grid digest and the cell name a rep, not the run id,
+    so one shard run twice under two run ids is named, not counted twice. A lone shard is
+    one part of a grid, never a whole one.
+    """
+    by_digest: dict[str, list[Plan]] = {}
+    for plan in plans:
+        if plan.grid_digest and plan.shard:
+            by_digest.setdefault(plan.grid_digest, []).append(plan)
+    gaps = []
+    for digest, group in sorted(by_digest.items()):
+        labels = sorted({p.shard for p in group}, key=_shard_order)
+        counts = sorted({_shard_order(label)[1] for label in labels})
+        if len(counts) > 1:
+            gaps.append(
+                f"grid {digest}: shards cut with different N ({', '.join(labels)}); "
+                "they are not slices of one grid"
+            )
+            continue
+        count = counts[0]
+        present = {_shard_order(label)[0] for label in labels}
+        missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in present]
+        runs: dict[str, set[str]] = {}
+        reps: Counter[tuple[str, str, str, int]] = Counter()
+        for plan in group:
+            runs.setdefault(plan.shard, set()).add(plan.run_id)
+            for cell in plan.cells:
+                reps.update((cell.scenario, cell.model, cell.variant, r) for r in cell.numbers())
+        total = max(p.grid_cells for p in group)
+        for label in labels:
+            if len(runs[label]) > 1:
+                gaps.append(
+                    f"grid {digest}: shard {label} under {len(runs[label])} run ids "
+                    f"({', '.join(sorted(runs[label]))}); a rep of a grid counts once"
+                )
+        twice = sum(1 for n in reps.values() if n > 1)
+        if twice and not any(len(r) > 1 for r in runs.values()):
+            gaps.append(f"grid {digest}: {twice} rep(s) planned more than once")
+        absent = f": {max(0, total - len(reps))} of its {total} rep(s) not planned here"
+        if missing:
+            gaps.append(
+                f"grid {digest}: missing shard(s) {', '.join(missing)}" + (absent if total else "")
+            )
+        elif total and len(reps) != total:
+            gaps.append(f"grid {digest}: {len(reps)} of its {total} rep(s) planned")
+    return gaps
+
+
+def _shard_order(label: str) -> tuple[int, int]:
+    index, _, count = label.partition("/")
+    try:
+        return int(index), int(count)
+    except ValueError:
+        return 0, 0
+
+
 def _read_jsonl(path: Path, model: type[T], what: str) -> Read[T]:
     found: Read[T] = Read()
     if not path.is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +93,12 @@ def test_a_missing_shard_is_named_by_merge(
     done = kit.run("merge", str(out), str(folders[0]), str(folders[2]))
     assert done.returncode == 0, done.why()
     assert "missing shard(s): 2/3" in done.stderr, done.why()
+    verify = kit.run("verify", str(out))
+    last = verify.stdout.strip().splitlines()[-2]
+    assert last.startswith("NOT PUBLISHABLE") and "missing shard(s) 2/3" in last, verify.why()
+    report = kit.run("report", str(out), "--format", "json")
+    assert report.returncode == 0, report.why()
+    assert json.loads(report.stdout)["incomplete"] is True
 
 
 def test_auto_shard_says_which_index_it_used(kit: Kit) -> None:

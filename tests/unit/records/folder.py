@@ -71,3 +71,26 @@ def recorded_folder(
         for rep in range(1, reps + 1):
             record_rep(ctx, scenario, model, rep)
     return ctx
+
+
+GRID_DIGEST = "grid-fab0000000000001"
+
+
+def shard_folder(
+    suite: Suite,
+    work: Path,
+    grid: list[tuple[str, str, int]],
+    shard: str,
+    run_id: str = "rfab00000001",
+) -> RunContext:
+    """Shard I/N of `grid` (scenario, model, rep; one entry per rep), cut as `grid --shard`
+    cuts it (strided over the stable order) and every rep of the slice recorded."""
+    index, count = (int(x) for x in shard.split("/"))
+    ctx = context(suite, work, run_id)
+    ctx.plan_extra = {"grid_digest": GRID_DIGEST, "shard": shard, "grid_cells": len(grid)}
+    part = sorted(grid)[index - 1 :: count]
+    cells = [PlanCell(scenario=s, model=m, reps=1, rep_numbers=[r]) for s, m, r in part]
+    record_plan(ctx, cells, f"grid --shard {shard}")
+    for scenario, model, rep in part:
+        record_rep(ctx, scenario, model, rep)
+    return ctx

@@ -38,3 +38,15 @@ def test_a_kept_subject_edited_after_the_run_is_named(tmp_path: Path) -> None:
     (problems,) = [t.problems for t in got.trials]
     assert len(problems) == 1 and problems[0].startswith("subject-not-kept:"), problems
     assert "edited since the run" in problems[0]
+
+
+def test_a_kept_subject_linked_from_outside_the_folder_is_named(tmp_path: Path) -> None:
+    suite, work = _recorded(tmp_path)
+    (kept,) = (work / "subjects").iterdir()
+    outside = tmp_path / "outside"
+    kept.rename(outside)
+    kept.symlink_to(outside)
+    got = verify_workdir(suite, work)
+    assert not got.publishable
+    (problems,) = [t.problems for t in got.trials]
+    assert len(problems) == 1 and "outside the folder" in problems[0], problems

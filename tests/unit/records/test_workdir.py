@@ -10,7 +10,7 @@ import pytest
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import append_row, read_results
-from evalkit.records.workdir import Workdir, tally
+from evalkit.records.workdir import Workdir, grid_gaps, tally
 from evalkit.run.runner import RunContext, record_plan
 from evalkit.suite.config import Suite
 
@@ -55,6 +55,49 @@ def test_tally_counts_each_plan_cell_and_names_its_unrecorded_reps() -> None:
     assert got[("r1", "N1")].unrecorded == (1,) and not got[("r1", "N1")].complete
     assert got[("r2", "P1")].complete
     assert (got[("r3", "P2")].planned, got[("r3", "P2")].recorded) == (0, 1)
+
+
+def _shard(shard: str, run_id: str = "rg", *reps: int, total: int = 4) -> Plan:
+    return Plan(
+        run_id=run_id,
+        created="2026-01-01T00:00:00+00:00",
+        command="grid",
+        cells=[PlanCell(scenario="P1", model="m", reps=len(reps), rep_numbers=list(reps))],
+        grid_digest="grid-g",
+        shard=shard,
+        grid_cells=total,
+    )
+
+
+def test_a_whole_sharded_grid_has_no_gaps_and_an_unsharded_plan_is_not_held_to_one() -> None:
+    assert grid_gaps([_shard("1/2", "rg", 1, 3), _shard("2/2", "rg", 2, 4), _plan("r1")]) == []
+
+
+def test_a_grid_missing_a_shard_names_it_and_what_was_never_planned() -> None:
+    assert grid_gaps([_shard("1/2", "rg", 1, 3)]) == [
+        "grid grid-g: missing shard(s) 2/2: 2 of its 4 rep(s) not planned here"
+    ]
+
+
+def test_a_shard_planned_short_of_its_grid_is_named_unless_the_plan_predates_the_count() -> None:
+    assert grid_gaps([_shard("1/2", "rg", 1), _shard("2/2", "rg", 2, 4)]) == [
+        "grid grid-g: 3 of its 4 rep(s) planned"
+    ]
+    old = [_shard("1/2", "rg", 1, total=0), _shard("2/2", "rg", 2, 4, total=0)]
+    assert grid_gaps(old) == []
+
+
+def test_shards_cut_with_different_n_are_not_one_grid() -> None:
+    got = grid_gaps([_shard("1/2", "rg", 1, 3), _shard("2/3", "rg", 2)])
+    assert got == ["grid grid-g: shards cut with different N (1/2, 2/3); they are not slices "
+                   "of one grid"]  # fmt: skip
+
+
+def test_one_shard_under_two_run_ids_is_named() -> None:
+    plans = [_shard("1/2", "ra", 1, 3), _shard("2/2", "ra", 2, 4), _shard("1/2", "rb", 1, 3)]
+    assert grid_gaps(plans) == [
+        "grid grid-g: shard 1/2 under 2 run ids (ra, rb); a rep of a grid counts once"
+    ]
 
 
 # --------------------------------------------------------------------------- torn last lines
