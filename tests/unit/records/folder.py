@@ -30,11 +30,15 @@ def context(suite: Suite, work: Path, run_id: str = "r1") -> RunContext:
     return RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=run_id)
 
 
-def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepOutcome:
-    """One fabricated rep of the scenario's ideal behaviour, recorded as `run` records one."""
+def record_rep(
+    ctx: RunContext, scenario_ref: str, model: str, rep: int, case_name: str | None = None
+) -> RepOutcome:
+    """One fabricated rep of the scenario's ideal behaviour (or of the self-test case named,
+    such as `cut-before-result`), recorded as `run` records one."""
     suite = ctx.suite
     scenario = suite.resolve(scenario_ref)
-    case = suite.reference.self_test_cases(scenario)[0]
+    cases = suite.reference.self_test_cases(scenario)
+    case = next(c for c in cases if c.name == case_name) if case_name else cases[0]
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-fab-"))
     try:
         sandbox = scratch / "sandbox"
