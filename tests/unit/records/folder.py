@@ -75,3 +75,26 @@ def recorded_folder(
         for rep in range(1, reps + 1):
             record_rep(ctx, scenario, model, rep)
     return ctx
+
+
+CALIBRATION = [
+    ("P1-L1-reporting", "policy:oracle", "PASS", None),
+    ("N1-L1-reporting", "policy:oracle", "PASS", None),
+    ("P1-L1-reporting", "policy:fault-cut", "ERROR", "cut-before-result"),
+]
+"""(scenario, model, expected verdict, the self-test case that plays it)"""
+
+
+def calibration_folder(suite: Suite, work: Path, run_id: str = "c1") -> RunContext:
+    """Three cells as `calibrate` plans them: the oracle on a positive and a negative, and a
+    fault policy whose transcript is cut before its result line (an ERROR by design)."""
+    ctx = context(suite, work, run_id)
+    ctx.plan_extra = {
+        "calibration": True,
+        "expected": [{"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION],
+    }
+    cells = [PlanCell(scenario=s, model=m, reps=1) for s, m, _, _ in CALIBRATION]
+    record_plan(ctx, cells, "calibrate --set run")
+    for scenario, model, _, case in CALIBRATION:
+        record_rep(ctx, scenario, model, 1, case_name=case)
+    return ctx

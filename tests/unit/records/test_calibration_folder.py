@@ -21,29 +21,17 @@ from evalkit.records.verification import verify_and_record
 from evalkit.run.runner import record_plan
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
-from tests.unit.records.folder import context, record_rep
+from tests.unit.records.folder import CALIBRATION, calibration_folder, context, record_rep
 
 P1, N1 = "P1-L1-reporting", "N1-L1-reporting"
 ORACLE, CUT = "policy:oracle", "policy:fault-cut"
-EXPECTED = [
-    {"scenario": P1, "model": ORACLE, "verdict": "PASS"},
-    {"scenario": N1, "model": ORACLE, "verdict": "PASS"},
-    {"scenario": P1, "model": CUT, "verdict": "ERROR"},
-]
+EXPECTED = [{"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION]
 
 
 @pytest.fixture(scope="module")
 def calibrated(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Three cells as `calibrate` plans them: the oracle on a positive and a negative, and a
-    fault policy whose transcript is cut before its result line (an ERROR by design)."""
     work = tmp_path_factory.mktemp("calibrated") / "work"
-    ctx = context(suite, work, "c1")
-    ctx.plan_extra = {"calibration": True, "expected": EXPECTED}
-    cells = [PlanCell(scenario=x["scenario"], model=x["model"], reps=1) for x in EXPECTED]
-    record_plan(ctx, cells, "calibrate --set run")
-    record_rep(ctx, P1, ORACLE, 1)
-    record_rep(ctx, N1, ORACLE, 1)
-    record_rep(ctx, P1, CUT, 1, case_name="cut-before-result")
+    calibration_folder(suite, work)
     return work
 
 
