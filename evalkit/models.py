@@ -512,7 +512,7 @@ class Plan(Model):
     calibration: bool = Field(
         False, description="written by `calibrate`: reference policies, not a measurement"
     )
-    expected: list[CellExpectation] = Field(
+    expected_verdicts: list[CellExpectation] = Field(
         default_factory=list, description="a calibration's expected verdict of every cell"
     )
 

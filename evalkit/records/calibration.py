@@ -56,7 +56,7 @@ def is_calibration_plan(plan: Plan) -> bool:
     """Written by `calibrate`, naming an expected verdict for every cell it planned."""
     if not plan.calibration or plan.command.split(" ", 1)[0] != COMMAND or plan.skipped:
         return False
-    expected = {(x.scenario, x.model) for x in plan.expected}
+    expected = {(x.scenario, x.model) for x in plan.expected_verdicts}
     return all((c.scenario, c.model) in expected for c in plan.cells)
 
 
@@ -76,7 +76,7 @@ def read_calibration(
     cells = [
         _check(plan.run_id, expected, by_cell.get((plan.run_id, expected.scenario, expected.model)))
         for plan in plans
-        for expected in plan.expected
+        for expected in plan.expected_verdicts
     ]
     several_runs = len({p.run_id for p in plans}) > 1
     matched = sum(1 for c in cells if c.as_expected)

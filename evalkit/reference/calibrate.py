@@ -67,7 +67,7 @@ def calibrate(
             cells.append(GridCell(scenario, model, 1, timeout, retries=retries))
     ctx.plan_extra = {
         "calibration": True,
-        "expected": [
+        "expected_verdicts": [
             CellExpectation(
                 scenario=scenario, model=model, verdict=e.verdict, reason=e.reason, attempt=attempt
             )

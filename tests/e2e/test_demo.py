@@ -26,7 +26,9 @@ def test_calibrate_then_verify_then_report_ends_in_the_calibration(
 
     [plan] = read_jsonl(work / "plans.jsonl")
     assert plan["calibration"] is True
-    expected = {(x["scenario"], x["model"]): (x["verdict"], x["attempt"]) for x in plan["expected"]}
+    expected = {
+        (x["scenario"], x["model"]): (x["verdict"], x["attempt"]) for x in plan["expected_verdicts"]
+    }
     assert expected[("N1-L1-reporting", "policy:fault-500")] == ("ERROR", 1)
     assert expected[("P1-L1-reporting", "policy:flaky-oracle")] == ("PASS", 2)
     assert len(expected) == 6

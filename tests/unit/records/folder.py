@@ -91,7 +91,9 @@ def calibration_folder(suite: Suite, work: Path, run_id: str = "c1") -> RunConte
     ctx = context(suite, work, run_id)
     ctx.plan_extra = {
         "calibration": True,
-        "expected": [{"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION],
+        "expected_verdicts": [
+            {"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION
+        ],
     }
     cells = [PlanCell(scenario=s, model=m, reps=1) for s, m, _, _ in CALIBRATION]
     record_plan(ctx, cells, "calibrate --set run")

@@ -49,7 +49,7 @@ def _expect(work: Path, scenario: str, model: str, verdict: str) -> None:
     """Edit the plan's expected verdict of one cell, as a calibration that came out otherwise."""
     path = work / "plans.jsonl"
     plan = json.loads(path.read_text(encoding="utf-8"))
-    for cell in plan["expected"]:
+    for cell in plan["expected_verdicts"]:
         if (cell["scenario"], cell["model"]) == (scenario, model):
             cell["verdict"] = verdict
     path.write_text(json.dumps(plan) + "\n", encoding="utf-8")
@@ -60,7 +60,7 @@ def test_a_calibration_plan_keeps_the_flag_and_every_cell_s_expected_verdict(
 ) -> None:
     plan = json.loads((calibrated / "plans.jsonl").read_text(encoding="utf-8"))
     assert plan["calibration"] is True
-    assert [(x["scenario"], x["model"], x["verdict"]) for x in plan["expected"]] == [
+    assert [(x["scenario"], x["model"], x["verdict"]) for x in plan["expected_verdicts"]] == [
         (x["scenario"], x["model"], x["verdict"]) for x in EXPECTED
     ]
 
@@ -115,7 +115,7 @@ def test_a_cell_expected_at_a_later_attempt_differs_when_the_first_counted(
 ) -> None:
     path = work / "plans.jsonl"
     plan = json.loads(path.read_text(encoding="utf-8"))
-    plan["expected"][0]["attempt"] = 2
+    plan["expected_verdicts"][0]["attempt"] = 2
     path.write_text(json.dumps(plan) + "\n", encoding="utf-8")
     built = build_report(suite, work)
     assert built.calibration is not None
@@ -150,7 +150,7 @@ def test_a_plan_without_every_cell_s_expected_verdict_is_a_measurement(
 ) -> None:
     path = work / "plans.jsonl"
     plan = json.loads(path.read_text(encoding="utf-8"))
-    plan["expected"] = plan["expected"][:2]
+    plan["expected_verdicts"] = plan["expected_verdicts"][:2]
     path.write_text(json.dumps(plan) + "\n", encoding="utf-8")
     assert build_report(suite, work).calibration is None
 
