@@ -478,6 +478,16 @@ class PlanCell(Model):
         return self.rep_numbers or list(range(1, self.reps + 1))
 
 
+class CellExpectation(Model):
+    """The verdict a reference policy must get on one scenario: what `calibrate` holds it to."""
+
+    scenario: str
+    model: str
+    verdict: VerdictValue
+    reason: str | None = Field(None, description="a reason or flag the row must name, if any")
+    attempt: int = Field(1, description="the attempt the verdict must come from")
+
+
 class Plan(Model):
     """What a run or grid set out to do, so anyone can count what should be there."""
 
@@ -498,6 +508,12 @@ class Plan(Model):
     suite: str = Field("", description="the suite whose scenarios the plan runs")
     inner_loop: bool = Field(
         False, description="a reduced grid (failed cells plus controls), not the whole set"
+    )
+    calibration: bool = Field(
+        False, description="written by `calibrate`: reference policies, not a measurement"
+    )
+    expected_verdicts: list[CellExpectation] = Field(
+        default_factory=list, description="a calibration's expected verdict of every cell"
     )
 
 

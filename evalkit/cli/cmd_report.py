@@ -36,7 +36,8 @@ def report(
     ] = "auto",
 ) -> None:
     """PASS k/n with Wilson 95% intervals per level, model and polarity; what is missing;
-    whether the folder is publishable.
+    whether the folder is publishable (a folder `calibrate` wrote opens instead with how many
+    cells came out as expected).
 
     Example: `evalkit report results/ --format markdown`, `evalkit report results/ --html r.html`
     """

@@ -16,7 +16,9 @@ def verify(
 ) -> None:
     """Rebuild each trial's sandbox from fixture + diffs, re-score it, compare, then count.
 
-    Exits non-zero unless every trial re-derives and the counts match the plans. A trial scored
+    Exits non-zero unless every trial re-derives and the counts match the plans. A folder that
+    `calibrate` wrote is held to the verdicts its plans expected instead of being published:
+    it exits non-zero, naming them, when any cell came out otherwise. A trial scored
     by older scoring code is named `older` (its records are held to each other, not re-derived;
     `evalkit rescore` scores it again), and the folder is not publishable until it is. The
     verdict is recorded in WORKDIR/verified.json for `evalkit report` to read while the records
@@ -49,7 +51,12 @@ def verify(
     if report.all_rederived and not older:
         out.print(f"All {len(report.trials)} trial(s) re-derived from the kept evidence.")
     bad = sum(1 for t in report.trials if not t.ok)
-    if report.publishable:
+    calibration = report.calibration
+    if calibration is not None:
+        out.print(calibration.headline, markup=False)
+        for line in calibration.differ:
+            out.print(f"  {line}", markup=False)
+    elif report.publishable:
         out.print("PUBLISHABLE")
     else:
         out.print("NOT PUBLISHABLE: " + "; ".join(report.publish_problems), markup=False)
@@ -61,4 +68,6 @@ def verify(
             f"{bad} trial(s) did not re-derive; {len(report.count_problems)} count problem(s); "
             f"{len(report.unreadable)} line(s) skipped"
         )
+        raise typer.Exit(1)
+    if calibration is not None and not calibration.ok:
         raise typer.Exit(1)

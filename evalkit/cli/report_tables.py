@@ -14,6 +14,8 @@ from evalkit.records.report import (
     LevelTable,
     Report,
     breach_line,
+    calibration_lead,
+    calibration_tail,
     expected_columns,
     expected_line,
     expected_misses,
@@ -113,6 +115,12 @@ def _subject_header(console: Console, built: Report) -> None:
 def print_report(console: Console, built: Report) -> list[str]:
     """Print every table in a shape that fits; return the shapes used (for tests)."""
     shapes = []
+    lead = calibration_lead(built)
+    if built.calibration is not None:
+        good = built.calibration.ok
+        console.print(Text(lead[0], style="bold green" if good else "bold red"))
+        for line in lead[1:]:
+            console.print(Text(line))
     console.print(Text(f"evalkit report: {built.suite} - {built.rows} row(s)", style="bold"))
     console.print(Text(f"from {built.workdir}"))
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
@@ -164,6 +172,10 @@ def print_report(console: Console, built: Report) -> list[str]:
         console.print(Text("Lines that did not read (skipped)", style="bold"))
         for line in built.unreadable:
             console.print(Text(f"  {line}"))
+    if built.calibration is not None:
+        for line in calibration_tail(built):
+            console.print(Text(line))
+        return shapes
     verdict = built.publishability
     console.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
     return shapes

@@ -369,6 +369,7 @@ def write_html(
         },
         "problems": problems,
     }
+    data = _relative(data, _roots(suite.root.resolve(), workdir))
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -396,6 +397,39 @@ def write_html(
         sibling_dir=sibling,
         problems=problems,
     )
+
+
+def _roots(suite_root: Path, workdir: Path) -> list[tuple[str, str]]:
+    """Each absolute folder a page's text may name, longest first, and what it shows instead."""
+    shown = shown_folder(suite_root, workdir)
+    return [
+        (f"{workdir}/", f"{shown}/"),
+        (str(workdir), shown),
+        (f"{suite_root}/", ""),
+        (str(suite_root), "."),
+    ]
+
+
+def _relative(value: Any, roots: list[tuple[str, str]]) -> Any:
+    """`value` with every string naming the results folder or the suite by absolute path
+    naming it relative instead."""
+    if isinstance(value, str):
+        for absolute, shown in roots:
+            value = value.replace(absolute, shown)
+        return value
+    if isinstance(value, list):
+        return [_relative(item, roots) for item in value]
+    if isinstance(value, dict):
+        return {key: _relative(item, roots) for key, item in value.items()}
+    return value
+
+
+def shown_folder(suite_root: Path, workdir: Path) -> str:
+    """How a page names its results folder: relative to the suite when inside it, else by
+    its own name. A page is shared, so it never names where this machine keeps a folder."""
+    if workdir.is_relative_to(suite_root):
+        return workdir.relative_to(suite_root).as_posix() or "."
+    return workdir.name
 
 
 def _attr(text: str) -> str:

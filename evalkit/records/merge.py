@@ -94,6 +94,17 @@ def _identity(source: Source) -> str:
     return digests.pop()
 
 
+def refuse_calibration(sources: list[Source]) -> None:
+    """Rows `calibrate` recorded are reference policies proving the instrument: they never
+    join a measurement, whichever side of a merge they are on."""
+    for source in sources:
+        if any(p.calibration for p in source.plans):
+            raise RefusedError(
+                f"{source.folder}: a calibration folder (written by `evalkit calibrate`); its "
+                "rows prove the instrument and are never merged into a measurement"
+            )
+
+
 def _frozen(lines: list[EvidenceLine]) -> set[str]:
     return {
         json.dumps({k: x.declarations.get(k) for k in FROZEN_KEYS}, sort_keys=True) for x in lines
@@ -185,6 +196,7 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
     existing = [_read(out)] if Workdir(out).plans.is_file() else []
     sources = [_read(folder) for folder in folders]
     everything = existing + sources
+    refuse_calibration(everything)
     digests = {s.folder: _identity(s) for s in everything}
     first = everything[0]
     for source in everything[1:]:

@@ -30,6 +30,7 @@ from evalkit.models import (
     ResultRow,
     ScenarioSet,
 )
+from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.results import read_results
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.verification import read_verification
@@ -237,6 +238,11 @@ class Report(Model):
         description="file:line of each plan, manifest or results line that did not read, skipped",
     )
     publishability: Publishability
+    calibration: Calibration | None = Field(
+        None,
+        description="a calibration folder's cells against their expected verdicts; its "
+        "publishability then says how they came out and whether verify re-derived them",
+    )
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -391,6 +397,27 @@ def _publishability(
     )
 
 
+def _calibrated(
+    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine], headline: str
+) -> Publishability:
+    """A calibration folder is never published: its verdict line is how its cells came out,
+    and its problems say whether verify re-derived every row."""
+    problems = [NOT_A_MEASUREMENT]
+    state, at = "missing", None
+    if records.has_evidence_index():
+        found = read_verification(suite, records, plans, lines)
+        state, at = found.state, found.record.verified_at if found.record else None
+        if found.state != "fresh":
+            problems += found.problems(records.root)
+        elif found.record is not None and not found.record.all_rederived:
+            problems.append(
+                f"not every row re-derives from its evidence: see `evalkit verify {records.root}`"
+            )
+    return Publishability(
+        publishable=False, problems=problems, verdict=headline, verification=state, verified_at=at
+    )
+
+
 def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
     """Each bundle id's declarations: where an older row's variant and subject are kept."""
     found: dict[str, dict[str, Any]] = {}
@@ -537,6 +564,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
 
     missing = _missing(plans, every)
     gaps = grid_gaps(plans)
+    calibration = read_calibration(plans, rows, (x.model for x in lines))
     return Report(
         suite=suite.name,
         workdir=str(workdir),
@@ -568,7 +596,10 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         retries=_retries(lines),
         rescored_rows=rescored_rows,
         unreadable=unreadable,
-        publishability=_publishability(suite, records, plans, lines),
+        publishability=_calibrated(suite, records, plans, lines, calibration.headline)
+        if calibration
+        else _publishability(suite, records, plans, lines),
+        calibration=calibration,
     )
 
 
@@ -815,6 +846,24 @@ def unknown_lines(report: Report) -> list[str]:
     ]
 
 
+def calibration_lead(report: Report) -> list[str]:
+    """What a calibration folder's report opens with: how its cells came out, each cell that
+    differs, and the rows that are ERROR by design."""
+    if report.calibration is None:
+        return []
+    c = report.calibration
+    return [c.headline, *(f"  {line}" for line in c.differ), *c.expected_errors]
+
+
+def calibration_tail(report: Report) -> list[str]:
+    """What it closes with in place of a publishability verdict: whether verify re-derived
+    every row."""
+    pub = report.publishability
+    if len(pub.problems) > 1:
+        return pub.problems
+    return [*pub.problems, f"every row re-derived from its evidence (verified {pub.verified_at})"]
+
+
 def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     def line(cells: tuple[str, ...]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -825,6 +874,9 @@ def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str
 def to_markdown(report: Report) -> str:
     """GitHub-flavoured markdown: the same content as the table form, pasteable into an issue."""
     out = [f"# evalkit report: {report.suite}", ""]
+    if report.calibration is not None:
+        [headline, *rest] = calibration_lead(report)
+        out += [f"**{headline}**", ""] + [f"- {line.strip()}" for line in rest] + [""]
     out.append(f"{report.rows} row(s) from {report.workdir}")
     out.append("")
     out += [f"- {which} set: {label}" for which, label in report.sets.items()]
@@ -861,5 +913,8 @@ def to_markdown(report: Report) -> str:
     if report.unreadable:
         out += ["## Lines that did not read (skipped)", ""]
         out += [f"- {line}" for line in report.unreadable] + [""]
-    out.append(f"**{report.publishability.verdict}**")
+    if report.calibration is not None:
+        out += [f"- {line}" for line in calibration_tail(report)]
+    else:
+        out.append(f"**{report.publishability.verdict}**")
     return "\n".join(out) + "\n"

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from evalkit.errors import EvalkitError, NotFoundError
 from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
+from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
@@ -89,6 +90,8 @@ class VerifyReport:
     """file:line of each plan, manifest or results line that did not read, skipped"""
     grid_gaps: list[str] = field(default_factory=list)
     """why a sharded grid the folder holds is not whole (missing shards, a shard twice)"""
+    calibration: Calibration | None = None
+    """set for a calibration folder, which is held to its expected verdicts, not published"""
 
     @property
     def all_rederived(self) -> bool:
@@ -473,7 +476,19 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
             f"{older} row(s) scored-by-older-code: `evalkit rescore {workdir}` scores them "
             "again with the current code, beside the old rows"
         )
+    _calibration(report, plans.items, rows, lines, replaced)
     return report
+
+
+def _calibration(
+    report: VerifyReport, plans: list[Plan], rows: _Rows, lines: list[EvidenceLine],
+    replaced: set[RepKey],
+) -> None:  # fmt: skip
+    """A calibration folder is never publishable: it is held to its expected verdicts."""
+    counted = [r for key, found in rows.by_key.items() if key not in replaced for r in found]
+    report.calibration = read_calibration(plans, counted, (x.model for x in lines))
+    if report.calibration is not None:
+        report.publish_problems = [NOT_A_MEASUREMENT]
 
 
 def _count(

@@ -2,7 +2,9 @@
 
 The harness is held against agents whose behaviour is known: the ideal one must
 pass everything, the always- and never-acting ones must pass exactly one polarity,
-and every fault mode must come out ERROR. Any other cell fails the calibration.
+and every fault mode must come out ERROR. Any other cell fails the calibration. The plan
+records every cell's expected verdict, so `verify` and `report` read the folder as a
+calibration (see `records/calibration.py`) rather than as a measurement.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evalkit.models import CellExpectation
 from evalkit.reference.behaviour import Expectation
 from evalkit.reference.policy import FAULT_POLICIES, FLAKY, PREFIX, policy_names, scripted_agent
 from evalkit.reference.selftest import meets
@@ -62,6 +65,15 @@ def calibrate(
             timeout = HANG_TIMEOUT if FAULT_POLICIES.get(policy) == "hang" else None
             retries = agent.expected_attempt - 1 if policy in FLAKY else None
             cells.append(GridCell(scenario, model, 1, timeout, retries=retries))
+    ctx.plan_extra = {
+        "calibration": True,
+        "expected_verdicts": [
+            CellExpectation(
+                scenario=scenario, model=model, verdict=e.verdict, reason=e.reason, attempt=attempt
+            )
+            for (scenario, model), (e, attempt) in expect.items()
+        ],
+    }
     outcomes = run_grid(ctx, cells, jobs, f"calibrate --set {which}", on_done)
     result = [_cell(o, *expect[(o.scenario, o.model)]) for o in outcomes]
     order = {(s.id, p): i for i, (s, p) in enumerate((s, p) for s in scenarios for p in chosen)}

@@ -32,6 +32,7 @@ from tests.fabricated_results import (
     XSS_TRANSCRIPT,
     make_folder,
 )
+from tests.unit.records.folder import calibration_folder
 
 pytestmark = pytest.mark.browser
 
@@ -267,3 +268,21 @@ def test_variants_inner_loop_and_a_missed_bar_are_shown_as_text(
     assert verdicts == [x.verdict for x in built.expected] and "miss" in verdicts
     assert driver.execute_script("return window.__evalkitXss === undefined")
     assert driver.find_elements("css selector", "#app img") == []
+
+
+def test_a_calibration_folder_s_page_leads_with_its_calibration(
+    driver: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    work = tmp_path_factory.mktemp("calibration") / "work"
+    calibration_folder(Suite(REPO), work)
+    page = work.parent / "report.html"
+    _cli("report", str(work), "--html", str(page))
+    open_page(driver, page)
+    first = driver.find_element("css selector", "header > :first-child")
+    assert first.get_attribute("id") == "calibration"
+    assert first.find_element("tag name", "strong").text == "CALIBRATION: 3/3 cells as expected"
+    items = [li.text for li in first.find_elements("tag name", "li")]
+    assert "expected ERROR policy:fault-cut 1 row(s): P1-L1-reporting" in items
+    assert driver.find_elements("css selector", "#publishability") == []
+    shown = driver.find_element("tag name", "body").text
+    assert ("PUBLISHABLE" in shown) is False

@@ -190,8 +190,21 @@
       notes.appendChild(inc);
     }
     var pub = REPORT.publishability || {};
-    notes.appendChild(el('div', { cls: 'banner ' + (pub.publishable ? 'good' : 'bad'),
-      id: 'publishability', text: pub.verdict }));
+    var cal = REPORT.calibration;
+    if (cal) {
+      /* a calibration folder: how its cells came out, never a publishability verdict */
+      var calNote = el('div', { cls: 'banner ' + (cal.as_expected === cal.total ? 'good' : 'bad'),
+        id: 'calibration' }, el('strong', { text: cal.headline }));
+      var calList = el('ul');
+      (cal.differ || []).concat(cal.expected_errors || [], pub.problems || []).forEach(function (x) {
+        calList.appendChild(el('li', { text: x }));
+      });
+      calNote.appendChild(calList);
+      wrap.insertBefore(calNote, wrap.firstChild);
+    } else {
+      notes.appendChild(el('div', { cls: 'banner ' + (pub.publishable ? 'good' : 'bad'),
+        id: 'publishability', text: pub.verdict }));
+    }
     (REPORT.unknown || []).forEach(function (u) {
       notes.appendChild(el('div', { cls: 'banner warn', text: 'Unknown scenario ' + u.scenario +
         ' (' + u.model + '): ' + u.rows + ' row(s), PASS ' + u.passes + ', FAIL ' + u.fails +
@@ -270,7 +283,7 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected'];
+    'inner_loop_runs', 'subjects', 'expected', 'calibration'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';

@@ -30,11 +30,15 @@ def context(suite: Suite, work: Path, run_id: str = "r1") -> RunContext:
     return RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=run_id)
 
 
-def record_rep(ctx: RunContext, scenario_ref: str, model: str, rep: int) -> RepOutcome:
-    """One fabricated rep of the scenario's ideal behaviour, recorded as `run` records one."""
+def record_rep(
+    ctx: RunContext, scenario_ref: str, model: str, rep: int, case_name: str | None = None
+) -> RepOutcome:
+    """One fabricated rep of the scenario's ideal behaviour (or of the self-test case named,
+    such as `cut-before-result`), recorded as `run` records one."""
     suite = ctx.suite
     scenario = suite.resolve(scenario_ref)
-    case = suite.reference.self_test_cases(scenario)[0]
+    cases = suite.reference.self_test_cases(scenario)
+    case = next(c for c in cases if c.name == case_name) if case_name else cases[0]
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-fab-"))
     try:
         sandbox = scratch / "sandbox"
@@ -93,4 +97,29 @@ def shard_folder(
     record_plan(ctx, cells, f"grid --shard {shard}")
     for scenario, model, rep in part:
         record_rep(ctx, scenario, model, rep)
+    return ctx
+
+
+CALIBRATION = [
+    ("P1-L1-reporting", "policy:oracle", "PASS", None),
+    ("N1-L1-reporting", "policy:oracle", "PASS", None),
+    ("P1-L1-reporting", "policy:fault-cut", "ERROR", "cut-before-result"),
+]
+"""(scenario, model, expected verdict, the self-test case that plays it)"""
+
+
+def calibration_folder(suite: Suite, work: Path, run_id: str = "c1") -> RunContext:
+    """Three cells as `calibrate` plans them: the oracle on a positive and a negative, and a
+    fault policy whose transcript is cut before its result line (an ERROR by design)."""
+    ctx = context(suite, work, run_id)
+    ctx.plan_extra = {
+        "calibration": True,
+        "expected_verdicts": [
+            {"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION
+        ],
+    }
+    cells = [PlanCell(scenario=s, model=m, reps=1) for s, m, _, _ in CALIBRATION]
+    record_plan(ctx, cells, "calibrate --set run")
+    for scenario, model, _, case in CALIBRATION:
+        record_rep(ctx, scenario, model, 1, case_name=case)
     return ctx

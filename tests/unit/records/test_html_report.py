@@ -6,9 +6,15 @@ import base64
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
-from evalkit.records.html_report import mask_transcript_line, script_json, write_html
+from evalkit.records.html_report import (
+    mask_transcript_line,
+    script_json,
+    shown_folder,
+    write_html,
+)
 from evalkit.suite.config import Suite
 from evalkit.suite.task import MASK, TaskMask, read_task, task_mask
 from tests.conftest import REPO
@@ -81,3 +87,27 @@ def test_sibling_evidence_files_are_escaped_script(tmp_path: Path) -> None:
 
 def test_task_mask_covers_every_set(suite: Suite) -> None:
     assert repr(task_mask(suite.scenarios("all"))).startswith("TaskMask(")
+
+
+def test_pages_of_two_copies_of_a_folder_under_two_roots_are_the_same(tmp_path: Path) -> None:
+    """A page is meant to be shared: it shows folders relative to the suite or the results
+    folder, never where this machine keeps them."""
+    suite = Suite(REPO)
+    first = tmp_path / "one" / "deep" / "results"
+    make_folder(suite, first, reps=1, scenarios=("P1", "N1"))
+    second = Path(shutil.copytree(first, tmp_path / "two" / "results", symlinks=True))
+    pages = []
+    for work in (first, second):
+        write_html(suite, work, work.parent / "page.html", "inline")
+        pages.append((work.parent / "page.html").read_text(encoding="utf-8"))
+    same = pages[0] == pages[1]
+    at = next((i for i, (a, b) in enumerate(zip(*pages, strict=False)) if a != b), None)
+    assert same, f"the pages differ from character {at}"
+    named = [str(p) for p in (tmp_path, REPO) if any(str(p) in page for page in pages)]
+    assert named == [], "a page names a local absolute path"
+
+
+def test_a_folder_inside_the_suite_is_shown_relative_to_it(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    assert shown_folder(suite, suite / "results" / "demo") == "results/demo"
+    assert shown_folder(suite, tmp_path / "elsewhere" / "demo") == "demo"
