@@ -499,6 +499,12 @@ class Plan(Model):
     inner_loop: bool = Field(
         False, description="a reduced grid (failed cells plus controls), not the whole set"
     )
+    preflight: str = Field(
+        "",
+        description="for a real model: `passed` when the self-test and a policy:oracle rep "
+        "through the CLI proved the instrument first, `skipped` with --skip-preflight; empty "
+        "when every model is a policy",
+    )
 
 
 class VerificationRecord(Model):
