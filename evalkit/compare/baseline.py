@@ -66,6 +66,13 @@ def choose_baseline(suite: Suite, workdir: Path, variant: str | None = None) -> 
             f"{workdir}: no rows of variant {variant} (it holds {', '.join(variants)})"
         )
     rows = [r for r in side.rows if side.variant(r) == variant]
+    wordings = sorted({side.subject_hash(r) for r in rows})
+    if len(wordings) > 1:
+        raise RefusedError(
+            f"{workdir}: variant {variant} ran under {len(wordings)} wordings "
+            f"({', '.join(w[:19] for w in wordings)}); a baseline is one: record a folder "
+            "that holds one"
+        )
     records = Workdir(folder)
     now = read_verification(
         suite, records, records.read_plans().items, records.read_evidence_index().items
@@ -75,7 +82,7 @@ def choose_baseline(suite: Suite, workdir: Path, variant: str | None = None) -> 
     return Baseline(
         workdir=shown_path(suite, folder),
         variant=variant,
-        subject_hashes=sorted({side.subject_hash(r) for r in rows}),
+        subject_hashes=wordings,
         models=sorted({r.model for r in rows}),
         bundle_ids=sorted({r.bundle_id for r in rows}),
         rows=len(rows),

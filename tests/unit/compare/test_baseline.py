@@ -248,3 +248,17 @@ def test_a_baseline_recorded_without_a_key_is_refused(world: Path) -> None:
     record_baseline(suite, chosen.model_copy(update={"key": {}}))
     code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
     assert code == 2 and err.count("\n") == 1 and "--replace" in err
+
+
+def test_a_variant_whose_wording_changed_between_runs_is_refused_as_a_baseline(
+    world: Path,
+) -> None:
+    suite = Suite(world / "suite")
+    work = world / "two-wordings"
+    _record(suite, work, "r4")
+    skill = world / "suite/fixtures/plugins/os-vault/skills/write/SKILL.md"
+    skill.write_text(skill.read_text() + "\nWrite the note before you finish.\n")
+    _record(Suite(world / "suite"), work, "r5")
+    code, _, err = evalkit(world, "baseline", str(work))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "variant suite ran under 2 wordings" in err
