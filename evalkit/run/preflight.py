@@ -58,6 +58,11 @@ def prove_instrument(ctx: RunContext, scenario: ScenarioFile, models: list[str])
     if problem is not None:
         raise RefusedError(f"preflight: {problem}; {REFUSED}")
     ctx.preflight = PASSED
+    if ctx.notify is not None:
+        ctx.notify(
+            f"preflight passed: self-test {len(cells)}/{len(cells)} cells as designed, "
+            f"{ORACLE} on {scenario.id} as designed through the CLI"
+        )
 
 
 def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
@@ -81,11 +86,12 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
             subject=ctx.the_subject(),
             template_sandboxes=False,
         )
-        (done,) = run_reps(proof, scenario, ORACLE, 1)
+        outcomes = run_reps(proof, scenario, ORACLE, 1)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    if ctx.stop.is_set():
+    if ctx.stop.is_set() or not outcomes:
         raise RefusedError(f"preflight: interrupted during the {ORACLE} rep; {REFUSED}")
+    done = outcomes[0]
     if meets(done.verdict, expect):
         return None
     cli = f"claude {done.row.cli_version}" if done.row.cli_version else "the CLI"

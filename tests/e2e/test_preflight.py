@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +21,18 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.e2e
 
 PLUGIN = "fixtures/plugins/os-vault"
+
+
+@pytest.fixture
+def kit(
+    new_kit: Callable[..., Kit], suite_copier: Callable[..., Path], tmp_path: Path
+) -> Iterator[Kit]:
+    """A frozen copy of the suite with one scenario, so that its self-test takes a moment."""
+    made = new_kit(tmp_path / "kit", suite=suite_copier(tmp_path / "suite", only={"N1"}))
+    done = made.run("freeze")
+    assert done.returncode == 0, done.why()
+    yield made
+    made.leftovers(grace=0)
 
 
 @pytest.fixture
@@ -46,6 +59,7 @@ def test_a_proven_instrument_lets_the_real_model_run_and_the_plan_says_so(
     assert done.returncode == 0, done.why()
     (plan,) = plans(kit, "w")
     assert plan["preflight"] == "passed", plan
+    assert "preflight passed: self-test" in done.stderr, done.why()
     assert [r["model"] for r in kit.tsv(kit.base / "w")] == ["sonnet"]
     assert [r for r in api.requests if not r.side], "the real model's rep never ran"
     assert not list(kit.tmp.glob("evalkit-preflight-*")), "the oracle's scratch folder was left"
