@@ -499,7 +499,7 @@ class Plan(Model):
     inner_loop: bool = Field(
         False, description="a reduced grid (failed cells plus controls), not the whole set"
     )
-    preflight: str = Field(
+    preflight: Literal["", "passed", "skipped"] = Field(
         "",
         description="for a real model: `passed` when the self-test and a policy:oracle rep "
         "through the CLI proved the instrument first, `skipped` with --skip-preflight; empty "

@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 ORACLE = PREFIX + "oracle"
 ORACLE_TIMEOUT = 120.0
 """The longest the oracle rep may take; a scripted rep takes a few seconds."""
-PASSED = "passed"
-SKIPPED = "skipped"
 REFUSED = "nothing was planned; fix the instrument, or pass --skip-preflight to run anyway"
 
 
@@ -45,7 +43,7 @@ def prove_instrument(ctx: RunContext, scenario: ScenarioFile, models: list[str])
     if not needs_proof(models):
         return
     if ctx.skip_preflight:
-        ctx.preflight = SKIPPED
+        ctx.preflight = "skipped"
         return
     cells = self_test(ctx.suite)
     wrong = sum(1 for c in cells if not c.ok)
@@ -57,7 +55,7 @@ def prove_instrument(ctx: RunContext, scenario: ScenarioFile, models: list[str])
     problem = oracle_problem(ctx, scenario)
     if problem is not None:
         raise RefusedError(f"preflight: {problem}; {REFUSED}")
-    ctx.preflight = PASSED
+    ctx.preflight = "passed"
     if ctx.notify is not None:
         ctx.notify(
             f"preflight passed: self-test {len(cells)}/{len(cells)} cells as designed, "

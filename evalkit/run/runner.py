@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, RefusedError
@@ -166,7 +166,7 @@ class RunContext:
     """What the run did besides reps that a user should hear about (printed by the CLI)."""
     skip_preflight: bool = False
     """Run a real model without proving the instrument first (--skip-preflight)."""
-    preflight: str = ""
+    preflight: Literal["", "passed", "skipped"] = ""
     """What proving the instrument came to, for the plan: passed, skipped, or empty."""
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
