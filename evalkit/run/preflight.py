@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.errors import RefusedError
-from evalkit.reference.policy import PREFIX, is_policy, scripted_agent
+from evalkit.reference.policy import PREFIX, is_policy, policy_names, scripted_agent
 from evalkit.reference.selftest import meets, self_test
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -69,6 +69,8 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
     designed, else what it came out as."""
     from evalkit.run.runner import RunContext, new_run_id, run_reps
 
+    if ORACLE.removeprefix(PREFIX) not in policy_names(ctx.suite):
+        return f"checker {ctx.suite.checker.name} declares no {ORACLE} to prove the CLI with"
     expect = scripted_agent(ctx.suite, ORACLE, scenario).plan.expect
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-preflight-"))
     try:
