@@ -81,15 +81,3 @@ def test_an_oracle_that_fails_through_the_cli_refuses_the_real_model(
     assert not (work / "plans.jsonl").exists() and not (work / "results.tsv").exists()
     assert api.requests == [], "a request left for the real model"
 
-
-def test_skip_preflight_runs_at_once_and_the_plan_records_it(
-    kit: Kit, api: ScriptedServer
-) -> None:
-    done = kit.run(
-        "grid", str(kit.base / "w"), "--models", "sonnet", "--scenarios", "N1",
-        "--skip-preflight", timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.why()
-    (plan,) = plans(kit, "w")
-    assert plan["preflight"] == "skipped" and "--skip-preflight" in str(plan["command"]), plan
-    assert len(kit.tsv(kit.base / "w")) == 1

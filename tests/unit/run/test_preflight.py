@@ -13,6 +13,7 @@ import evalkit.cli.main  # noqa: F401  (registers every command)
 import evalkit.run.preflight as preflight_module
 from evalkit.cli.main import app
 from evalkit.models import Script
+from evalkit.records.workdir import Workdir
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.preflight import prove_instrument
 from evalkit.run.runner import RunContext
@@ -82,3 +83,19 @@ def test_skip_preflight_is_what_the_plan_records_for_a_real_model(
     ctx.skip_preflight = True
     prove_instrument(ctx, suite.resolve("P1"), ["sonnet"])
     assert ctx.preflight == "skipped"
+
+
+def test_skip_preflight_on_the_command_line_is_in_the_plan(
+    red_suite: Path, api: ScriptedServer, tmp_path: Path
+) -> None:
+    """A budget of 0 plans every rep and starts none, so the plan can be read while nothing
+    launches; the self-test is red, so only skipping lets it be planned at all."""
+    work = tmp_path / "w"
+    args = ["--suite", str(red_suite), "grid", str(work), "--models", "sonnet", "--scenarios",
+            "N1", "--skip-preflight", "--max-cost-usd", "0", "--allow-unfrozen"]  # fmt: skip
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    plans = Workdir(work).read_plans().items
+    assert plans and {p.preflight for p in plans} == {"skipped"}
+    assert "--skip-preflight" in plans[0].command
+    assert api.requests == [], "a request left for the API"
