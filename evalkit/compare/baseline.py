@@ -20,6 +20,7 @@ from evalkit.suite.config import Suite
 from evalkit.suite.lock import Baseline, read_lock, record_baseline
 
 RECORD_HINT = "record one with `evalkit baseline WORKDIR`"
+REPLACE_HINT = "record another with `evalkit baseline WORKDIR --replace`"
 
 
 def shown_path(suite: Suite, folder: Path) -> str:
@@ -124,12 +125,12 @@ def baseline_side(suite: Suite) -> Side:
     named = f"baseline {baseline.workdir} (recorded {baseline.date})"
     folder = baseline_folder(suite, baseline).resolve()
     if not folder.is_dir():
-        raise NotFoundError(f"{named}: the folder no longer exists; {RECORD_HINT} again")
+        raise NotFoundError(f"{named}: the folder no longer exists; {REPLACE_HINT}")
     try:
         side = load_side("A", folder, f"variant:{baseline.variant}")
     except NotFoundError:
         raise NotFoundError(
-            f"{named}: holds no rows of variant {baseline.variant} any more; {RECORD_HINT} again"
+            f"{named}: holds no rows of variant {baseline.variant} any more; {REPLACE_HINT}"
         ) from None
     now = sorted({r.bundle_id for r in side.rows})
     changes = []
@@ -142,7 +143,7 @@ def baseline_side(suite: Suite) -> Side:
     if changes:
         raise RefusedError(
             f"{named}: no longer holds what was recorded ({'; '.join(changes)}); verify it "
-            f"and {RECORD_HINT} again"
+            f"and {REPLACE_HINT}"
         )
     _check_verified(suite, baseline, folder, named)
     side.baseline = True

@@ -171,6 +171,7 @@ def test_a_baseline_folder_that_is_gone_is_named(world: Path) -> None:
     shutil.rmtree(world / "suite/results/base")
     code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
     assert code == 2 and err.count("\n") == 1 and "no longer exists" in err
+    assert "evalkit baseline WORKDIR --replace" in err
 
 
 def test_a_baseline_folder_that_gained_rows_is_named(world: Path) -> None:
