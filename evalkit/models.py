@@ -515,6 +515,12 @@ class Plan(Model):
     expected_verdicts: list[CellExpectation] = Field(
         default_factory=list, description="a calibration's expected verdict of every cell"
     )
+    preflight: Literal["", "passed", "skipped"] = Field(
+        "",
+        description="for a real model: `passed` when the self-test and a policy:oracle rep "
+        "through the CLI proved the instrument first, `skipped` with --skip-preflight; empty "
+        "when every model is a policy",
+    )
 
 
 class VerificationRecord(Model):

@@ -26,19 +26,24 @@ def baseline_command(
         typer.Option("--variant", help="the variant to take, when the folder holds several"),
     ] = None,
     clear: Annotated[bool, typer.Option("--clear", help="remove the recorded baseline")] = False,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="record WORKDIR in place of the recorded baseline")
+    ] = False,
 ) -> None:
     """Record a results folder as the suite's baseline, which `compare B` takes as A. It must
     verify PUBLISHABLE and hold this suite's reps only; it is recorded in evalkit.lock beside
     the frozen hashes, so recording one never makes a run refuse.
 
+    A recorded baseline is replaced only with --replace.
+
     Example: `evalkit baseline results/base`, `evalkit baseline`, `evalkit baseline --clear`
     """
     from evalkit.cli.app import out
-    from evalkit.compare.baseline import RECORD_HINT, choose_baseline
+    from evalkit.compare.baseline import RECORD_HINT, set_baseline
     from evalkit.suite.lock import lock_path, read_lock, record_baseline
 
-    if clear and (workdir is not None or variant is not None):
-        raise typer.BadParameter("--clear takes no folder or --variant")
+    if clear and (workdir is not None or variant is not None or replace):
+        raise typer.BadParameter("--clear takes no folder, --variant or --replace")
     suite = state.suite()
     where = rel(lock_path(suite))
     if clear:
@@ -50,16 +55,15 @@ def baseline_command(
         out.print(f"baseline {lock.baseline.workdir} cleared from {where}")
         return
     if workdir is None:
-        if variant is not None:
-            raise typer.BadParameter("--variant needs a folder")
+        if variant is not None or replace:
+            raise typer.BadParameter("--variant and --replace need a folder")
         lock = read_lock(suite)
         if lock is None or lock.baseline is None:
             out.print(f"no baseline recorded; {RECORD_HINT}", markup=False)
             return
         _show(lock.baseline)
         return
-    chosen = choose_baseline(suite, workdir, variant)
-    record_baseline(suite, chosen)
+    chosen = set_baseline(suite, workdir, variant, replace)
     out.print(f"recorded the baseline in {where}:", markup=False)
     _show(chosen)
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.errors import ConfigError
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
@@ -30,6 +30,7 @@ def grid(
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
+    skip_preflight: SkipPreflight = False,
     max_cost_usd: Annotated[
         float | None,
         typer.Option(
@@ -114,6 +115,7 @@ def grid(
         notify=notice,
         allow_reserve=which == "reserve",
         subject=build_subject(suite, plugin, variant),
+        skip_preflight=skip_preflight,
     )
     if failing_from is not None:
         found = read_rows(failing_from.resolve() / "results.tsv")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
@@ -36,6 +36,7 @@ def run(
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
+    skip_preflight: SkipPreflight = False,
     plugin: PluginOption = None,
     variant: VariantOption = None,
 ) -> None:
@@ -67,6 +68,7 @@ def run(
         notify=notice,
         allow_reserve=reserve,
         subject=build_subject(suite, plugin, variant),
+        skip_preflight=skip_preflight,
     )
 
     from contextlib import AbstractContextManager, nullcontext

@@ -29,6 +29,15 @@ JudgeTimeout = Annotated[
     ),
 ]
 
+SkipPreflight = Annotated[
+    bool,
+    typer.Option(
+        "--skip-preflight",
+        help="for a real model, skip proving the instrument first (the self-test and one "
+        "policy:oracle rep through the CLI); the plan records that it was skipped",
+    ),
+]
+
 
 def notice(text: str) -> None:
     """A library's word to the person waiting (a slow judge), on stderr."""

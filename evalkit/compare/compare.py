@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.compare import stats
-from evalkit.compare.sides import FACTORS, Side, differing
+from evalkit.compare.sides import FACTORS, Side, differing, pooled_subjects
 from evalkit.errors import EvalkitError, RefusedError
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
@@ -90,7 +90,9 @@ class Comparison(Model):
     a: SideSummary
     b: SideSummary
     differing: list[str] = Field(description="factors whose values differ between A and B")
-    confounded: bool = Field(description="more than one factor differs")
+    confounded: bool = Field(
+        description="more than one factor differs, or a side pools more than one subject"
+    )
     notes: list[str]
     comparisons: list[Entry]
 
@@ -254,19 +256,26 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
             f"A and B differ in {', '.join(differ)}: a difference could not be put down to "
             "one of them; pass --allow-confounded to compare anyway"
         )
+    pooled = [(side, why) for side in (a, b) if (why := pooled_subjects(side)) is not None]
+    if pooled and not allow_confounded:
+        narrow = " or ".join(f"--{side.label.lower()} variant:NAME" for side, _ in pooled)
+        raise RefusedError(
+            f"{'; '.join(why for _, why in pooled)}: its rate belongs to no one wording; "
+            f"narrow it with {narrow}, or pass --allow-confounded to compare anyway"
+        )
     unknown: set[str] = set()
     found = entries(suite, a.rows, b.rows, unknown)
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
-    notes = []
-    if not differ:
+    notes = [f"CONFOUNDED: {why}" for _, why in pooled]
+    if len(differ) > 1:
+        notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
+    elif differ:
+        notes.append(f"A and B differ in {differ[0]}" + ("" if pooled else " only"))
+    elif not pooled:
         notes.append(
             "A and B differ in none of " + ", ".join(FACTORS) + ": any difference is chance"
         )
-    elif len(differ) > 1:
-        notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
-    else:
-        notes.append(f"A and B differ in {differ[0]} only")
     if sa.errors or sb.errors:
         notes.append(f"ERROR rows: A {sa.errors}, B {sb.errors}; counted in n and never as passes")
     if unknown:
@@ -276,7 +285,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         a=sa,
         b=sb,
         differing=differ,
-        confounded=len(differ) > 1,
+        confounded=len(differ) > 1 or bool(pooled),
         notes=notes,
         comparisons=found,
     )

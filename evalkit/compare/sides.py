@@ -9,6 +9,7 @@ changed more than one of them can be refused.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,17 @@ def load_side(label: str, workdir: Path, selector: str = "") -> Side:
             raise NotFoundError(f"{workdir}: no rows for {selector}")
         side.rows = kept
     return side
+
+
+def pooled_subjects(side: Side) -> str | None:
+    """Why a side is confounded within itself: its rows ran under more than one subject
+    (variant and wording hash), so a rate over them belongs to no one wording. None when
+    every row ran under the same one."""
+    subjects = sorted(side.factor_values()["subject"])
+    if len(subjects) < 2:
+        return None
+    shown = ", ".join(re.sub(r"(sha256:[0-9a-f]{12})[0-9a-f]+", r"\1", s) for s in subjects)
+    return f"{side.label} holds {len(subjects)} subjects ({shown})"
 
 
 def differing(a: Side, b: Side) -> list[str]:

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from evalkit import __version__
+from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, VerificationRecord
 from evalkit.records.verify import VerifyReport, scoring_hash, verify_workdir
 from evalkit.records.workdir import Workdir
@@ -35,10 +36,22 @@ def record_key(
     return {**records.record_hashes(plans, lines), SCORING: scoring_hash(suite)}
 
 
+def check_own_folder(suite: Suite, records: Workdir) -> None:
+    """A folder holding another suite's reps is refused: replayed against this suite's
+    fixtures and scenarios, every row would read as tampering."""
+    others = records.recorded_suites() - {suite.name}
+    if others:
+        raise RefusedError(
+            f"{records.root}: holds reps of suite {', '.join(sorted(others))}, but the suite "
+            f"given is {suite.name}; pass that suite's folder with --suite"
+        )
+
+
 def verify_and_record(suite: Suite, workdir: Path) -> VerifyReport:
     """`verify_workdir`, then its verdict written to the folder's verification record, keyed
     by the records as they were when verification began."""
     records = Workdir(workdir)
+    check_own_folder(suite, records)
     key = record_key(
         suite, records, records.read_plans().items, records.read_evidence_index().items
     )

@@ -17,6 +17,7 @@ from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.workdir import tally
 from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
+from evalkit.run.preflight import prove_instrument
 from evalkit.run.request import validate_request
 from evalkit.run.runner import (
     RepOutcome,
@@ -226,6 +227,8 @@ def _run_held(
     inner_loop: bool,
 ) -> list[RepOutcome]:
     ctx.check_records()
+    if cells:
+        prove_instrument(ctx, cells[0].scenario, models)
     fresh = [c for c in cells if c.run_id is None]
     for cell in cells:
         if cell.run_id is not None:

@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, RefusedError
@@ -164,6 +164,10 @@ class RunContext:
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     notes: list[str] = field(default_factory=list)
     """What the run did besides reps that a user should hear about (printed by the CLI)."""
+    skip_preflight: bool = False
+    """Run a real model without proving the instrument first (--skip-preflight)."""
+    preflight: Literal["", "passed", "skipped"] = ""
+    """What proving the instrument came to, for the plan: passed, skipped, or empty."""
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
@@ -276,6 +280,7 @@ def record_plan(
         results=ctx.records.relative(ctx.results),
         suite=ctx.suite.name,
         inner_loop=inner_loop,
+        preflight=ctx.preflight,
         **ctx.plan_extra,
     )
     ctx.records.append_plan(plan)
@@ -293,6 +298,7 @@ def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
         skip_reason=reason,
         results=ctx.records.relative(ctx.results),
         suite=ctx.suite.name,
+        preflight=ctx.preflight,
         **ctx.plan_extra,
     )
     ctx.records.append_plan(plan)
@@ -796,6 +802,9 @@ def run_reps(
     if reps == 1:
         ctx.template_sandboxes = False
     ctx.check_records()
+    from evalkit.run.preflight import prove_instrument
+
+    prove_instrument(ctx, scenario, [model])
     record_plan(
         ctx,
         [PlanCell(scenario=scenario.id, model=model, reps=reps)],
@@ -816,4 +825,6 @@ def run_options(ctx: RunContext) -> str:
         shown += f" --max-turns {ctx.max_turns}"
     if ctx.max_cost_usd is not None:
         shown += f" --max-cost-usd {ctx.max_cost_usd:g}"
+    if ctx.preflight == "skipped":
+        shown += " --skip-preflight"
     return shown

@@ -48,13 +48,18 @@ class Baseline(Model):
     and named by what it held then, so a later change to it is noticed."""
 
     model_config = {"extra": "forbid"}
-    workdir: str = Field(description="relative to the suite when inside it, else as given")
+    workdir: str = Field(description="relative to the suite when inside it, else resolved")
     variant: str
     subject_hashes: list[str]
     models: list[str]
     bundle_ids: list[str]
     rows: int
     date: str
+    key: dict[str, str] = Field(
+        default_factory=dict,
+        description="the folder's verification key when recorded (records, evidence listing, "
+        "scoring code by hash); compare requires the same key, verified PUBLISHABLE",
+    )
 
 
 class Lock(Model):

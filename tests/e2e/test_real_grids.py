@@ -1,5 +1,6 @@
 """What a real grid meets, through the real CLI: credentials, API faults a real model would
-hit (served by the scripted server under the model name `sonnet`), retries, budgets, usage."""
+hit (served by the scripted server under the model name `sonnet`), retries, budgets, usage.
+Proving the instrument first is `test_preflight.py`'s subject; here it is skipped."""
 
 from __future__ import annotations
 
@@ -95,7 +96,9 @@ def first_reason(row: dict[str, str]) -> str:
 def test_a_rate_limited_real_model_is_retried_and_says_so(kit: Kit, api: ScriptedServer) -> None:
     real_api(kit, api)
     work = kit.base / "work"
-    done = kit.run("run", "N1", "sonnet", str(work), "--retry-errors", "1", timeout=120)
+    done = kit.run(
+        "run", "N1", "sonnet", str(work), "--retry-errors", "1", "--skip-preflight", timeout=120
+    )
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     assert (row["verdict"], first_reason(row), row["attempt"]) == (
@@ -110,7 +113,9 @@ def test_a_rate_limited_real_model_is_retried_and_says_so(kit: Kit, api: Scripte
 def test_an_authentication_error_is_never_retried(kit: Kit, api: ScriptedServer) -> None:
     real_api(kit, api)
     work = kit.base / "work"
-    done = kit.run("run", "N1", "sonnet", str(work), "--retry-errors", "2", timeout=120)
+    done = kit.run(
+        "run", "N1", "sonnet", str(work), "--retry-errors", "2", "--skip-preflight", timeout=120
+    )
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     assert (first_reason(row), row["attempt"]) == ("agent-error:auth-failed:401", "1"), row
@@ -122,7 +127,8 @@ def test_max_turns_is_a_budget_error_that_is_never_retried(kit: Kit, api: Script
     real_api(kit, api)
     work = kit.base / "work"
     done = kit.run(
-        "run", "N1", "sonnet", str(work), "--max-turns", "1", "--retry-errors", "1"
+        "run", "N1", "sonnet", str(work), "--max-turns", "1", "--retry-errors", "1",
+        "--skip-preflight",
     )  # fmt: skip
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
@@ -140,7 +146,7 @@ def test_max_cost_stops_new_reps_and_plans_the_rest_as_skipped(
     work = kit.base / "work"
     done = kit.run(
         "grid", str(work), "--models", "sonnet", "--scenarios", "N1", "--reps", "4",
-        "--jobs", "1", "--max-cost-usd", "0.0001",
+        "--jobs", "1", "--max-cost-usd", "0.0001", "--skip-preflight",
     )  # fmt: skip
     assert done.returncode == 0, done.why()
     assert "3 rep(s) not run, planned as skipped:budget" in done.stderr, done.why()

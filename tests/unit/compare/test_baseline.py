@@ -92,10 +92,26 @@ def test_recording_a_baseline_leaves_the_folder_verified_for_report(world: Path)
     assert state.state == "fresh" and state.record is not None and state.record.publishable
 
 
-def test_a_folder_outside_the_suite_is_recorded_as_given(world: Path) -> None:
+def test_a_folder_outside_the_suite_is_recorded_by_its_resolved_path(world: Path) -> None:
     suite = Suite(world / "suite")
-    chosen = choose_baseline(suite, world / "mixed", "terse")
-    assert chosen.workdir == str(world / "mixed") and chosen.variant == "terse"
+    chosen = choose_baseline(suite, world / "suite/../mixed", "terse")
+    assert chosen.workdir == str((world / "mixed").resolve()) and chosen.variant == "terse"
+
+
+def test_a_baseline_given_relative_from_outside_the_suite_is_found_from_anywhere(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(world)
+    code, _, err = evalkit(world, "baseline", "mixed", "--variant", "suite")
+    assert code == 0, err
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, err = evalkit(
+        world, "compare", str(world / "mixed"), "--b", "variant:terse", "--format", "json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["a"]["baseline"]
 
 
 def test_a_folder_that_is_not_publishable_is_refused_naming_why(world: Path) -> None:
@@ -155,6 +171,7 @@ def test_a_baseline_folder_that_is_gone_is_named(world: Path) -> None:
     shutil.rmtree(world / "suite/results/base")
     code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
     assert code == 2 and err.count("\n") == 1 and "no longer exists" in err
+    assert "evalkit baseline WORKDIR --replace" in err
 
 
 def test_a_baseline_folder_that_gained_rows_is_named(world: Path) -> None:
@@ -185,3 +202,64 @@ def test_a_set_tuned_for_one_variant_is_labelled_on_that_side_only(world: Path) 
 def test_contaminating_for_an_unknown_variant_is_refused(world: Path) -> None:
     code, _, err = evalkit(world, "contaminate", "--set", "run", "--variant", "nope", "--note", "x")
     assert code == 2 and "--variant nope" in err and "suite, terse" in err
+
+
+def test_a_recorded_baseline_is_replaced_only_with_replace(world: Path) -> None:
+    assert evalkit(world, "baseline", str(world / "suite/results/base"))[0] == 0
+    first = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
+    code, _, err = evalkit(world, "baseline", str(world / "mixed"), "--variant", "terse")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "results/base" in err and "--replace" in err
+    assert read_lock(Suite(world / "suite")).baseline == first  # type: ignore[union-attr]
+    code, _, err = evalkit(
+        world, "baseline", str(world / "mixed"), "--variant", "terse", "--replace"
+    )
+    assert code == 0, err
+    now = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
+    assert now is not None and now.variant == "terse"
+
+
+def test_a_baseline_whose_rows_were_edited_since_is_refused(world: Path) -> None:
+    work = world / "suite/results/base"
+    assert evalkit(world, "baseline", str(work))[0] == 0
+    tsv = work / "results.tsv"
+    tsv.write_text(tsv.read_text().replace("\tPASS\t", "\tFAIL\t"))
+    code, out, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
+    assert code == 2 and err.count("\n") == 1, out + err
+    assert "results/base" in err and "evalkit verify" in err
+
+
+def test_a_baseline_verified_again_after_an_edit_is_refused_by_its_key(world: Path) -> None:
+    """Evidence edited in a way that still verifies moves the key: the baseline recorded
+    before is not the folder now, though a fresh verify calls it PUBLISHABLE."""
+    work = world / "suite/results/base"
+    assert evalkit(world, "baseline", str(work))[0] == 0
+    recorded = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
+    assert recorded is not None and recorded.key
+    (work / "subjects" / "note.txt").write_text("added after the baseline\n")
+    assert evalkit(world, "verify", str(work))[0] == 0
+    code, out, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
+    assert code == 2 and err.count("\n") == 1, out + err
+    assert "changed since it was recorded" in err and "--replace" in err
+
+
+def test_a_baseline_recorded_without_a_key_is_refused(world: Path) -> None:
+    suite = Suite(world / "suite")
+    chosen = choose_baseline(suite, world / "suite/results/base")
+    record_baseline(suite, chosen.model_copy(update={"key": {}}))
+    code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
+    assert code == 2 and err.count("\n") == 1 and "--replace" in err
+
+
+def test_a_variant_whose_wording_changed_between_runs_is_refused_as_a_baseline(
+    world: Path,
+) -> None:
+    suite = Suite(world / "suite")
+    work = world / "two-wordings"
+    _record(suite, work, "r4")
+    skill = world / "suite/fixtures/plugins/os-vault/skills/write/SKILL.md"
+    skill.write_text(skill.read_text() + "\nWrite the note before you finish.\n")
+    _record(Suite(world / "suite"), work, "r5")
+    code, _, err = evalkit(world, "baseline", str(work))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "variant suite ran under 2 wordings" in err

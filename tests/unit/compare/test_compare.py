@@ -200,3 +200,35 @@ def test_markdown_names_both_sides_and_the_weak_design(suite: Suite, tmp_path: P
     assert done.exit_code == 0, done.output
     assert "A and B differ in model only" in done.stdout
     assert "| run | all | specificity | per-scenario | 6/6 (0) | 0/6 (0) | -1.000 |" in done.stdout
+
+
+def test_a_side_pooling_two_variants_is_refused_naming_them(suite: Suite, tmp_path: Path) -> None:
+    pooled_folder = fabricate(suite, tmp_path / "a", "policy:oracle", ALL_PASS)
+    fabricate(suite, pooled_folder, "policy:oracle", ALL_PASS, variant="terse-skill")
+    b = fabricate(suite, tmp_path / "b", "policy:oracle", ALL_PASS, variant="terse-skill")
+    with pytest.raises(RefusedError, match="A holds 2 subjects") as refused:
+        compare(suite, load_side("A", pooled_folder), load_side("B", b))
+    assert "suite " in str(refused.value) and "terse-skill " in str(refused.value)
+    assert "--a variant:" in str(refused.value)
+
+
+def test_a_pooled_side_compared_anyway_is_confounded(suite: Suite, tmp_path: Path) -> None:
+    pooled_folder = fabricate(suite, tmp_path / "a", "policy:oracle", ALL_PASS)
+    fabricate(suite, pooled_folder, "policy:oracle", ALL_PASS, variant="terse-skill")
+    b = fabricate(suite, tmp_path / "b", "policy:oracle", ALL_PASS, variant="terse-skill")
+    result = compare(suite, load_side("A", pooled_folder), load_side("B", b), True)
+    assert result.confounded
+    assert any(n.startswith("CONFOUNDED: A holds 2 subjects") for n in result.notes)
+    assert not any("differ in subject only" in n for n in result.notes)
+
+
+def test_a_pooled_side_on_the_command_line_exits_2_with_one_line(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS)
+    fabricate(suite, work, "policy:oracle", ALL_PASS, variant="terse-skill")
+    args = ["--suite", str(suite.root), "compare", str(work), "--a", "model:policy:oracle",
+            "--b", "variant:terse-skill"]  # fmt: skip
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2 and done.stderr.strip().count("\n") == 0, done.output
+    assert "A holds 2 subjects" in done.stderr

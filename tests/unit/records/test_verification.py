@@ -9,8 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+import evalkit.cli.main  # noqa: F401  (registers every command)
 import evalkit.records.verify as verify_module
+from evalkit.cli.main import app
 from evalkit.models import ResultRow
 from evalkit.records.report import build_report
 from evalkit.records.results import append_row
@@ -110,3 +113,13 @@ def test_a_not_publishable_verdict_is_reported_with_verify_s_reasons(
     got = build_report(suite, verified).publishability
     assert got.verification == "fresh" and not got.publishable
     assert "1 row(s) without evidence" in got.problems
+
+
+def test_verify_refuses_a_folder_of_another_suite_and_writes_nothing(
+    suite: Suite, recorded: Path, tmp_path: Path, mini_root: Path
+) -> None:
+    work = Path(shutil.copytree(recorded, tmp_path / "work", symlinks=True))
+    done = CliRunner().invoke(app, ["--suite", str(mini_root), "verify", str(work)])
+    assert done.exit_code == 2 and done.stderr.count("\n") == 1, done.output
+    assert "os-vault-write" in done.stderr and "mini" in done.stderr
+    assert not (work / "verified.json").exists()
