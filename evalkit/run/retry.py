@@ -25,6 +25,8 @@ RETRYABLE_AGENT_ERRORS = (
 )
 BEFORE_FIRST_MESSAGE = ("no-init-event", "no-result-line", "transcript-empty", "cli-exit:")
 PAUSED_BY = ("agent-error:rate-limited", "agent-error:overloaded")
+MAX_RETRY_ERRORS = 10
+"""The most further attempts --retry-errors may give a rep."""
 DEFAULT_PAUSE_SECONDS = 5.0
 MAX_PAUSE_SECONDS = 120.0
 

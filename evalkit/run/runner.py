@@ -792,7 +792,8 @@ def run_reps(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
     preflight(ctx.suite, [model])
-    validate_request(ctx, [scenario], [model], [])
+    keys = [(ctx.run_id, scenario.id, model, rep) for rep in range(1, reps + 1)]
+    validate_request(ctx, [scenario], [model], [], keys)
     if reps == 1:
         ctx.template_sandboxes = False
     ctx.check_records()
