@@ -18,7 +18,7 @@ from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import read_rows
 from evalkit.records.workdir import tally
 from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
-from evalkit.run.request import validate_request
+from evalkit.run.request import check_run_id, validate_request
 from evalkit.run.runner import (
     RepOutcome,
     RunContext,
@@ -160,6 +160,8 @@ def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
     limits = [c.timeout for c in cells if c.timeout is not None]
     fresh = [(ctx.run_id, c.scenario.id, c.model, c.rep) for c in cells if c.run_id is None]
     retries = [c.retries for c in cells if c.retries is not None]
+    for run_id in sorted({c.run_id for c in cells if c.run_id is not None}):
+        check_run_id(run_id)  # read back from plans.jsonl by --resume: input like any other
     validate_request(ctx, scenarios, sorted({c.model for c in cells}), limits, fresh, retries)
 
 

@@ -206,3 +206,11 @@ def test_an_inner_loop_from_a_folder_that_is_not_there_is_refused(tmp_path: Path
     (tmp_path / "empty").mkdir()
     with pytest.raises(EvalkitError, match="results.tsv"):
         failed_rows(tmp_path / "empty")
+
+
+def test_a_resumed_rep_whose_plan_names_a_path_as_run_id_is_refused(
+    suite: Suite, tmp_path: Path
+) -> None:
+    ctx = context(suite, tmp_path / "w")
+    cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, run_id="../../outside")]
+    refused_without_a_plan(lambda: validate_cells(ctx, cells), tmp_path / "w", "outside")
