@@ -6,11 +6,22 @@ instead of silently meaning nothing. Models written to disk carry ``schema_versi
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = 1
+
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+"""What a run id or a variant name may be: a name that is never a path, an option or empty."""
+RESERVED_VARIANTS = ("suite", "none")
+"""Variant names evalkit gives meanings of its own: the suite's own wording, and no plugin."""
+
+
+def is_name(text: str) -> bool:
+    return re.fullmatch(NAME_PATTERN, text) is not None
+
 
 Polarity = Literal["positive", "negative"]
 Level = Literal["L1", "L2", "L3"]
@@ -128,13 +139,25 @@ class SuiteConfig(Strict):
         "folders, a fixture's CLAUDE.md); never frozen, hashed on every row. Default: plugins",
     )
     variants: dict[str, VariantConfig] = Field(
-        default_factory=dict, description="name -> files overlaid onto the subject"
+        default_factory=dict,
+        description=f"name ({NAME_PATTERN}; not {' or '.join(RESERVED_VARIANTS)}) -> files "
+        "overlaid onto the subject",
     )
     expected: dict[str, ExpectedBar] = Field(
         default_factory=dict,
         description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
         "bars, stated before the grid; part of the frozen instrument",
     )
+
+    @field_validator("variants")
+    @classmethod
+    def _variant_names(cls, variants: dict[str, VariantConfig]) -> dict[str, VariantConfig]:
+        for name in variants:
+            if name in RESERVED_VARIANTS:
+                raise ValueError(f"'{name}' is a name evalkit reserves; choose another")
+            if not is_name(name):
+                raise ValueError(f"{name!r} is not a variant name ({NAME_PATTERN})")
+        return variants
 
     @model_validator(mode="after")
     def _expected_levels(self) -> SuiteConfig:

@@ -77,8 +77,14 @@ def grid(
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
-    from evalkit.records.results import read_rows
-    from evalkit.run.grid import expand_cells, failing_cells, resume_cells, run_grid, validate_cells
+    from evalkit.run.grid import (
+        expand_cells,
+        failed_rows,
+        failing_cells,
+        resume_cells,
+        run_grid,
+        validate_cells,
+    )
     from evalkit.run.runner import RunContext, default_workdir, new_run_id, preflight
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
@@ -91,7 +97,7 @@ def grid(
     if not model_list and failing_from is None:
         raise ConfigError("grid needs --models, e.g. --models sonnet,haiku")
     suite = state.suite()
-    variant_list = [v for v in variants.split(",") if v]
+    variant_list = variants.split(",") if variants else []
     for name in variant_list:
         build_subject(suite, plugin, name)  # a bad variant fails before anything runs
     pool = suite.scenarios(which)  # type: ignore[arg-type]
@@ -118,7 +124,7 @@ def grid(
         skip_preflight=skip_preflight,
     )
     if failing_from is not None:
-        found = read_rows(failing_from.resolve() / "results.tsv")
+        found = failed_rows(failing_from)
         if model_list:
             found = [r for r in found if r.model in model_list]
         cells = failing_cells(suite, found, reps, controls)

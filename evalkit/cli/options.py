@@ -12,7 +12,8 @@ RetryErrors = Annotated[
         "--retry-errors",
         min=0,
         help="run an infrastructural ERROR (429, 5xx, 529, cut stream, timeout, crash before "
-        "the first message) again, up to K more times; never a FAIL, breach or auth error",
+        "the first message) again, up to K (at most 10) more times, after a jittered wait; "
+        "never a FAIL, breach or auth error",
     ),
 ]
 MaxTurns = Annotated[

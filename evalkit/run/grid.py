@@ -13,12 +13,13 @@ from copy import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from evalkit.errors import RefusedError
+from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
+from evalkit.records.results import read_rows
 from evalkit.records.workdir import tally
 from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
 from evalkit.run.preflight import prove_instrument
-from evalkit.run.request import validate_request
+from evalkit.run.request import check_run_id, validate_request
 from evalkit.run.runner import (
     RepOutcome,
     RunContext,
@@ -158,7 +159,11 @@ def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
     that wants to refuse before it shows anything)."""
     scenarios = list({c.scenario.id: c.scenario for c in cells}.values())
     limits = [c.timeout for c in cells if c.timeout is not None]
-    validate_request(ctx, scenarios, sorted({c.model for c in cells}), limits)
+    fresh = [(ctx.run_id, c.scenario.id, c.model, c.rep) for c in cells if c.run_id is None]
+    retries = [c.retries for c in cells if c.retries is not None]
+    for run_id in sorted({c.run_id for c in cells if c.run_id is not None}):
+        check_run_id(run_id)  # read back from plans.jsonl by --resume: input like any other
+    validate_request(ctx, scenarios, sorted({c.model for c in cells}), limits, fresh, retries)
 
 
 def _variant(declarations: dict[str, object]) -> str:
@@ -322,6 +327,17 @@ def replace_run(ctx: RunContext, run_id: str) -> RunContext:
     other = copy(ctx)
     other.run_id = run_id
     return other
+
+
+def failed_rows(folder: Path) -> list[ResultRow]:
+    """The rows an inner loop starts from (`--failing-from`): a folder that is not there, or
+    holds no results, is refused rather than read as a grid with nothing left to run."""
+    if not folder.is_dir():
+        raise NotFoundError(f"--failing-from {folder}: no such results folder")
+    results = folder.resolve() / "results.tsv"
+    if not results.is_file():
+        raise NotFoundError(f"--failing-from {folder}: holds no results.tsv")
+    return read_rows(results)
 
 
 def failing_cells(

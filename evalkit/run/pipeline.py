@@ -223,6 +223,7 @@ class _Pipeline:
         ctx, attempt, retried = job.ctx, 1, list[str]()
         while True:
             ctx.backoff.wait(ctx.stop)
+            ctx.retry_wait.before(attempt, ctx.stop)
             rep = prepared.result()
             try:
                 launched = launch_rep(ctx, rep)

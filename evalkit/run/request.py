@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.errors import ConfigError, RefusedError
+from evalkit.models import NAME_PATTERN, is_name
 from evalkit.reference.policy import PREFIX, is_policy, policy_names
+from evalkit.run.retry import MAX_RETRY_ERRORS
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.template_tasks import refuse_placeholders
 
 if TYPE_CHECKING:
+    from evalkit.records.workdir import RepKey
     from evalkit.run.runner import RunContext
 
 
@@ -26,6 +29,36 @@ def check_limit(name: str, seconds: float) -> None:
     (every rep a timeout ERROR, or no limit at all)."""
     if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"{name} must be a number of seconds above 0, not {seconds!r}")
+
+
+def check_run_id(run_id: str) -> None:
+    """A run id names folders inside WORKDIR/evidence, so it is a name, never a path."""
+    if not is_name(run_id):
+        raise ConfigError(f"run id {run_id!r}: a run id is a name ({NAME_PATTERN}), not a path")
+
+
+def check_retries(retries: int) -> None:
+    """Each retry is another paid attempt at an outage; more than a few only hides it."""
+    if not 0 <= retries <= MAX_RETRY_ERRORS:
+        raise ConfigError(f"--retry-errors takes 0 to {MAX_RETRY_ERRORS}, not {retries}")
+
+
+def check_fresh_reps(ctx: RunContext, reps: list[RepKey]) -> None:
+    """No rep this request plans is planned or kept already under its run id: a second plan
+    for it could never be recorded, and the folder would stay incomplete for good."""
+    if not reps:
+        return
+    held: set[RepKey] = set()
+    for plan in ctx.records.read_plans().items:
+        for cell in [*plan.cells, *plan.skipped]:
+            held.update((plan.run_id, cell.scenario, cell.model, k) for k in cell.numbers())
+    for key in reps:
+        if key in held or ctx.records.evidence_folder(*key).exists():
+            run_id, scenario, model, rep = key
+            raise RefusedError(
+                f"run id {run_id} already holds {scenario} {model} rep {rep} in "
+                f"{ctx.workdir}; give a new --run-id, or `grid --resume` to finish that run"
+            )
 
 
 def check_models(ctx: RunContext, models: list[str]) -> None:
@@ -98,11 +131,20 @@ def check_results(ctx: RunContext) -> None:
 
 
 def validate_request(
-    ctx: RunContext, scenarios: list[ScenarioFile], models: list[str], timeouts: list[float]
+    ctx: RunContext,
+    scenarios: list[ScenarioFile],
+    models: list[str],
+    timeouts: list[float],
+    reps: list[RepKey] | None = None,
+    retries: list[int] | None = None,
 ) -> None:
-    """Every refusal a run or grid can meet, before its plan is written."""
+    """Every refusal a run or grid can meet, before its plan is written; `reps` are the reps
+    its new plan would name, `retries` any per-rep --retry-errors besides the run's."""
     from evalkit.run.runner import scratch_root
 
+    check_run_id(ctx.run_id)
+    for count in {ctx.retry_errors, *(retries or [])}:
+        check_retries(count)
     for seconds in {ctx.timeout, *timeouts}:
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
@@ -111,4 +153,5 @@ def validate_request(
     check_tasks(scenarios, models)
     check_workdir(ctx)
     check_results(ctx)
+    check_fresh_reps(ctx, reps or [])
     scratch_root()

@@ -10,8 +10,11 @@ measurements or configuration problems, and retrying them would hide something.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from evalkit.models import Transcript, Verdict
 
@@ -25,6 +28,9 @@ RETRYABLE_AGENT_ERRORS = (
 )
 BEFORE_FIRST_MESSAGE = ("no-init-event", "no-result-line", "transcript-empty", "cli-exit:")
 PAUSED_BY = ("agent-error:rate-limited", "agent-error:overloaded")
+MAX_RETRY_ERRORS = 10
+"""The most further attempts --retry-errors may give a rep."""
+RETRY_WAIT_CAP = 60.0
 DEFAULT_PAUSE_SECONDS = 5.0
 MAX_PAUSE_SECONDS = 120.0
 
@@ -77,3 +83,33 @@ class Backoff:
                 left = self._until - time.monotonic()
             if left <= 0 or stop.wait(min(left, 0.2)):
                 return
+
+
+def retry_wait_seconds(
+    attempt: int, draw: Callable[[float, float], float] = random.uniform
+) -> float:
+    """How long attempt `attempt` of a rep waits before it starts: none for the first, then
+    uniform(0, min(60, 2^(k-2))) seconds ("full jitter"), whatever the retried reason, so
+    reps retrying one outage spread out instead of striking again together."""
+    if attempt < 2:
+        return 0.0
+    return draw(0.0, min(RETRY_WAIT_CAP, 2.0 ** (attempt - 2)))
+
+
+def _sleep(stop: threading.Event, seconds: float) -> None:
+    stop.wait(seconds)
+
+
+@dataclass(frozen=True)
+class RetryWait:
+    """The wait before each retried attempt; a test injects its random source and sleeper."""
+
+    draw: Callable[[float, float], float] = field(default=random.uniform)
+    sleep: Callable[[threading.Event, float], None] = field(default=_sleep)
+
+    def before(self, attempt: int, stop: threading.Event) -> float:
+        """Wait (cut short by a stop) before `attempt`; returns the seconds chosen."""
+        seconds = retry_wait_seconds(attempt, self.draw)
+        if seconds > 0 and not stop.is_set():
+            self.sleep(stop, seconds)
+        return seconds

@@ -52,7 +52,7 @@ from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
 from evalkit.run.request import validate_request
-from evalkit.run.retry import Backoff, pause_seconds, retry_reason
+from evalkit.run.retry import Backoff, RetryWait, pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, contamination_above, isolation_env
 from evalkit.scoring.decide import CHECKER_ERROR, ProcessRecord, decide
 from evalkit.scoring.guard import Watch
@@ -160,6 +160,8 @@ class RunContext:
     max_turns: int | None = None
     max_cost_usd: float | None = None
     backoff: Backoff = field(default_factory=Backoff)
+    retry_wait: RetryWait = field(default_factory=RetryWait)
+    """The jittered wait before each retried attempt."""
     plan_extra: dict[str, Any] = field(default_factory=dict)
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     notes: list[str] = field(default_factory=list)
@@ -358,6 +360,7 @@ def run_rep(
     attempt = 1
     while True:
         ctx.backoff.wait(ctx.stop)
+        ctx.retry_wait.before(attempt, ctx.stop)
         done = _run_attempt(ctx, scenario, model, rep, attempt, timeout or ctx.timeout, rid)
         why = record_attempt(ctx, done, attempt, allowed)
         if why is not None:
@@ -798,7 +801,8 @@ def run_reps(
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
     preflight(ctx.suite, [model])
-    validate_request(ctx, [scenario], [model], [])
+    keys = [(ctx.run_id, scenario.id, model, rep) for rep in range(1, reps + 1)]
+    validate_request(ctx, [scenario], [model], [], keys)
     if reps == 1:
         ctx.template_sandboxes = False
     ctx.check_records()

@@ -23,6 +23,29 @@ SET_FOLDERS = {"run": "scenarios", "reserve": "scenarios-reserve"}
 Which = Literal["run", "reserve", "all"]
 
 
+def plugin_manifest_name(folder: Path, where: str) -> str:
+    """The name a plugin folder's .claude-plugin/plugin.json gives, or a ConfigError: a
+    manifest that is missing, does not parse or names nothing makes the CLI run without it."""
+    manifest = folder / ".claude-plugin" / "plugin.json"
+    if not manifest.is_file():
+        raise ConfigError(
+            f"{where}: {folder} is not a plugin folder (no .claude-plugin/plugin.json); "
+            "the CLI would silently run without it"
+        )
+    try:
+        data = json.loads(manifest.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{manifest}: not UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{manifest}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{manifest}: (top level): must be a JSON object")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{manifest}: name: missing or not a non-empty string")
+    return name
+
+
 def find_suite_root(explicit: str | Path | None = None, start: Path | None = None) -> Path:
     """--suite, then EVALKIT_SUITE, then the nearest folder upward holding evalkit.yaml."""
     chosen = explicit or os.environ.get("EVALKIT_SUITE")
@@ -99,21 +122,7 @@ class Catalog:
         """Each plugin folder carries a plugin.json that parses and names the plugin: the CLI
         would otherwise run without the plugin, silently."""
         for index, path in enumerate(self.plugin_dirs()):
-            manifest = path / ".claude-plugin" / "plugin.json"
-            where = f"{self.config_path}: plugins[{index}]"
-            if not manifest.is_file():
-                raise ConfigError(f"{where}: {path} has no .claude-plugin/plugin.json")
-            try:
-                data = json.loads(manifest.read_bytes().decode("utf-8"))
-            except UnicodeDecodeError:
-                raise ConfigError(f"{manifest}: not UTF-8") from None
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{manifest}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-            if not isinstance(data, dict):
-                raise ConfigError(f"{manifest}: (top level): must be a JSON object")
-            name = data.get("name")
-            if not isinstance(name, str) or not name.strip():
-                raise ConfigError(f"{manifest}: name: missing or not a non-empty string")
+            plugin_manifest_name(path, f"{self.config_path}: plugins[{index}]")
 
     def _validate_shape(self, sf: ScenarioFile) -> None:
         """A ladder suite's scenarios each sit on a level; any other suite's each name a kind."""

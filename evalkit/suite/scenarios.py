@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from evalkit.errors import ConfigError
 from evalkit.models import Scenario
 from evalkit.scoring.hashing import sha256_bytes
-from evalkit.suite.yamlio import LIBYAML, load_text, validate
+from evalkit.suite.yamlio import LIBYAML, load_text, refuse_anchors, validate
 
 TASK_HEADING = re.compile(r"^##[ \t]+Task[ \t]*$", re.MULTILINE)
 HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
@@ -83,6 +83,7 @@ def parse_scenario(path: Path) -> ScenarioFile:
         raise ConfigError(f"{path}: file not found") from None
     text = decode_utf8(raw, path)
     front, body, _ = split_front_matter(text, path)
+    refuse_anchors(front, path, first_line=2)
     scenario = _fast_scenario(front)
     if scenario is None:
         data = load_text(front, path, first_line=2)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -21,13 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import ConfigError, NotFoundError
+from evalkit.models import NAME_PATTERN, RESERVED_VARIANTS, is_name
 from evalkit.scoring.fixturefiles import copy_fixture, iter_files
 from evalkit.scoring.hashing import tree_hash
+from evalkit.suite.catalog import plugin_manifest_name
 from evalkit.suite.config import Suite
 
 SUBJECTS = "subjects"
 """WORKDIR/subjects/<hash>/: each distinct subject a rep ran with, kept once."""
-SUITE_VARIANT = "suite"
+SUITE_VARIANT = RESERVED_VARIANTS[0]
 """The variant name of the suite's own wording (no overlay)."""
 
 
@@ -82,21 +83,23 @@ def instrument_tree_hash(root: Path, skip: list[str]) -> str:
 
 
 def _plugin_name(folder: Path) -> str:
-    manifest = folder / ".claude-plugin" / "plugin.json"
-    try:
-        name = json.loads(manifest.read_text(encoding="utf-8")).get("name")
-    except (OSError, ValueError, AttributeError):
-        name = None
-    return str(name) if name else folder.name
+    return plugin_manifest_name(folder, "plugin")
 
 
 def check_plugin_folder(path: Path, what: str) -> None:
-    """The CLI ignores a bad --plugin-dir silently, so evalkit refuses it first."""
-    if not (path / ".claude-plugin" / "plugin.json").is_file():
-        raise ConfigError(
-            f"{what}: {path} is not a plugin folder (no .claude-plugin/plugin.json); "
-            "the CLI would silently run without it"
-        )
+    """The CLI ignores a bad --plugin-dir silently, so evalkit refuses it first, exactly as
+    it refuses a suite's own plugin at load."""
+    plugin_manifest_name(path, what)
+
+
+def check_variant_name(variant: str) -> None:
+    """A variant named on the command line: `suite` (the suite's own wording) or a name."""
+    if variant == SUITE_VARIANT:
+        return
+    if variant in RESERVED_VARIANTS:
+        raise ConfigError(f"--variant {variant}: the name is reserved; no variant runs as it yet")
+    if not is_name(variant):
+        raise ConfigError(f"--variant {variant!r}: a variant name is {NAME_PATTERN}")
 
 
 @dataclass
@@ -228,6 +231,8 @@ def build_subject(
         shutil.rmtree(root / matches[0])
         shutil.copytree(copy, root / matches[0], symlinks=True, ignore=_ignore)
         outside[matches[0]] = str(copy)
+    if variant is not None:
+        check_variant_name(variant)
     name = variant or SUITE_VARIANT
     if variant and variant != SUITE_VARIANT:
         _apply_variant(suite, variant, root, entries + plugin_rels)

@@ -2,6 +2,8 @@
 
 The round-trip parser (ruamel) is imported on first use: a scenario's front matter usually
 goes through libyaml alone, and a command that reads nothing else never pays for it.
+No file evalkit reads holds an anchor or alias: a few lines of aliases expand into
+gigabytes, so any is refused before the text is loaded.
 """
 
 from __future__ import annotations
@@ -22,6 +24,28 @@ M = TypeVar("M", bound=BaseModel)
 LIBYAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def refuse_anchors(text: str, source: Path, first_line: int = 1) -> None:
+    """Raise a ConfigError naming the line of the first anchor or alias in YAML text. The
+    parser's events are read one by one and nothing is built, so no alias is ever expanded;
+    text that does not parse is left to the loader to name."""
+    if "&" not in text and "*" not in text:
+        return
+    events = yaml.parse(text, Loader=LIBYAML)
+    try:
+        for event in events:
+            alias = isinstance(event, yaml.AliasEvent)
+            if alias or getattr(event, "anchor", None) is not None:
+                mark = event.start_mark
+                line = (mark.line if mark is not None else 0) + first_line
+                what = "an alias" if alias else "an anchor"
+                raise ConfigError(
+                    f"{source}:{line}: YAML anchors and aliases are not read ({what} here); "
+                    "write the value out"
+                )
+    except yaml.YAMLError:
+        return
+
+
 def _yaml() -> YAML:
     from ruamel.yaml import YAML
 
@@ -35,6 +59,7 @@ def load_text(text: str, source: Path, first_line: int = 1) -> Any:
     """Parse YAML text; a syntax error becomes a ConfigError naming source and line."""
     from ruamel.yaml.error import YAMLError
 
+    refuse_anchors(text, source, first_line)
     yaml = _yaml()
     try:
         return yaml.load(io.StringIO(text))
@@ -111,6 +136,11 @@ def quick_load_file(model: type[M], path: Path) -> M:
     whatever it cannot take, load_file reads again to name the line. libyaml reads YAML 1.1
     (`yes` is a boolean), so only a reader of fields where 1.1 and 1.2 agree may use it."""
     try:
-        return model.model_validate(yaml.load(path.read_bytes().decode("utf-8"), Loader=LIBYAML))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError):
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return load_file(model, path)
+    refuse_anchors(text, path)
+    try:
+        return model.model_validate(yaml.load(text, Loader=LIBYAML))
+    except (yaml.YAMLError, ValidationError):
         return load_file(model, path)

@@ -19,21 +19,13 @@ import yaml
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.untrusted_yaml import load_untrusted
 
 FRONT_MATTER_CAP = 64_000
 
 
 class Unreadable(Exception):
     """A file the rules need could not be read; the condition is then undecided."""
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """Anchors and aliases let a few bytes expand into a huge document: refused."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "aliases are not read", None)
-        return super().compose_node(parent, index)
 
 
 def read_text(path: Path) -> str:
@@ -60,7 +52,7 @@ def front_matter(text: str) -> dict[str, Any] | None:
     for index in range(1, len(lines)):
         if lines[index].rstrip() == "---":
             try:
-                data = yaml.load("\n".join(lines[1:index]), Loader=_NoAliasLoader)  # noqa: S506
+                data = load_untrusted("\n".join(lines[1:index]))
             except yaml.YAMLError:
                 return None
             return data if isinstance(data, dict) else None

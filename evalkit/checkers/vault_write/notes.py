@@ -1,9 +1,9 @@
 """The vault's note contract, checked on a note the agent wrote.
 
-Front matter is agent-written and untrusted, so it goes through PyYAML's safe
-loader. Fails are what the contract requires; ``info`` is what it only recommends,
-because a checker stricter than the plugin's own instructions would measure
-disobedience to rules the agent was never given.
+Front matter is agent-written and untrusted, so it goes through a safe loader that
+reads no alias and no more than a capped length. Fails are what the contract requires;
+``info`` is what it only recommends, because a checker stricter than the plugin's own
+instructions would measure disobedience to rules the agent was never given.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
+
+from evalkit.scoring.untrusted_yaml import load_untrusted
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
 DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -39,7 +41,7 @@ def front_matter(text: str) -> dict[str, Any] | None:
     for index in range(1, len(parts)):
         if parts[index].rstrip() == "---":
             try:
-                data = yaml.safe_load("\n".join(parts[1:index]))
+                data = load_untrusted("\n".join(parts[1:index]))
             except yaml.YAMLError:
                 return None
             return data if isinstance(data, dict) else None

@@ -177,6 +177,14 @@ def test_a_bad_option_value_is_still_a_usage_error() -> None:
         ("run", "P1", "policy:oracle", "--timeout", "nan"),
         ("grid", "--models", "policy:oracle", "--timeout", "-1"),
         ("run", "P4", "policy:oracle"),
+        ("grid", "--models", "policy:oracle", "--scenarios", "P1", "--run-id", "../../../x"),
+        ("run", "P1", "policy:oracle", "--retry-errors", "11"),
+        ("grid", "--models", "policy:oracle", "--retry-errors", "1000"),
+        ("grid", "--failing-from", "no-such-results-folder", "--models", "policy:oracle"),
+        ("run", "P1", "policy:oracle", "--variant", ""),
+        ("run", "P1", "policy:oracle", "--variant", "../x"),
+        ("run", "P1", "policy:oracle", "--variant", "none"),
+        ("grid", "--models", "policy:oracle", "--variants", "suite,,x"),
     ],
 )
 def test_a_refused_request_is_one_line_exit_2_and_no_plan(

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.run.grid import GridCell, run_grid
-from evalkit.run.runner import RunContext, run_reps, scratch_root
+from evalkit.models import PlanCell
+from evalkit.run.grid import GridCell, failed_rows, run_grid, validate_cells
+from evalkit.run.runner import RunContext, record_plan, run_reps, scratch_root
 from evalkit.run.sandbox import contamination_above
 from evalkit.suite.config import Suite
 
@@ -141,3 +142,75 @@ def test_a_system_temp_folder_with_a_space_gives_way_to_tmp(
     monkeypatch.delenv("EVALKIT_SCRATCH")
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "my temp"))
     assert not any(c.isspace() for c in str(scratch_root()))
+
+
+@pytest.mark.parametrize("run_id", ["../../../x", "a/b", "", ".hidden", "-x", "a b", "x" * 65])
+def test_a_run_id_that_is_not_a_name_is_refused_before_a_plan(
+    suite: Suite, tmp_path: Path, run_id: str
+) -> None:
+    work = tmp_path / "a" / "b" / "w"
+    ctx = context(suite, work, run_id=run_id)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, work, "run id")
+    assert all(p in (work, work.parent, work.parent.parent) for p in tmp_path.rglob("*"))
+
+
+def test_a_run_id_already_holding_the_rep_is_refused_before_a_second_plan(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = tmp_path / "w"
+    ctx = context(suite, work, run_id="r-same")
+    record_plan(ctx, [PlanCell(scenario=suite.resolve("P1").id, model="policy:oracle", reps=1)],
+                "run P1 policy:oracle --reps 1")  # fmt: skip
+    before = (work / "plans.jsonl").read_bytes()
+    with pytest.raises(EvalkitError) as caught:
+        run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)
+    assert "r-same" in str(caught.value) and "\n" not in str(caught.value)
+    assert (work / "plans.jsonl").read_bytes() == before, "a refused run id added a plan"
+
+
+def test_a_run_id_whose_evidence_folder_exists_is_refused_before_a_plan(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = tmp_path / "w"
+    ctx = context(suite, work, run_id="r-left")
+    ctx.records.evidence_folder("r-left", suite.resolve("P1").id, "policy:oracle", 1).mkdir(
+        parents=True
+    )
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, work, "r-left")
+
+
+def test_a_grid_shard_may_share_its_run_id_with_another_slice(suite: Suite, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    ctx = context(suite, work, run_id="r-grid")
+    record_plan(ctx, [PlanCell(scenario=suite.resolve("P1").id, model="policy:oracle", reps=1,
+                               rep_numbers=[1])], "grid --shard 1/2")  # fmt: skip
+    cells = [GridCell(suite.resolve("P1"), "policy:oracle", 2)]
+    validate_cells(ctx, cells)
+
+
+@pytest.mark.parametrize("retries", [11, 1000, -1])
+def test_retry_errors_beyond_ten_are_refused_before_a_plan(
+    suite: Suite, tmp_path: Path, retries: int
+) -> None:
+    ctx = context(suite, tmp_path / "w", retry_errors=retries)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "--retry-errors")
+
+
+def test_an_inner_loop_from_a_folder_that_is_not_there_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EvalkitError, match="--failing-from") as caught:
+        failed_rows(tmp_path / "no-such-folder")
+    assert "no-such-folder" in str(caught.value)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EvalkitError, match="results.tsv"):
+        failed_rows(tmp_path / "empty")
+
+
+def test_a_resumed_rep_whose_plan_names_a_path_as_run_id_is_refused(
+    suite: Suite, tmp_path: Path
+) -> None:
+    ctx = context(suite, tmp_path / "w")
+    cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, run_id="../../outside")]
+    refused_without_a_plan(lambda: validate_cells(ctx, cells), tmp_path / "w", "outside")

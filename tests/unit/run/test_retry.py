@@ -6,7 +6,7 @@ import threading
 import time
 
 from evalkit.models import ApiRetry, Transcript, Verdict
-from evalkit.run.retry import Backoff, pause_seconds, retry_reason
+from evalkit.run.retry import Backoff, RetryWait, pause_seconds, retry_reason, retry_wait_seconds
 
 
 def verdict(kind: str, *reasons: str) -> Verdict:
@@ -55,3 +55,27 @@ def test_a_pause_holds_new_starts_until_it_ends_or_a_stop() -> None:
     backoff.pause(60)
     stop.set()
     backoff.wait(stop)  # returns at once: a stop is never held up
+
+
+def test_each_attempt_after_the_first_waits_a_full_jitter_capped_at_a_minute() -> None:
+    asked: list[tuple[float, float]] = []
+
+    def draw(low: float, high: float) -> float:
+        asked.append((low, high))
+        return high
+
+    waits = [retry_wait_seconds(attempt, draw) for attempt in range(1, 11)]
+    assert waits == [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]
+    assert asked == [(0.0, w) for w in waits[1:]], "attempt 1 draws nothing"
+
+
+def test_the_wait_sleeps_on_the_stop_so_a_stop_cuts_it_short() -> None:
+    slept: list[float] = []
+    wait = RetryWait(draw=lambda low, high: high / 2, sleep=lambda stop, s: slept.append(s))
+    stop = threading.Event()
+    assert wait.before(1, stop) == 0.0 and slept == []
+    assert wait.before(4, stop) == 2.0 and slept == [2.0]
+    stop.set()
+    began = time.monotonic()
+    RetryWait(draw=lambda low, high: high).before(10, stop)  # a real 60 s wait, already stopped
+    assert time.monotonic() - began < 5

@@ -82,6 +82,19 @@ def test_a_plugin_the_suite_does_not_load_is_refused(tmp_path: Path) -> None:
         build_subject(suite, [other])
 
 
+@pytest.mark.parametrize("manifest", ["{not json", "[]", "{}", '{"name": ""}'])
+def test_a_plugin_copy_whose_manifest_does_not_read_is_refused_like_the_suites(
+    tmp_path: Path, manifest: str
+) -> None:
+    suite = copy_suite(tmp_path / "suite")
+    copy = tmp_path / "checkout" / "os-vault"
+    shutil.copytree(tmp_path / "suite/fixtures/plugins/os-vault", copy)
+    (copy / ".claude-plugin/plugin.json").write_text(manifest)
+    with pytest.raises(ConfigError) as caught:
+        build_subject(suite, [copy])
+    assert "plugin.json" in str(caught.value) and "\n" not in str(caught.value)
+
+
 VARIANTS = """
 variants:
   baseline: {}
@@ -155,3 +168,27 @@ def test_the_inner_loop_numbers_two_failed_variants_of_a_cell_apart(suite: Suite
     cells = failing_cells(suite, rows, reps=2, controls=0)
     numbered = sorted((c.rep, c.variant) for c in cells)
     assert numbered == [(1, ""), (2, "terse"), (3, ""), (4, "terse")]
+
+
+@pytest.mark.parametrize("name", ["suite", "none", "''", "'../x'", "-x", "'a b'", "x" * 65])
+def test_a_variant_name_evalkit_reserves_or_that_is_no_name_is_refused_at_load(
+    tmp_path: Path, name: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        copy_suite(tmp_path, f"\nvariants:\n  {name}: {{overlay: variants/x}}\n")
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'evalkit.yaml'}:") and "variants" in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("name", ["", "../x", "a/b", "none", "-x"])
+def test_a_variant_name_on_the_command_line_must_be_a_name(tmp_path: Path, name: str) -> None:
+    suite = copy_suite(tmp_path, VARIANTS)
+    with pytest.raises(ConfigError, match="variant"):
+        build_subject(suite, variant=name)
+
+
+def test_the_variant_suite_on_the_command_line_is_the_suites_own_wording(tmp_path: Path) -> None:
+    suite = copy_suite(tmp_path, VARIANTS)
+    own = build_subject(suite, variant="suite")
+    assert own.variant == "suite" and own.hash == build_subject(suite).hash
