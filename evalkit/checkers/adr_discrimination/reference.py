@@ -165,6 +165,11 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
             cases += self._negative_cases(scenario)
         return cases
 
+    def rejected_lookup(self) -> Step:
+        """An adr-find the tool refuses (an option it does not have): it consults nothing."""
+        command = "adr-find --root . --no-such-option"
+        return Step(blocks=[ToolUseBlock(name="Bash", input={"command": command})])
+
     def _bash_write(self, spec: FileSpec) -> Step:
         command = f"mkdir -p \"$(dirname '{spec.path}')\" && cat > '{spec.path}' <<'ADR_EOF'\n"
         command += spec.text().rstrip("\n") + "\nADR_EOF"
@@ -206,6 +211,12 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
                 Expectation("PASS", "A-via:skill:"),
             ),
             skill_as("other-plugin-skill", "other-plugin:find", Expectation("FAIL", "A-fail:")),
+            case(
+                "lookup-rejected",
+                [self.rejected_lookup()],
+                cal.reply,
+                Expectation("FAIL", "A-fail:no-adr-consultation"),
+            ),
             case(
                 "cites-without-consulting",
                 self._look_around(scenario),

@@ -7,7 +7,8 @@ holds: a new on-topic record was created, the final message cites a governing
 record, or the frozen rubric judge finds a proposal to record one. Citing only a
 distractor (a superseded or near-miss record) fails B: that is wrong retrieval.
 Negatives have one fail line, a new record file; consulting and truthful citation
-are informational. Files are read from the sandbox, so a record written through
+are informational. A tool call the tool rejected (an errored skill or lookup) consulted
+nothing. Files are read from the sandbox, so a record written through
 Bash counts like one from Write.
 """
 
@@ -31,6 +32,7 @@ from evalkit.models import Model, Polarity, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
 from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.transcript import failed
 
 
 def _record_id(value: Any) -> Any:
@@ -163,8 +165,11 @@ class Consultation:
         return any(self.folder.search(t) for t in texts)
 
     def reasons(self, calls: list[ToolCall]) -> list[str]:
+        """A call the tool rejected had no effect, so it consulted nothing."""
         found: list[str] = []
         for call in calls:
+            if failed(call):
+                continue
             skill = self.skill(call)
             if skill:
                 found.append(f"A-via:skill:{skill}")

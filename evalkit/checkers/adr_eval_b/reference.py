@@ -234,6 +234,12 @@ class AdrEvalBReference(AdrDiscriminationReference):
                 Expectation("FAIL", "B-fail:governing-not-retrieved"),
             ),
             self._case(
+                "lookup-rejected",
+                [self.rejected_lookup()],
+                cal.reply,
+                Expectation("FAIL", "A-fail:no-adr-consultation"),
+            ),
+            self._case(
                 "cites-without-consulting",
                 [self._read_project_file(expect.touches)],
                 cal.reply,

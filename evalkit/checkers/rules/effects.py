@@ -87,11 +87,6 @@ def tool_input_text(call: ToolCall) -> str:
     return json.dumps(call.input, ensure_ascii=False, sort_keys=True, default=str)[:MAX_TEXT]
 
 
-def succeeded(call: ToolCall) -> bool:
-    """A result came back and it is not marked as an error."""
-    return call.result is not None and call.is_error is not True
-
-
 @dataclass
 class Effects:
     """One rep's effects, each folder compared with its fixture at most once."""

@@ -134,6 +134,20 @@ def test_consultation_rules() -> None:
     assert rules.reasons([counted[0], counted[0]]) == ["A-via:skill:os-adr:find"]
 
 
+def test_a_consultation_the_tool_rejected_is_no_consultation() -> None:
+    rules = Consultation(AdrOptions())
+    rejected = [
+        ToolCall(id="t", name="Skill", input={"skill": "os-adr:find"}, result="no", is_error=True),
+        ToolCall(id="t", name="Bash", input={"command": "adr-find x"}, result="2", is_error=True),
+        ToolCall(id="t", name="Read", input={"file_path": "docs/adr/0002-x.md"}, is_error=True),
+    ]
+    assert [rules.reasons([c]) for c in rejected] == [[], [], []]
+    answered = ToolCall(
+        id="t", name="Bash", input={"command": "adr-find x"}, result="0002", is_error=False
+    )
+    assert rules.reasons([answered]) == ["A-via:tool:adr-find"]
+
+
 def test_expect_ids_coerce_and_validate() -> None:
     ok = PositiveExpect.model_validate(
         {"governing": [2], "distractors": ["0001"], "topic_patterns": ["x"]}
@@ -238,6 +252,20 @@ def test_the_judge_sees_the_rubric_and_only_the_final_message(
     prompt = seen.read_text()
     assert prompt.startswith(adr_suite.rubric_path.read_text().rstrip())
     assert "Want me to record this as an ADR?" in prompt and "SECRET-ARGS" not in prompt
+
+
+@pytest.mark.parametrize(
+    ("suite_name", "scenario"), [("adr-discrimination", "P1"), ("adr-eval-b", "R1")]
+)
+def test_a_failed_adr_find_is_no_consultation_in_either_adr_suite(
+    suite_name: str, scenario: str, tmp_path: Path
+) -> None:
+    suite = Suite(REPO / "suites" / suite_name)
+    governing = suite.reference.checker.expect_for(suite.resolve(scenario)).governing[0]
+    failing = block("Bash", command="adr-find --root . --no-such-option timeout")
+    verdict = play(suite, tmp_path, scenario, [failing], f"ADR {governing} settles this.")
+    assert (verdict.axis_a, verdict.verdict) == ("A:FAIL", "FAIL")
+    assert "A-fail:no-adr-consultation" in verdict.reasons
 
 
 def test_no_consultation_fails_axis_a_even_with_a_citation(
