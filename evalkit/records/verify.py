@@ -352,6 +352,7 @@ def replay_decide(
             line.model,
             ReplayJudge(kept.judge),
             kept.process,
+            fixtures=fixtures,
         )
 
 

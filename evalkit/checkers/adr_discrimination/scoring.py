@@ -200,8 +200,8 @@ class AdrDiscriminationChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        fixture = inp.suite.fixture_dirs()["project"]
-        changes = compare(inp.suite.fixture_files("project"), inp.sandbox / "project")
+        fixture = inp.fixture_dir("project")
+        changes = compare(inp.fixture_files("project"), inp.sandbox / "project")
         folder = self.opts.adr_dir.strip("/") + "/"
         record = re.compile(self.opts.record_name)
 

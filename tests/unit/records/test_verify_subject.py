@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalkit.models import PlanCell
 from evalkit.records.verify import verify_workdir
+from evalkit.run.runner import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
-from tests.unit.records.folder import recorded_folder
+from evalkit.suite.subject import build_subject
+from tests.unit.records.conftest import CELLS as RECORDED
+from tests.unit.records.folder import context, record_rep, recorded_folder
 from tests.unit.suite.test_subject import copy_suite
 
 WORDING = "subject: [fixtures/plugins/os-vault, fixtures/project/CLAUDE.md]\n"
+CELLS = [scenario for scenario, _, _ in RECORDED]
 
 
 def _recorded(tmp_path: Path) -> tuple[Suite, Path]:
@@ -38,3 +43,26 @@ def test_a_kept_subject_edited_after_the_run_is_named(tmp_path: Path) -> None:
     (problems,) = [t.problems for t in got.trials]
     assert len(problems) == 1 and problems[0].startswith("subject-not-kept:"), problems
     assert "edited since the run" in problems[0]
+
+
+def test_a_variant_wording_inside_a_fixture_is_not_the_agents_write(tmp_path: Path) -> None:
+    variants = "variants:\n  terse: {overlay: variants/terse}\n"
+    made = copy_suite(tmp_path / "suite", WORDING + variants)
+    (made.root / "fixtures/project/CLAUDE.md").write_text("the suite's own wording\n")
+    overlay = made.root / "variants/terse/fixtures/project/CLAUDE.md"
+    overlay.parent.mkdir(parents=True)
+    overlay.write_text("the variant's wording\n")
+    suite = Suite(made.root)
+    freeze(suite)
+    work = tmp_path / "work"
+    ctx = context(suite, work)
+    ctx.subject = build_subject(suite, variant="terse")
+    cells = [PlanCell(scenario=s, model="policy:oracle", reps=1, variant="terse") for s in CELLS]
+    record_plan(ctx, cells, "fabricated")
+    variant = [record_rep(ctx, s, "policy:oracle", 1).row for s in CELLS]
+    own = recorded_folder(suite, tmp_path / "own", RECORDED)
+    rows = [record_rep(own, s, "policy:oracle", 2).row for s in CELLS]
+    assert [(r.verdict, r.flags) for r in variant] == [(r.verdict, r.flags) for r in rows]
+    assert "project-write:no" in variant[0].flags
+    got = verify_workdir(suite, work)
+    assert got.publishable, (got.publish_problems, [t.problems for t in got.trials])
