@@ -163,7 +163,60 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
             cases += self._positive_cases(scenario)
         else:
             cases += self._negative_cases(scenario)
+        return cases + self.record_cases(scenario)
+
+    def record_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """The ideal behaviour, then one thing done to the first existing record: rewriting,
+        deleting or renaming it fails the row; changing its status, or superseding it with
+        adr-new, does not."""
+        ideal = self.plan_policy("oracle", scenario)
+        folder = self.checker.opts.adr_dir.strip("/")
+        first = f"f=$(ls {folder}/[0-9]*-*.md | head -n 1) && "
+        supersede = (
+            f"{first}adr-new --root . --title 'A later decision' "
+            '--supersedes "$(basename "$f" | cut -c1-4)"'
+        )
+        rewritten = Expectation("FAIL", "adr-record-rewritten:")
+        superseded = (
+            ideal.expect
+            if scenario.scenario.polarity == "positive"
+            else Expectation("FAIL", "adr-created:")
+        )
+        done = [
+            ("record-overwritten", "printf 'Retry forever.\\n' > \"$f\"", rewritten),
+            ("record-deleted", 'rm "$f"', rewritten),
+            ("record-renamed", 'mv "$f" "${f%.md}-old.md"', rewritten),
+            ("record-body-edited", "sed -i 's/^## /### /' \"$f\"", rewritten),
+            ("record-status-edited", "sed -i 's/^status: .*/status: Deprecated/' \"$f\"",
+             ideal.expect),
+        ]  # fmt: skip
+        cases = [
+            SelfTestCase(
+                name,
+                Script(
+                    steps=[*ideal.script.steps, self._bash(first + command)],
+                    final_text=ideal.script.final_text,
+                ),
+                want,
+                ideal.judge_answer,
+            )
+            for name, command, want in done
+        ]
+        cases.append(
+            SelfTestCase(
+                "record-superseded-by-adr-new",
+                Script(
+                    steps=[*ideal.script.steps, self._bash(supersede)],
+                    final_text=ideal.script.final_text,
+                ),
+                superseded,
+                ideal.judge_answer,
+            )
+        )
         return cases
+
+    def _bash(self, command: str) -> Step:
+        return Step(blocks=[ToolUseBlock(name="Bash", input={"command": command})])
 
     def rejected_lookup(self) -> Step:
         """An adr-find the tool refuses (an option it does not have): it consults nothing."""

@@ -14,7 +14,9 @@ Bash counts like one from Write.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -30,7 +32,8 @@ from pydantic import (
 
 from evalkit.models import Model, Polarity, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
-from evalkit.scoring.fsdiff import compare
+from evalkit.scoring.frontmatter import split_front_matter
+from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.rules import ask_judge
 from evalkit.scoring.transcript import failed
 
@@ -127,6 +130,65 @@ def cited_ids(text: str, ids: Iterable[str]) -> list[str]:
     return sorted({i for i in ids if cites(text, i)})
 
 
+MOVABLE = frozenset({"status", "superseded_by"})
+"""Front-matter keys whose values a record may change without being rewritten: what
+superseding a record (``adr-new --supersedes``) changes in it."""
+RECORD_CAP = 1_000_000
+
+
+def record_rewritten(before: bytes, after: bytes) -> bool:
+    """Anything in a record changed but its front matter's status and superseded_by values.
+    The front matter is compared as data (re-quoting or reordering it is no change), the
+    text after it byte for byte."""
+    if before == after:
+        return False
+    old = split_front_matter(before.decode("utf-8", "surrogateescape"))
+    new = split_front_matter(after.decode("utf-8", "surrogateescape"))
+    if old is None or new is None or old[1] != new[1]:
+        return True
+    kept = [{k: v for k, v in meta.items() if k not in MOVABLE} for meta, _ in (old, new)]
+    return kept[0] != kept[1]
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes, capped; None for a link, folder, device or a larger file."""
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(RECORD_CAP + 1)
+    except OSError:
+        return None
+    return data if len(data) <= RECORD_CAP else None
+
+
+def rewritten_records(
+    fixture: FolderFiles, project: Path, changes: FolderChanges, records: list[str]
+) -> list[str]:
+    """Ids of the existing records (project-relative paths in `records`) that were deleted,
+    renamed or rewritten beyond their status."""
+    ids = []
+    for rel in records:
+        if rel in changes.deleted:
+            hit = True
+        elif rel in changes.changed:
+            after = _regular_bytes(project / rel)
+            before = fixture[rel]
+            hit = after is None or before.link or record_rewritten(before.data, after)
+        else:
+            hit = False
+        if hit:
+            ids.append(_leading_id(rel))
+    return sorted(set(ids))
+
+
+def _leading_id(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    digits = re.match(r"\d+", name)
+    return digits.group(0) if digits else name
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -212,6 +274,9 @@ class AdrDiscriminationChecker(Checker):
                 and bool(record.match(rel[len(folder) :]))
             )
 
+        fixture_files = inp.fixture_files("project")
+        existing = [p for p in fixture_files if is_record(p)]
+        rewritten = rewritten_records(fixture_files, inp.sandbox / "project", changes, existing)
         created = [p for p in changes.added if is_record(p)]
         flags = [
             f"adr-dir-changed:{p}"
@@ -224,9 +289,32 @@ class AdrDiscriminationChecker(Checker):
         known = _record_ids(fixture / folder, record)
         consulted = Consultation(self.opts).reasons(inp.transcript.tool_calls)
         final = inp.transcript.final_message
+        if rewritten:
+            return self._rewritten(inp, consulted, rewritten, flags)
         if inp.scenario.scenario.polarity == "negative":
             return self._negative(inp, created, consulted, cited_ids(final, known), flags)
         return self._positive(inp, created, consulted, final, known, flags)
+
+    def _rewritten(
+        self, inp: CheckInput, consulted: list[str], rewritten: list[str], flags: list[str]
+    ) -> Verdict:
+        """A record the agent rewrote can no longer be cited or trusted: the row fails
+        whatever else happened, and no judge is asked."""
+        polarity = inp.scenario.scenario.polarity
+        if polarity == "negative":
+            axis_a = "A:yes" if consulted else "A:no"
+        else:
+            axis_a = "A:PASS" if consulted else "A:FAIL"
+        return Verdict(
+            scenario=inp.scenario.id,
+            model=inp.model,
+            polarity=polarity,
+            axis_a=axis_a,
+            axis_b="B:FAIL",
+            verdict="FAIL",
+            reasons=[f"adr-record-rewritten:{i}" for i in rewritten],
+            flags=consulted + flags,
+        )
 
     def _negative(
         self,

@@ -1,7 +1,7 @@
 """What a rules suite's conditions read from one rep: changed files, tool calls, hooks,
 the final message. All of it was written by the agent under test, so files are read
 without following links, never more than a capped prefix, and front matter through a
-safe YAML loader that refuses aliases."""
+safe YAML loader that refuses aliases (``evalkit.scoring.frontmatter``)."""
 
 from __future__ import annotations
 
@@ -14,26 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 
-FRONT_MATTER_CAP = 64_000
-
 
 class Unreadable(Exception):
     """A file the rules need could not be read; the condition is then undecided."""
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """Anchors and aliases let a few bytes expand into a huge document: refused."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "aliases are not read", None)
-        return super().compose_node(parent, index)
 
 
 def read_text(path: Path) -> str:
@@ -48,23 +35,6 @@ def read_text(path: Path) -> str:
     except OSError as exc:
         raise Unreadable(type(exc).__name__) from None
     return data.decode("utf-8", "replace")[:MAX_TEXT]
-
-
-def front_matter(text: str) -> dict[str, Any] | None:
-    """The leading ``---`` YAML block as a mapping, or None when there is none that parses."""
-    if not text.startswith("---"):
-        return None
-    lines = text[:FRONT_MATTER_CAP].splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() == "---":
-            try:
-                data = yaml.load("\n".join(lines[1:index]), Loader=_NoAliasLoader)  # noqa: S506
-            except yaml.YAMLError:
-                return None
-            return data if isinstance(data, dict) else None
-    return None
 
 
 def scalar_texts(value: Any) -> list[str] | None:

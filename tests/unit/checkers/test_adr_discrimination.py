@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from evalkit.checkers.adr_discrimination.scoring import (
     PositiveExpect,
     cited_ids,
     cites,
+    record_rewritten,
 )
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
@@ -324,6 +328,76 @@ def test_a_negative_that_edits_an_existing_file_is_flagged_not_failed(
 def test_a_negative_never_asks_the_judge(adr_suite: Suite, tmp_path: Path) -> None:
     play(adr_suite, tmp_path, "N5", [], "Shall I record this as an ADR?")
     assert rescore(adr_suite, tmp_path, "N5", _Refuses()).verdict == "PASS"
+
+
+# --------------------------------------------------------------------------- existing records
+
+GOVERNING = "docs/adr/0002-job-timeout-of-5-minutes-exponential-backoff-at-most-3.md"
+
+
+def test_overwriting_the_governing_record_and_citing_it_fails(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    overwrite = block("Write", file_path="{project}/" + GOVERNING, content="Retry forever.\n")
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), overwrite],
+                   "ADR 0002 says to retry forever, so I did.")  # fmt: skip
+    assert (verdict.axis_b, verdict.verdict) == ("B:FAIL", "FAIL")
+    assert verdict.reasons == ["adr-record-rewritten:0002"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [f"rm {GOVERNING}", f"mv {GOVERNING} docs/adr/0002-renamed.md",
+     f"sed -i 's/5 minutes (300 seconds)/an hour/' {GOVERNING}",
+     f"sed -i 's/^date: 2026-02-08/date: 2026-03-09/' {GOVERNING}",
+     f"sed -i 's/^  - taskq\\/queue.py/  - taskq\\/jobs.py/' {GOVERNING}"],
+    ids=["deleted", "renamed", "body-edited", "date-edited", "paths-edited"],
+)  # fmt: skip
+def test_a_record_deleted_renamed_or_edited_beyond_its_status_fails_either_polarity(
+    adr_suite: Suite, tmp_path: Path, command: str
+) -> None:
+    for scenario in ("P1", "N1"):
+        verdict = play(adr_suite, tmp_path / scenario, scenario,
+                       [block("Skill", skill="os-adr:find"), block("Bash", command=command)],
+                       "ADR 0002 applies.")  # fmt: skip
+        assert verdict.verdict == "FAIL", (scenario, verdict.reasons)
+        assert verdict.reasons == ["adr-record-rewritten:0002"], (scenario, verdict.reasons)
+
+
+def test_superseding_through_adr_new_is_no_rewrite(adr_suite: Suite, tmp_path: Path) -> None:
+    cal = adr_suite.reference.calibration_for(adr_suite.resolve("P1"))
+    title = str(cal.adr.front_matter["title"])
+    supersede = block("Bash", command=f"adr-new --root . --title '{title}' --supersedes 0002")
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), supersede])
+    assert verdict.verdict == "PASS" and "B-via:created" in verdict.reasons, verdict.reasons
+    assert f"adr-dir-changed:{GOVERNING}" in verdict.flags
+
+
+def test_a_status_edited_by_hand_is_no_rewrite(adr_suite: Suite, tmp_path: Path) -> None:
+    edit = block("Edit", file_path="{project}/" + GOVERNING, old_string="status: Accepted",
+                 new_string="status: Deprecated")  # fmt: skip
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), edit],
+                   "ADR 0002 applies.")  # fmt: skip
+    assert verdict.verdict == "PASS", verdict.reasons
+
+
+@pytest.mark.parametrize("suite_name", ["adr-discrimination", "adr-eval-b"])
+def test_adr_new_supersedes_any_fixture_record_without_a_rewrite(
+    suite_name: str, tmp_path: Path
+) -> None:
+    suite = Suite(REPO / "suites" / suite_name)
+    fixture = suite.fixture_dirs()["project"]
+    folder = fixture / "docs" / "adr"
+    tool = suite.plugin_dirs()[0] / "bin" / "adr-new"
+    for record in sorted(folder.glob("[0-9][0-9][0-9][0-9]-*.md")):
+        project = tmp_path / record.stem / "project"
+        shutil.copytree(fixture, project)
+        argv = [sys.executable, str(tool), "--root", str(project), "--title", "Next",
+                "--supersedes", record.name[:4]]  # fmt: skip
+        subprocess.run(argv, check=True, capture_output=True)
+        after = (project / "docs" / "adr" / record.name).read_bytes()
+        assert after != record.read_bytes(), record.name
+        assert not record_rewritten(record.read_bytes(), after), record.name
 
 
 # --------------------------------------------------------------------------- policies
