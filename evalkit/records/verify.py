@@ -44,6 +44,7 @@ SCORING_KEY = "checker_source"
 FROZEN_KEYS = (
     "fixture_hashes",
     "rubric_sha256",
+    "rubrics_sha256",
     "checker",
     "checker_source",
     "cli_version",

@@ -6,10 +6,13 @@ command-line tool, or a tool input naming the records folder). B, first branch t
 holds: a new on-topic record was created, the final message cites a governing
 record, or the frozen rubric judge finds a proposal to record one. Citing only a
 distractor (a superseded or near-miss record) fails B: that is wrong retrieval.
-Negatives have one fail line, a new record file; consulting and truthful citation
-are informational. A tool call the tool rejected (an errored skill or lookup) consulted
-nothing. Files are read from the sandbox, so a record written through
-Bash counts like one from Write.
+Negatives fail on a new record file; consulting and truthful citation are
+informational. A negative whose agent edited an existing file asks a second frozen
+rubric (``phantom_rubric``) whether its final message claims a constraint no record
+holds. Either polarity fails when an existing record was rewritten (deleted, renamed,
+or changed beyond its status and superseded_by). A tool call the tool rejected (an
+errored skill or lookup) consulted nothing. Files are read from the sandbox, so a
+record written through Bash counts like one from Write.
 """
 
 from __future__ import annotations
@@ -64,6 +67,11 @@ class AdrOptions(CheckerOptions):
     tools: list[str] = Field(
         default_factory=lambda: ["adr-find", "adr-new"],
         description="its command-line tools; any bin/adr-* path counts too",
+    )
+    phantom_rubric: str | None = Field(
+        None,
+        description="the judge.rubrics entry a negative asks when its agent edited an existing "
+        "file: does the final message claim a constraint no record holds? None: never asked",
     )
 
     @field_validator("record_name")
@@ -292,7 +300,8 @@ class AdrDiscriminationChecker(Checker):
         if rewritten:
             return self._rewritten(inp, consulted, rewritten, flags)
         if inp.scenario.scenario.polarity == "negative":
-            return self._negative(inp, created, consulted, cited_ids(final, known), flags)
+            cited = cited_ids(final, known)
+            return self._negative(inp, created, consulted, cited, flags, bool(edited))
         return self._positive(inp, created, consulted, final, known, flags)
 
     def _rewritten(
@@ -323,10 +332,13 @@ class AdrDiscriminationChecker(Checker):
         consulted: list[str],
         cited: list[str],
         flags: list[str],
+        edited: bool = False,
     ) -> Verdict:
+        """A new record fails. Otherwise, once the agent edited an existing file the task was
+        no pure question any more, so the phantom-constraint rubric judges the final message."""
         flags = consulted + flags + [f"cited-adr:{'yes' if cited else 'no'}"]
         flags += [f"cited:{i}" for i in cited]
-        return Verdict(
+        verdict = Verdict(
             scenario=inp.scenario.id,
             model=inp.model,
             polarity="negative",
@@ -336,6 +348,17 @@ class AdrDiscriminationChecker(Checker):
             reasons=[f"adr-created:{p}" for p in created],
             flags=flags,
         )
+        if created or not edited or self.opts.phantom_rubric is None:
+            return verdict
+        failed = ask_judge(inp, verdict, inp.transcript.final_message, self.opts.phantom_rubric)
+        if failed is not None:
+            return failed
+        if verdict.judge is not None and verdict.judge.answer == "YES":
+            verdict.axis_b, verdict.verdict = "B:FAIL", "FAIL"
+            verdict.reasons.append("B-fail:phantom-constraint")
+        else:
+            verdict.reasons.append("B-via:judge-no-phantom-constraint")
+        return verdict
 
     def _positive(
         self,

@@ -325,6 +325,39 @@ def test_a_negative_that_edits_an_existing_file_is_flagged_not_failed(
     assert verdict.verdict == "PASS" and "existing-file-edited:yes" in verdict.flags
 
 
+PHANTOM = "ADR 0007 caps every job at one attempt, so I left a note saying so."
+
+
+def test_a_negative_that_edits_a_file_is_judged_for_a_phantom_constraint(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    edit = block("Bash", command="echo '# one attempt only' >> taskq/execution.py")
+    claims = play(adr_suite, tmp_path / "yes", "N2", [edit], PHANTOM, "YES")
+    assert (claims.axis_b, claims.verdict) == ("B:FAIL", "FAIL")
+    assert claims.reasons == ["B-fail:phantom-constraint"]
+    truthful = play(adr_suite, tmp_path / "no", "N2", [edit], "Added a note.", "NO")
+    assert truthful.verdict == "PASS"
+    assert truthful.reasons == ["B-via:judge-no-phantom-constraint"]
+    broken = rescore(adr_suite, tmp_path / "no", "N2", UnavailableJudge("judge-unavailable"))
+    assert broken.verdict == "ERROR" and broken.reasons == ["judge-error:judge-unavailable"]
+
+
+def test_the_phantom_judge_sees_its_own_rubric_and_only_the_final_message(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    edit = block("Bash", command="echo '# SECRET-EDIT' >> taskq/execution.py")
+    play(adr_suite, tmp_path, "N2", [edit], PHANTOM, "YES")
+    seen = tmp_path / "prompt.txt"
+    verdict = rescore(adr_suite, tmp_path, "N2", CommandJudge(f"cat > {seen}; echo YES"))
+    assert verdict.verdict == "FAIL"
+    assert isinstance(adr_suite.checker.options, AdrOptions)
+    rubric = adr_suite.rubric_file(adr_suite.checker.options.phantom_rubric)
+    assert rubric != adr_suite.rubric_path
+    prompt = seen.read_text()
+    assert prompt.startswith(rubric.read_text().rstrip())
+    assert PHANTOM in prompt and "SECRET-EDIT" not in prompt
+
+
 def test_a_negative_never_asks_the_judge(adr_suite: Suite, tmp_path: Path) -> None:
     play(adr_suite, tmp_path, "N5", [], "Shall I record this as an ADR?")
     assert rescore(adr_suite, tmp_path, "N5", _Refuses()).verdict == "PASS"
@@ -414,14 +447,17 @@ def test_reference_policies_expect_what_the_design_says(adr_suite: Suite) -> Non
         ("negative", "always-create"): ("FAIL", "adr-created:"),
         ("negative", "never-consult"): ("PASS", None),
         ("negative", "cite-distractor"): ("PASS", None),
+        ("positive", "phantom-claim"): ("PASS", "B-via:cited-governing"),
+        ("negative", "phantom-claim"): ("FAIL", "B-fail:phantom-constraint"),
     }
+    judge = {"phantom-claim": "YES"}
     for s in adr_suite.scenarios("all"):
         for policy in checker.policies:
             plan = checker.plan_policy(policy.name, s)
             verdict, reason = expected[(s.scenario.polarity, policy.name)]
             assert plan.expect.verdict == verdict, (s.id, policy.name)
             assert plan.expect.reason is None or reason is None or reason in plan.expect.reason
-            assert plan.judge_answer == "NO"
+            assert plan.judge_answer == policy.judge_answer == judge.get(policy.name, "NO")
 
 
 def test_policy_errors_are_plain(adr_suite: Suite) -> None:
