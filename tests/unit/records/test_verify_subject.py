@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalkit.models import PlanCell
+import pytest
+
+from evalkit.models import PlanCell, ResultRow
 from evalkit.records.verify import verify_workdir
 from evalkit.run.runner import record_plan
 from evalkit.suite.config import Suite
@@ -45,24 +47,33 @@ def test_a_kept_subject_edited_after_the_run_is_named(tmp_path: Path) -> None:
     assert "edited since the run" in problems[0]
 
 
-def test_a_variant_wording_inside_a_fixture_is_not_the_agents_write(tmp_path: Path) -> None:
-    variants = "variants:\n  terse: {overlay: variants/terse}\n"
-    made = copy_suite(tmp_path / "suite", WORDING + variants)
-    (made.root / "fixtures/project/CLAUDE.md").write_text("the suite's own wording\n")
-    overlay = made.root / "variants/terse/fixtures/project/CLAUDE.md"
+@pytest.mark.parametrize(
+    "wording", ["fixtures/project/CLAUDE.md", "fixtures/vault/WORDING.md"], ids=["project", "vault"]
+)
+def test_a_variant_wording_inside_a_fixture_is_not_the_agents_write(
+    tmp_path: Path, wording: str
+) -> None:
+    config = f"subject: [fixtures/plugins/os-vault, {wording}]\n"
+    config += "variants:\n  terse: {overlay: variants/terse}\n"
+    made = copy_suite(tmp_path / "suite", config)
+    (made.root / wording).write_text("the suite's own wording\n")
+    overlay = made.root / "variants/terse" / wording
     overlay.parent.mkdir(parents=True)
     overlay.write_text("the variant's wording\n")
     suite = Suite(made.root)
     freeze(suite)
-    work = tmp_path / "work"
-    ctx = context(suite, work)
-    ctx.subject = build_subject(suite, variant="terse")
-    cells = [PlanCell(scenario=s, model="policy:oracle", reps=1, variant="terse") for s in CELLS]
-    record_plan(ctx, cells, "fabricated")
-    variant = [record_rep(ctx, s, "policy:oracle", 1).row for s in CELLS]
-    own = recorded_folder(suite, tmp_path / "own", RECORDED)
-    rows = [record_rep(own, s, "policy:oracle", 2).row for s in CELLS]
-    assert [(r.verdict, r.flags) for r in variant] == [(r.verdict, r.flags) for r in rows]
-    assert "project-write:no" in variant[0].flags
-    got = verify_workdir(suite, work)
+
+    def rows(work: Path, variant: str) -> list[ResultRow]:
+        ctx = context(suite, work)
+        ctx.subject = build_subject(suite, variant=variant)
+        cells = [PlanCell(scenario=s, model="policy:oracle", reps=1, variant=variant)
+                 for s in CELLS]  # fmt: skip
+        record_plan(ctx, cells, "fabricated")
+        return [record_rep(ctx, s, "policy:oracle", 1).row for s in CELLS]
+
+    terse, own = rows(tmp_path / "terse", "terse"), rows(tmp_path / "own", "suite")
+    assert [(r.verdict, r.flags) for r in terse] == [(r.verdict, r.flags) for r in own]
+    assert [r.verdict for r in terse] == ["PASS", "PASS"]
+    assert "project-write:no" in terse[0].flags
+    got = verify_workdir(suite, tmp_path / "terse")
     assert got.publishable, (got.publish_problems, [t.problems for t in got.trials])
