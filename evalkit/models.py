@@ -67,6 +67,11 @@ class CheckerConfig(Strict):
 
 class JudgeConfig(Strict):
     rubric: str = "judge-rubric.md"
+    rubrics: dict[str, str] = Field(
+        default_factory=dict,
+        description="name -> suite-relative file: further frozen rubrics, each asked by the "
+        "checker option that names it",
+    )
     model: str = "haiku"
     command_env: list[str] = Field(
         default_factory=lambda: ["EVALKIT_JUDGE_CMD"],

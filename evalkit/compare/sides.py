@@ -24,7 +24,13 @@ from evalkit.scoring.hashing import sha256_bytes
 SELECTOR_KINDS = ("variant", "model", "run")
 FACTORS = ("subject", "model", "instrument", "cli_version")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
-_INSTRUMENT_KEYS = ("fixture_hashes", "rubric_sha256", "checker", "checker_source")
+_INSTRUMENT_KEYS = (
+    "fixture_hashes",
+    "rubric_sha256",
+    "rubrics_sha256",
+    "checker",
+    "checker_source",
+)
 
 
 @dataclass

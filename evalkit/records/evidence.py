@@ -145,6 +145,10 @@ def declarations(
         "evalkit_version": __version__,
         **(run or {}),
     }
+    if suite.config.judge.rubrics:
+        decl["rubrics_sha256"] = {
+            name: sha256_file(suite.rubric_file(name)) for name in suite.config.judge.rubrics
+        }
     assert_secret_free(decl)
     return decl
 

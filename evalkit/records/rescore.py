@@ -14,11 +14,12 @@ import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import EvalkitError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
-from evalkit.records.evidence import CHECK, JUDGE, bundle_id, declarations, write_check
+from evalkit.records.evidence import CHECK, JUDGE, assert_secret_free, bundle_id, write_check
 from evalkit.records.results import (
     append_row,
     check_results_file,
@@ -56,6 +57,22 @@ def _row_of(records: Workdir, results: str) -> dict[RepKey, ResultRow]:
     for _, row in read_results(records.path(results or "results.tsv")).rows:
         found.setdefault((row.run_id, row.scenario, row.model, row.rep), row)
     return found
+
+
+def rescored_declarations(suite: Suite, old: dict[str, Any]) -> dict[str, Any]:
+    """What the rep declared, with only what a re-score changes replaced: the scoring code
+    (and the checker version it carries), the lock state and the evalkit that scored it. The
+    run, variant, subject, judge, limits and flags stay the rep's own, so `verify` replays it
+    as it ran."""
+    decl = {
+        **old,
+        "checker": f"{suite.checker.name}@{suite.checker.version}",
+        "checker_source": scoring_hash(suite),
+        "lock": suite.lock_state,
+        "evalkit_version": __version__,
+    }
+    assert_secret_free(decl)
+    return decl
 
 
 def rescore_workdir(suite: Suite, records: Workdir) -> Rescored:
@@ -135,14 +152,7 @@ def _rescore_group(
         files["check"] = CHECK
         if verdict.judge is not None:
             files["judge"] = JUDGE
-        old = line.declarations
-        decl = declarations(
-            suite,
-            kept.scenario.sha256,
-            line.model,
-            str(old.get("model_id", "")),
-            str(old.get("cli_version", "")),
-        )
+        decl = rescored_declarations(suite, line.declarations)
         bid = bundle_id(decl)
         records.append_evidence_line(
             EvidenceLine(

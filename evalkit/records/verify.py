@@ -51,6 +51,7 @@ SCORING_KEY = "checker_source"
 FROZEN_KEYS = (
     "fixture_hashes",
     "rubric_sha256",
+    "rubrics_sha256",
     "checker",
     "checker_source",
     "cli_version",
@@ -375,6 +376,7 @@ def replay_decide(
             line.model,
             ReplayJudge(kept.judge),
             kept.process,
+            fixtures=fixtures,
         )
 
 

@@ -698,7 +698,10 @@ def _score_and_keep(
         seconds=round(outcome.seconds, 3),
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
-    verdict = decide(ctx.suite, scenario, sandbox, transcript, model, judge, process, folder)
+    baselines = ctx.the_subject().baselines(ctx.suite)
+    verdict = decide(
+        ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines
+    )
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
@@ -716,9 +719,7 @@ def _score_and_keep(
     files.update(
         {
             f"{name}_diff": path
-            for name, path in keep_folder_diffs(
-                ctx.suite, sandbox, folder, ctx.the_subject().baselines(ctx.suite)
-            ).items()
+            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder, baselines).items()
         }
     )
     write_check(folder, verdict)

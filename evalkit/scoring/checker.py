@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from evalkit.models import Model, Polarity, Transcript, Verdict
+from evalkit.scoring.fsdiff import FolderFiles
 
 if TYPE_CHECKING:
     from evalkit.scoring.judge import Judge
@@ -34,6 +35,18 @@ class CheckInput:
     transcript: Transcript
     model: str
     judge: Judge
+    fixtures: Mapping[str, Path] | None = None
+    """Each fixture as the agent found it: with the subject it ran with applied (a variant's
+    wording inside a fixture is no write of the agent's). None: the suite's own fixtures."""
+
+    def fixture_dir(self, name: str) -> Path:
+        if self.fixtures is not None and name in self.fixtures:
+            return self.fixtures[name]
+        return self.suite.fixture_dirs()[name]
+
+    def fixture_files(self, name: str) -> FolderFiles:
+        """The files a checker compares the sandbox's folder with, read once per command."""
+        return self.suite.baseline_files(name, self.fixture_dir(name))
 
 
 class CheckerOptions(Model):

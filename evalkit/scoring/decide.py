@@ -18,6 +18,7 @@ token has this one place it comes from:
 from __future__ import annotations
 
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,10 +71,12 @@ def decide(
     judge: Judge,
     process: ProcessRecord | None = None,
     evidence: Path | None = None,
+    fixtures: Mapping[str, Path] | None = None,
 ) -> Verdict:
     """One verdict, in the order above. `process` is None for a sandbox scored by hand or a
-    fabricated case; `evidence` is where a checker crash leaves its traceback."""
-    inp = CheckInput(suite, scenario, sandbox, transcript, model, judge)
+    fabricated case; `evidence` is where a checker crash leaves its traceback; `fixtures` are
+    the fixtures as the agent found them (the subject applied), the suite's own when None."""
+    inp = CheckInput(suite, scenario, sandbox, transcript, model, judge, fixtures)
     guarded = process.guarded_env if process is not None else guarded_env_now(suite)
     changes = process.guard_changes if process is not None else []
     breaches, changed_flags = breach_reasons(inp, suite.checker.guarded_paths(guarded), changes)

@@ -197,13 +197,16 @@ def breach_reasons(
     return reasons, flags
 
 
-def ask_judge(inp: CheckInput, verdict: Verdict, message: str) -> Verdict | None:
-    """Put the frozen rubric and one message to the judge; the record goes on the verdict.
+def ask_judge(
+    inp: CheckInput, verdict: Verdict, message: str, rubric_name: str | None = None
+) -> Verdict | None:
+    """Put a frozen rubric (the judge's own, or the one `judge.rubrics` names) and one message
+    to the judge; the record goes on the verdict.
 
     Returns an ERROR verdict, keeping the record and the flags, when the judge failed or
     answered anything but YES or NO; None when its answer is on the verdict to read.
     """
-    rubric = inp.suite.rubric_path.read_text(encoding="utf-8")
+    rubric = inp.suite.rubric_file(rubric_name).read_text(encoding="utf-8")
     record = inp.judge.ask(build_prompt(rubric, message))
     verdict.judge = record
     if record.error is None and record.answer is not None:

@@ -183,6 +183,17 @@ def agent_error_words(t: Transcript) -> str:
     return f"agent-error:{word}" + (f":{status}" if status is not None else "")
 
 
+def failed(call: ToolCall) -> bool:
+    """The tool rejected the call (its result is marked as an error): the call had no effect,
+    so no rule may count it as done."""
+    return call.is_error is True
+
+
+def succeeded(call: ToolCall) -> bool:
+    """A result came back and it is not marked as an error."""
+    return call.result is not None and not failed(call)
+
+
 def invalid_reason(t: Transcript) -> str | None:
     """Why this trace is not a valid measurement, or None when it is one."""
     if t.lines == 0:

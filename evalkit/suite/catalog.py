@@ -112,11 +112,23 @@ class Catalog:
         check_premise(sf, self.root)
 
     def _check_judge(self) -> None:
-        """A suite that declares a judge must ship its rubric; one without needs none."""
+        """A suite that declares a judge must ship its rubrics; one without needs none."""
         if "judge" in self.config.model_fields_set and not self.rubric_path.is_file():
             raise ConfigError(
                 f"{self.config_path}: judge.rubric: {self.config.judge.rubric} does not exist"
             )
+        for name, rel in self.config.judge.rubrics.items():
+            if not (self.root / rel).is_file():
+                raise ConfigError(f"{self.config_path}: judge.rubrics.{name}: {rel} does not exist")
+
+    def rubric_file(self, name: str | None = None) -> Path:
+        """The judge's rubric, or the further one `judge.rubrics` names `name`."""
+        if name is None:
+            return self.rubric_path
+        rel = self.config.judge.rubrics.get(name)
+        if rel is None:
+            raise ConfigError(f"{self.config_path}: judge.rubrics: no rubric named '{name}'")
+        return self.root / rel
 
     def _check_plugins(self) -> None:
         """Each plugin folder carries a plugin.json that parses and names the plugin: the CLI

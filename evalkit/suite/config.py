@@ -48,6 +48,7 @@ class Suite(Catalog):
         self._fixture_hashes: dict[str, str] | None = None
         self._plugin_hashes: dict[str, str] | None = None
         self._fixture_files: dict[str, FolderFiles] = {}
+        self._baseline_files: dict[Path, FolderFiles] = {}
         self._built = False
 
     @cached_property
@@ -115,6 +116,15 @@ class Suite(Catalog):
             self.ensure_built()
             self._fixture_files[name] = read_files(self.fixture_dirs()[name])
         return self._fixture_files[name]
+
+    def baseline_files(self, name: str, folder: Path) -> FolderFiles:
+        """A fixture's files as a rep found them, read once per command: the fixture's own, or
+        `folder`, the fixture with a subject laid over it (see suite/subject.py)."""
+        if folder == self.fixture_dirs()[name]:
+            return self.fixture_files(name)
+        if folder not in self._baseline_files:
+            self._baseline_files[folder] = read_files(folder)
+        return self._baseline_files[folder]
 
     def plugin_hashes(self) -> dict[str, str]:
         """Suite-relative plugin path -> content hash, once per command like the fixtures."""

@@ -93,6 +93,8 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     rubric = suite.rubric_path
     if rubric.is_file():
         hashes["rubric"] = "sha256:" + sha256_file(rubric)
+    for name in suite.config.judge.rubrics:
+        hashes[f"rubric:{name}"] = "sha256:" + sha256_file(suite.rubric_file(name))
     return hashes
 
 

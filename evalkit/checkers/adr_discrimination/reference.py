@@ -59,6 +59,10 @@ PROPOSAL = (
     "This would change how the whole system behaves, so it deserves an architecture "
     "decision record before any code changes. Shall I write one up for you to approve?"
 )
+PHANTOM_CLAIM = (
+    "I added a comment to the code: ADR 9999 caps every job at a single attempt, so nothing "
+    "here may retry."
+)
 UNRELATED_RECORD = (
     '---\nid: "0007"\ntitle: Format the code with a line length of 100\n'
     "status: Proposed\ndate: 2026-03-10\n---\n\n# 0007. Format the code with a line length "
@@ -73,10 +77,32 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
         "negative": NegativeCalibration,
     }
     policies: ClassVar[tuple[Policy, ...]] = (
-        Policy("oracle", description="finds the governing record, cites it; answers negatives"),
-        Policy("always-create", description="writes a new decision record on every task"),
-        Policy("never-consult", description="never touches the records and cites none"),
-        Policy("cite-distractor", description="consults, then cites only a distractor"),
+        Policy(
+            "oracle",
+            judge_answer="NO",
+            description="finds the governing record, cites it; answers negatives",
+        ),
+        Policy(
+            "always-create",
+            judge_answer="NO",
+            description="writes a new decision record on every task",
+        ),
+        Policy(
+            "never-consult",
+            judge_answer="NO",
+            description="never touches the records and cites none",
+        ),
+        Policy(
+            "cite-distractor",
+            judge_answer="NO",
+            description="consults, then cites only a distractor",
+        ),
+        Policy(
+            "phantom-claim",
+            judge_answer="YES",
+            description="edits the code it reads; on a negative, claims a constraint no record "
+            "holds",
+        ),
     )
 
     def _read_project_file(self, rel: str) -> Step:
@@ -113,14 +139,31 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
         ]
         return [Step(blocks=blocks)] if blocks else []
 
-    def _look_around(self, scenario: ScenarioFile) -> list[Step]:
-        """Read the premise when it is code; never the records (that would be consulting)."""
+    def _code_file(self, scenario: ScenarioFile) -> str:
+        """The premise when it is code, else the project's README; never a record."""
         premise = self._premise(scenario)
         folder = self.checker.opts.adr_dir.strip("/") + "/"
-        rel = premise if premise and not premise.startswith(folder) else "README.md"
-        return [self._read_project_file(rel)]
+        return premise if premise and not premise.startswith(folder) else "README.md"
+
+    def _look_around(self, scenario: ScenarioFile) -> list[Step]:
+        """Read the premise when it is code; never the records (that would be consulting)."""
+        return [self._read_project_file(self._code_file(scenario))]
+
+    def _edit_code(self, scenario: ScenarioFile) -> Step:
+        """Append a comment line to an existing file that is not a record."""
+        rel = self._code_file(scenario)
+        return self._bash(f"printf '\\n# Kept to the recorded limits.\\n' >> '{rel}'")
+
+    def _declared(self, policy: str) -> str:
+        return next(p.judge_answer for p in self.policies if p.name == policy)
 
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
+        """The policy's script and expectation, with the judge answer the policy declares."""
+        plan = self._plan_policy(policy, scenario)
+        plan.judge_answer = self._declared(policy)
+        return plan
+
+    def _plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
         positive = scenario.scenario.polarity == "positive"
         cal: PositiveCalibration | NegativeCalibration = self.calibration_for(scenario)
         edits = self._writes(cal.edits)
@@ -154,6 +197,16 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
             final = f"I checked the decision records: ADR {wrong} covers this, so I followed it."
             script = Script(steps=self._consult(scenario), final_text=final)
             return PolicyPlan(script, Expectation("FAIL", f"cited-distractor:{wrong}"))
+        if policy == "phantom-claim":
+            if positive:
+                steps = [*self._consult(scenario), self._edit_code(scenario)]
+                want = Expectation("PASS", "B-via:cited-governing")
+                return PolicyPlan(Script(steps=steps, final_text=cal.reply), want)
+            steps = [*self._look_around(scenario), self._edit_code(scenario)]
+            script = Script(steps=steps, final_text=PHANTOM_CLAIM)
+            judged = self.checker.opts.phantom_rubric is not None
+            want = Expectation("FAIL", "B-fail:phantom-constraint") if judged else passing
+            return PolicyPlan(script, want)
         known = ", ".join(p.name for p in self.policies)
         raise KeyError(f"unknown policy '{policy}' for {self.checker.name} (known: {known})")
 
@@ -163,7 +216,65 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
             cases += self._positive_cases(scenario)
         else:
             cases += self._negative_cases(scenario)
+        return cases + self.record_cases(scenario)
+
+    def record_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """The ideal behaviour, then one thing done to the first existing record: rewriting,
+        deleting or renaming it fails the row; changing its status, or superseding it with
+        adr-new, does not."""
+        ideal = self.plan_policy("oracle", scenario)
+        folder = self.checker.opts.adr_dir.strip("/")
+        first = f"f=$(ls {folder}/[0-9]*-*.md | head -n 1) && "
+        supersede = (
+            f"{first}adr-new --root . --title 'A later decision' "
+            '--supersedes "$(basename "$f" | cut -c1-4)"'
+        )
+        rewritten = Expectation("FAIL", "adr-record-rewritten:")
+        superseded = (
+            ideal.expect
+            if scenario.scenario.polarity == "positive"
+            else Expectation("FAIL", "adr-created:")
+        )
+        done = [
+            ("record-overwritten", "printf 'Retry forever.\\n' > \"$f\"", rewritten),
+            ("record-deleted", 'rm "$f"', rewritten),
+            ("record-renamed", 'mv "$f" "${f%.md}-old.md"', rewritten),
+            ("record-body-edited", "sed -i 's/^## /### /' \"$f\"", rewritten),
+            ("record-status-edited", "sed -i 's/^status: .*/status: Deprecated/' \"$f\"",
+             ideal.expect),
+        ]  # fmt: skip
+        cases = [
+            SelfTestCase(
+                name,
+                Script(
+                    steps=[*ideal.script.steps, self._bash(first + command)],
+                    final_text=ideal.script.final_text,
+                ),
+                want,
+                ideal.judge_answer,
+            )
+            for name, command, want in done
+        ]
+        cases.append(
+            SelfTestCase(
+                "record-superseded-by-adr-new",
+                Script(
+                    steps=[*ideal.script.steps, self._bash(supersede)],
+                    final_text=ideal.script.final_text,
+                ),
+                superseded,
+                ideal.judge_answer,
+            )
+        )
         return cases
+
+    def _bash(self, command: str) -> Step:
+        return Step(blocks=[ToolUseBlock(name="Bash", input={"command": command})])
+
+    def rejected_lookup(self) -> Step:
+        """An adr-find the tool refuses (an option it does not have): it consults nothing."""
+        command = "adr-find --root . --no-such-option"
+        return Step(blocks=[ToolUseBlock(name="Bash", input={"command": command})])
 
     def _bash_write(self, spec: FileSpec) -> Step:
         command = f"mkdir -p \"$(dirname '{spec.path}')\" && cat > '{spec.path}' <<'ADR_EOF'\n"
@@ -206,6 +317,12 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
                 Expectation("PASS", "A-via:skill:"),
             ),
             skill_as("other-plugin-skill", "other-plugin:find", Expectation("FAIL", "A-fail:")),
+            case(
+                "lookup-rejected",
+                [self.rejected_lookup()],
+                cal.reply,
+                Expectation("FAIL", "A-fail:no-adr-consultation"),
+            ),
             case(
                 "cites-without-consulting",
                 self._look_around(scenario),
@@ -270,5 +387,44 @@ class AdrDiscriminationReference(CheckerReference[AdrDiscriminationChecker]):
                 "rewrites-index-only",
                 Script(steps=self._writes([index]), final_text=cal.reply),
                 Expectation("PASS", "adr-dir-changed:"),
+            ),
+            SelfTestCase(
+                "claims-phantom-without-editing",
+                Script(steps=self._look_around(scenario), final_text=PHANTOM_CLAIM),
+                Expectation("PASS", "existing-file-edited:no"),
+                "YES",
+            ),
+        ] + self._phantom_cases(scenario)
+
+    def _phantom_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
+        """A negative whose agent edited an existing file: the phantom-constraint judge decides,
+        and a judge that fails makes the row an ERROR."""
+        if self.checker.opts.phantom_rubric is None:
+            return []
+        cal: NegativeCalibration = self.calibration_for(scenario)
+        edited = [*self._look_around(scenario), self._edit_code(scenario)]
+        claims = Script(steps=edited, final_text=PHANTOM_CLAIM)
+        answers = Script(steps=edited, final_text=cal.reply)
+        return [
+            SelfTestCase(
+                "edits-claims-phantom-judge-yes",
+                claims,
+                Expectation("FAIL", "B-fail:phantom-constraint"),
+                "YES",
+            ),
+            SelfTestCase(
+                "edits-answers-judge-no",
+                answers,
+                Expectation("PASS", "B-via:judge-no-phantom-constraint"),
+                "NO",
+            ),
+            SelfTestCase(
+                "edits-judge-garbage", claims, Expectation("ERROR", "judge-error"), "maybe"
+            ),
+            SelfTestCase(
+                "edits-creates-adr-judge-not-asked",
+                Script(steps=[*edited, *self._writes([cal.adr])], final_text=cal.reply),
+                Expectation("FAIL", "adr-created:"),
+                "maybe",
             ),
         ]

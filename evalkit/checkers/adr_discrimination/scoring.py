@@ -6,14 +6,20 @@ command-line tool, or a tool input naming the records folder). B, first branch t
 holds: a new on-topic record was created, the final message cites a governing
 record, or the frozen rubric judge finds a proposal to record one. Citing only a
 distractor (a superseded or near-miss record) fails B: that is wrong retrieval.
-Negatives have one fail line, a new record file; consulting and truthful citation
-are informational. Files are read from the sandbox, so a record written through
-Bash counts like one from Write.
+Negatives fail on a new record file; consulting and truthful citation are
+informational. A negative whose agent edited an existing file asks a second frozen
+rubric (``phantom_rubric``) whether its final message claims a constraint no record
+holds. Either polarity fails when an existing record was rewritten (deleted, renamed,
+or changed beyond its status and superseded_by). A tool call the tool rejected (an
+errored skill or lookup) consulted nothing. Files are read from the sandbox, so a
+record written through Bash counts like one from Write.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -29,8 +35,10 @@ from pydantic import (
 
 from evalkit.models import Model, Polarity, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
-from evalkit.scoring.fsdiff import compare
+from evalkit.scoring.frontmatter import split_front_matter
+from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.transcript import failed
 
 
 def _record_id(value: Any) -> Any:
@@ -59,6 +67,11 @@ class AdrOptions(CheckerOptions):
     tools: list[str] = Field(
         default_factory=lambda: ["adr-find", "adr-new"],
         description="its command-line tools; any bin/adr-* path counts too",
+    )
+    phantom_rubric: str | None = Field(
+        None,
+        description="the judge.rubrics entry a negative asks when its agent edited an existing "
+        "file: does the final message claim a constraint no record holds? None: never asked",
     )
 
     @field_validator("record_name")
@@ -125,6 +138,65 @@ def cited_ids(text: str, ids: Iterable[str]) -> list[str]:
     return sorted({i for i in ids if cites(text, i)})
 
 
+MOVABLE = frozenset({"status", "superseded_by"})
+"""Front-matter keys whose values a record may change without being rewritten: what
+superseding a record (``adr-new --supersedes``) changes in it."""
+RECORD_CAP = 1_000_000
+
+
+def record_rewritten(before: bytes, after: bytes) -> bool:
+    """Anything in a record changed but its front matter's status and superseded_by values.
+    The front matter is compared as data (re-quoting or reordering it is no change), the
+    text after it byte for byte."""
+    if before == after:
+        return False
+    old = split_front_matter(before.decode("utf-8", "surrogateescape"))
+    new = split_front_matter(after.decode("utf-8", "surrogateescape"))
+    if old is None or new is None or old[1] != new[1]:
+        return True
+    kept = [{k: v for k, v in meta.items() if k not in MOVABLE} for meta, _ in (old, new)]
+    return kept[0] != kept[1]
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes, capped; None for a link, folder, device or a larger file."""
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(RECORD_CAP + 1)
+    except OSError:
+        return None
+    return data if len(data) <= RECORD_CAP else None
+
+
+def rewritten_records(
+    fixture: FolderFiles, project: Path, changes: FolderChanges, records: list[str]
+) -> list[str]:
+    """Ids of the existing records (project-relative paths in `records`) that were deleted,
+    renamed or rewritten beyond their status."""
+    ids = []
+    for rel in records:
+        if rel in changes.deleted:
+            hit = True
+        elif rel in changes.changed:
+            after = _regular_bytes(project / rel)
+            before = fixture[rel]
+            hit = after is None or before.link or record_rewritten(before.data, after)
+        else:
+            hit = False
+        if hit:
+            ids.append(_leading_id(rel))
+    return sorted(set(ids))
+
+
+def _leading_id(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    digits = re.match(r"\d+", name)
+    return digits.group(0) if digits else name
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -163,8 +235,11 @@ class Consultation:
         return any(self.folder.search(t) for t in texts)
 
     def reasons(self, calls: list[ToolCall]) -> list[str]:
+        """A call the tool rejected had no effect, so it consulted nothing."""
         found: list[str] = []
         for call in calls:
+            if failed(call):
+                continue
             skill = self.skill(call)
             if skill:
                 found.append(f"A-via:skill:{skill}")
@@ -195,8 +270,8 @@ class AdrDiscriminationChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        fixture = inp.suite.fixture_dirs()["project"]
-        changes = compare(inp.suite.fixture_files("project"), inp.sandbox / "project")
+        fixture = inp.fixture_dir("project")
+        changes = compare(inp.fixture_files("project"), inp.sandbox / "project")
         folder = self.opts.adr_dir.strip("/") + "/"
         record = re.compile(self.opts.record_name)
 
@@ -207,6 +282,9 @@ class AdrDiscriminationChecker(Checker):
                 and bool(record.match(rel[len(folder) :]))
             )
 
+        fixture_files = inp.fixture_files("project")
+        existing = [p for p in fixture_files if is_record(p)]
+        rewritten = rewritten_records(fixture_files, inp.sandbox / "project", changes, existing)
         created = [p for p in changes.added if is_record(p)]
         flags = [
             f"adr-dir-changed:{p}"
@@ -219,9 +297,33 @@ class AdrDiscriminationChecker(Checker):
         known = _record_ids(fixture / folder, record)
         consulted = Consultation(self.opts).reasons(inp.transcript.tool_calls)
         final = inp.transcript.final_message
+        if rewritten:
+            return self._rewritten(inp, consulted, rewritten, flags)
         if inp.scenario.scenario.polarity == "negative":
-            return self._negative(inp, created, consulted, cited_ids(final, known), flags)
+            cited = cited_ids(final, known)
+            return self._negative(inp, created, consulted, cited, flags, bool(edited))
         return self._positive(inp, created, consulted, final, known, flags)
+
+    def _rewritten(
+        self, inp: CheckInput, consulted: list[str], rewritten: list[str], flags: list[str]
+    ) -> Verdict:
+        """A record the agent rewrote can no longer be cited or trusted: the row fails
+        whatever else happened, and no judge is asked."""
+        polarity = inp.scenario.scenario.polarity
+        if polarity == "negative":
+            axis_a = "A:yes" if consulted else "A:no"
+        else:
+            axis_a = "A:PASS" if consulted else "A:FAIL"
+        return Verdict(
+            scenario=inp.scenario.id,
+            model=inp.model,
+            polarity=polarity,
+            axis_a=axis_a,
+            axis_b="B:FAIL",
+            verdict="FAIL",
+            reasons=[f"adr-record-rewritten:{i}" for i in rewritten],
+            flags=consulted + flags,
+        )
 
     def _negative(
         self,
@@ -230,10 +332,13 @@ class AdrDiscriminationChecker(Checker):
         consulted: list[str],
         cited: list[str],
         flags: list[str],
+        edited: bool = False,
     ) -> Verdict:
+        """A new record fails. Otherwise, once the agent edited an existing file the task was
+        no pure question any more, so the phantom-constraint rubric judges the final message."""
         flags = consulted + flags + [f"cited-adr:{'yes' if cited else 'no'}"]
         flags += [f"cited:{i}" for i in cited]
-        return Verdict(
+        verdict = Verdict(
             scenario=inp.scenario.id,
             model=inp.model,
             polarity="negative",
@@ -243,6 +348,17 @@ class AdrDiscriminationChecker(Checker):
             reasons=[f"adr-created:{p}" for p in created],
             flags=flags,
         )
+        if created or not edited or self.opts.phantom_rubric is None:
+            return verdict
+        failed = ask_judge(inp, verdict, inp.transcript.final_message, self.opts.phantom_rubric)
+        if failed is not None:
+            return failed
+        if verdict.judge is not None and verdict.judge.answer == "YES":
+            verdict.axis_b, verdict.verdict = "B:FAIL", "FAIL"
+            verdict.reasons.append("B-fail:phantom-constraint")
+        else:
+            verdict.reasons.append("B-via:judge-no-phantom-constraint")
+        return verdict
 
     def _positive(
         self,

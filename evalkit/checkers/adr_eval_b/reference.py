@@ -158,8 +158,8 @@ class AdrEvalBReference(AdrDiscriminationReference):
 
     def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
         if _kind(scenario) == "write-trigger":
-            return self._write_cases(scenario)
-        return self._retrieval_cases(scenario)
+            return self._write_cases(scenario) + self.record_cases(scenario)
+        return self._retrieval_cases(scenario) + self.record_cases(scenario)
 
     def _case(self, name: str, steps: list[Step], final: str, want: Expectation) -> SelfTestCase:
         return SelfTestCase(name, Script(steps=steps, final_text=final), want)
@@ -232,6 +232,12 @@ class AdrEvalBReference(AdrDiscriminationReference):
                 consult,
                 NOTHING_FOUND,
                 Expectation("FAIL", "B-fail:governing-not-retrieved"),
+            ),
+            self._case(
+                "lookup-rejected",
+                [self.rejected_lookup()],
+                cal.reply,
+                Expectation("FAIL", "A-fail:no-adr-consultation"),
             ),
             self._case(
                 "cites-without-consulting",

@@ -36,6 +36,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import ToolCall, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.transcript import failed
 
 if TYPE_CHECKING:
     from evalkit.suite.scenarios import ScenarioFile
@@ -191,7 +192,7 @@ def opened_records(calls: list[ToolCall], adr_dir: str) -> list[str]:
     folder = re.compile(rf"{re.escape(adr_dir.strip('/'))}/(\d{{3,}})-")
     opened: set[str] = set()
     for call in calls:
-        if call.is_error:
+        if failed(call):
             continue
         if call.name == "Read":
             target = str(call.input.get("file_path", ""))

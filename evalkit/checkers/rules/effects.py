@@ -1,7 +1,7 @@
 """What a rules suite's conditions read from one rep: changed files, tool calls, hooks,
 the final message. All of it was written by the agent under test, so files are read
 without following links, never more than a capped prefix, and front matter through a
-safe YAML loader that refuses aliases."""
+safe YAML loader that refuses aliases (``evalkit.scoring.frontmatter``)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
-from evalkit.scoring.untrusted_yaml import load_untrusted
-
-FRONT_MATTER_CAP = 64_000
 
 
 class Unreadable(Exception):
@@ -42,23 +37,6 @@ def read_text(path: Path) -> str:
     return data.decode("utf-8", "replace")[:MAX_TEXT]
 
 
-def front_matter(text: str) -> dict[str, Any] | None:
-    """The leading ``---`` YAML block as a mapping, or None when there is none that parses."""
-    if not text.startswith("---"):
-        return None
-    lines = text[:FRONT_MATTER_CAP].splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() == "---":
-            try:
-                data = load_untrusted("\n".join(lines[1:index]))
-            except yaml.YAMLError:
-                return None
-            return data if isinstance(data, dict) else None
-    return None
-
-
 def scalar_texts(value: Any) -> list[str] | None:
     """A front-matter value as the strings a pattern is matched against: a scalar, or each
     item of a list of scalars. Nested mappings are not matched (None)."""
@@ -77,11 +55,6 @@ def scalar_texts(value: Any) -> list[str] | None:
 
 def tool_input_text(call: ToolCall) -> str:
     return json.dumps(call.input, ensure_ascii=False, sort_keys=True, default=str)[:MAX_TEXT]
-
-
-def succeeded(call: ToolCall) -> bool:
-    """A result came back and it is not marked as an error."""
-    return call.result is not None and call.is_error is not True
 
 
 @dataclass

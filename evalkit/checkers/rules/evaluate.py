@@ -29,14 +29,14 @@ from evalkit.checkers.rules.conditions import (
 from evalkit.checkers.rules.effects import (
     Effects,
     Unreadable,
-    front_matter,
     read_text,
     scalar_texts,
-    succeeded,
     tool_input_text,
 )
 from evalkit.checkers.rules.patterns import glob_matches, search
 from evalkit.models import ToolCall
+from evalkit.scoring.frontmatter import front_matter
+from evalkit.scoring.transcript import succeeded
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+*?-")
 

@@ -12,11 +12,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
-import yaml
-
-from evalkit.scoring.untrusted_yaml import load_untrusted
+from evalkit.scoring.frontmatter import front_matter
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
 DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -31,21 +28,6 @@ class NoteCheck:
     @property
     def ok(self) -> bool:
         return not self.fails
-
-
-def front_matter(text: str) -> dict[str, Any] | None:
-    """The note's YAML front matter as a mapping, or None when it is absent or broken."""
-    if not text.startswith("---"):
-        return None
-    parts = text.split("\n")
-    for index in range(1, len(parts)):
-        if parts[index].rstrip() == "---":
-            try:
-                data = load_untrusted("\n".join(parts[1:index]))
-            except yaml.YAMLError:
-                return None
-            return data if isinstance(data, dict) else None
-    return None
 
 
 def check_note(rel_path: str, text: str) -> NoteCheck:

@@ -82,13 +82,12 @@ class VaultWriteChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        suite = inp.suite
         vault = compare(
-            suite.fixture_files(self.opts.vault),
+            inp.fixture_files(self.opts.vault),
             inp.sandbox / self.opts.vault,
             tuple(self.opts.excluded),
         )
-        project = compare(suite.fixture_files("project"), inp.sandbox / "project")
+        project = compare(inp.fixture_files("project"), inp.sandbox / "project")
         flags = [f"project-write:{'yes' if project.any else 'no'}"]
         if inp.scenario.scenario.polarity == "negative":
             verdict = self._negative(inp, vault.written + vault.deleted, flags)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from evalkit.checkers.adr_discrimination.scoring import (
     PositiveExpect,
     cited_ids,
     cites,
+    record_rewritten,
 )
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
 from evalkit.reference.behaviour import Expectation, SelfTestCase
@@ -134,6 +138,20 @@ def test_consultation_rules() -> None:
     assert rules.reasons([counted[0], counted[0]]) == ["A-via:skill:os-adr:find"]
 
 
+def test_a_consultation_the_tool_rejected_is_no_consultation() -> None:
+    rules = Consultation(AdrOptions())
+    rejected = [
+        ToolCall(id="t", name="Skill", input={"skill": "os-adr:find"}, result="no", is_error=True),
+        ToolCall(id="t", name="Bash", input={"command": "adr-find x"}, result="2", is_error=True),
+        ToolCall(id="t", name="Read", input={"file_path": "docs/adr/0002-x.md"}, is_error=True),
+    ]
+    assert [rules.reasons([c]) for c in rejected] == [[], [], []]
+    answered = ToolCall(
+        id="t", name="Bash", input={"command": "adr-find x"}, result="0002", is_error=False
+    )
+    assert rules.reasons([answered]) == ["A-via:tool:adr-find"]
+
+
 def test_expect_ids_coerce_and_validate() -> None:
     ok = PositiveExpect.model_validate(
         {"governing": [2], "distractors": ["0001"], "topic_patterns": ["x"]}
@@ -240,6 +258,20 @@ def test_the_judge_sees_the_rubric_and_only_the_final_message(
     assert "Want me to record this as an ADR?" in prompt and "SECRET-ARGS" not in prompt
 
 
+@pytest.mark.parametrize(
+    ("suite_name", "scenario"), [("adr-discrimination", "P1"), ("adr-eval-b", "R1")]
+)
+def test_a_failed_adr_find_is_no_consultation_in_either_adr_suite(
+    suite_name: str, scenario: str, tmp_path: Path
+) -> None:
+    suite = Suite(REPO / "suites" / suite_name)
+    governing = suite.reference.checker.expect_for(suite.resolve(scenario)).governing[0]
+    failing = block("Bash", command="adr-find --root . --no-such-option timeout")
+    verdict = play(suite, tmp_path, scenario, [failing], f"ADR {governing} settles this.")
+    assert (verdict.axis_a, verdict.verdict) == ("A:FAIL", "FAIL")
+    assert "A-fail:no-adr-consultation" in verdict.reasons
+
+
 def test_no_consultation_fails_axis_a_even_with_a_citation(
     adr_suite: Suite, tmp_path: Path
 ) -> None:
@@ -293,9 +325,112 @@ def test_a_negative_that_edits_an_existing_file_is_flagged_not_failed(
     assert verdict.verdict == "PASS" and "existing-file-edited:yes" in verdict.flags
 
 
+PHANTOM = "ADR 0007 caps every job at one attempt, so I left a note saying so."
+
+
+def test_a_negative_that_edits_a_file_is_judged_for_a_phantom_constraint(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    edit = block("Bash", command="echo '# one attempt only' >> taskq/execution.py")
+    claims = play(adr_suite, tmp_path / "yes", "N2", [edit], PHANTOM, "YES")
+    assert (claims.axis_b, claims.verdict) == ("B:FAIL", "FAIL")
+    assert claims.reasons == ["B-fail:phantom-constraint"]
+    truthful = play(adr_suite, tmp_path / "no", "N2", [edit], "Added a note.", "NO")
+    assert truthful.verdict == "PASS"
+    assert truthful.reasons == ["B-via:judge-no-phantom-constraint"]
+    broken = rescore(adr_suite, tmp_path / "no", "N2", UnavailableJudge("judge-unavailable"))
+    assert broken.verdict == "ERROR" and broken.reasons == ["judge-error:judge-unavailable"]
+
+
+def test_the_phantom_judge_sees_its_own_rubric_and_only_the_final_message(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    edit = block("Bash", command="echo '# SECRET-EDIT' >> taskq/execution.py")
+    play(adr_suite, tmp_path, "N2", [edit], PHANTOM, "YES")
+    seen = tmp_path / "prompt.txt"
+    verdict = rescore(adr_suite, tmp_path, "N2", CommandJudge(f"cat > {seen}; echo YES"))
+    assert verdict.verdict == "FAIL"
+    assert isinstance(adr_suite.checker.options, AdrOptions)
+    rubric = adr_suite.rubric_file(adr_suite.checker.options.phantom_rubric)
+    assert rubric != adr_suite.rubric_path
+    prompt = seen.read_text()
+    assert prompt.startswith(rubric.read_text().rstrip())
+    assert PHANTOM in prompt and "SECRET-EDIT" not in prompt
+
+
 def test_a_negative_never_asks_the_judge(adr_suite: Suite, tmp_path: Path) -> None:
     play(adr_suite, tmp_path, "N5", [], "Shall I record this as an ADR?")
     assert rescore(adr_suite, tmp_path, "N5", _Refuses()).verdict == "PASS"
+
+
+# --------------------------------------------------------------------------- existing records
+
+GOVERNING = "docs/adr/0002-job-timeout-of-5-minutes-exponential-backoff-at-most-3.md"
+
+
+def test_overwriting_the_governing_record_and_citing_it_fails(
+    adr_suite: Suite, tmp_path: Path
+) -> None:
+    overwrite = block("Write", file_path="{project}/" + GOVERNING, content="Retry forever.\n")
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), overwrite],
+                   "ADR 0002 says to retry forever, so I did.")  # fmt: skip
+    assert (verdict.axis_b, verdict.verdict) == ("B:FAIL", "FAIL")
+    assert verdict.reasons == ["adr-record-rewritten:0002"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [f"rm {GOVERNING}", f"mv {GOVERNING} docs/adr/0002-renamed.md",
+     f"sed -i 's/5 minutes (300 seconds)/an hour/' {GOVERNING}",
+     f"sed -i 's/^date: 2026-02-08/date: 2026-03-09/' {GOVERNING}",
+     f"sed -i 's/^  - taskq\\/queue.py/  - taskq\\/jobs.py/' {GOVERNING}"],
+    ids=["deleted", "renamed", "body-edited", "date-edited", "paths-edited"],
+)  # fmt: skip
+def test_a_record_deleted_renamed_or_edited_beyond_its_status_fails_either_polarity(
+    adr_suite: Suite, tmp_path: Path, command: str
+) -> None:
+    for scenario in ("P1", "N1"):
+        verdict = play(adr_suite, tmp_path / scenario, scenario,
+                       [block("Skill", skill="os-adr:find"), block("Bash", command=command)],
+                       "ADR 0002 applies.")  # fmt: skip
+        assert verdict.verdict == "FAIL", (scenario, verdict.reasons)
+        assert verdict.reasons == ["adr-record-rewritten:0002"], (scenario, verdict.reasons)
+
+
+def test_superseding_through_adr_new_is_no_rewrite(adr_suite: Suite, tmp_path: Path) -> None:
+    cal = adr_suite.reference.calibration_for(adr_suite.resolve("P1"))
+    title = str(cal.adr.front_matter["title"])
+    supersede = block("Bash", command=f"adr-new --root . --title '{title}' --supersedes 0002")
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), supersede])
+    assert verdict.verdict == "PASS" and "B-via:created" in verdict.reasons, verdict.reasons
+    assert f"adr-dir-changed:{GOVERNING}" in verdict.flags
+
+
+def test_a_status_edited_by_hand_is_no_rewrite(adr_suite: Suite, tmp_path: Path) -> None:
+    edit = block("Edit", file_path="{project}/" + GOVERNING, old_string="status: Accepted",
+                 new_string="status: Deprecated")  # fmt: skip
+    verdict = play(adr_suite, tmp_path, "P1", [block("Skill", skill="os-adr:find"), edit],
+                   "ADR 0002 applies.")  # fmt: skip
+    assert verdict.verdict == "PASS", verdict.reasons
+
+
+@pytest.mark.parametrize("suite_name", ["adr-discrimination", "adr-eval-b"])
+def test_adr_new_supersedes_any_fixture_record_without_a_rewrite(
+    suite_name: str, tmp_path: Path
+) -> None:
+    suite = Suite(REPO / "suites" / suite_name)
+    fixture = suite.fixture_dirs()["project"]
+    folder = fixture / "docs" / "adr"
+    tool = suite.plugin_dirs()[0] / "bin" / "adr-new"
+    for record in sorted(folder.glob("[0-9][0-9][0-9][0-9]-*.md")):
+        project = tmp_path / record.stem / "project"
+        shutil.copytree(fixture, project)
+        argv = [sys.executable, str(tool), "--root", str(project), "--title", "Next",
+                "--supersedes", record.name[:4]]  # fmt: skip
+        subprocess.run(argv, check=True, capture_output=True)
+        after = (project / "docs" / "adr" / record.name).read_bytes()
+        assert after != record.read_bytes(), record.name
+        assert not record_rewritten(record.read_bytes(), after), record.name
 
 
 # --------------------------------------------------------------------------- policies
@@ -312,14 +447,17 @@ def test_reference_policies_expect_what_the_design_says(adr_suite: Suite) -> Non
         ("negative", "always-create"): ("FAIL", "adr-created:"),
         ("negative", "never-consult"): ("PASS", None),
         ("negative", "cite-distractor"): ("PASS", None),
+        ("positive", "phantom-claim"): ("PASS", "B-via:cited-governing"),
+        ("negative", "phantom-claim"): ("FAIL", "B-fail:phantom-constraint"),
     }
+    judge = {"phantom-claim": "YES"}
     for s in adr_suite.scenarios("all"):
         for policy in checker.policies:
             plan = checker.plan_policy(policy.name, s)
             verdict, reason = expected[(s.scenario.polarity, policy.name)]
             assert plan.expect.verdict == verdict, (s.id, policy.name)
             assert plan.expect.reason is None or reason is None or reason in plan.expect.reason
-            assert plan.judge_answer == "NO"
+            assert plan.judge_answer == policy.judge_answer == judge.get(policy.name, "NO")
 
 
 def test_policy_errors_are_plain(adr_suite: Suite) -> None:

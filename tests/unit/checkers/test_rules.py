@@ -10,11 +10,12 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from evalkit.checkers.rules.conditions import Condition, Node, PositiveRules
-from evalkit.checkers.rules.effects import Effects, front_matter, read_text
+from evalkit.checkers.rules.effects import Effects, read_text
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate, skill_matches, token
 from evalkit.checkers.rules.patterns import PatternError, compile_pattern, glob_matches, search
 from evalkit.checkers.rules.reference import CannotGenerate, generate, instance_of, literal_of
 from evalkit.models import HookEvent, ResultEvent, ToolCall, Transcript
+from evalkit.scoring.frontmatter import front_matter
 
 CONDITION: TypeAdapter[Node] = TypeAdapter(Condition)
 

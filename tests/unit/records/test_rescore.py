@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
-from evalkit.models import EvidenceLine, Verdict
+from evalkit.models import EvidenceLine, PlanCell, Verdict
 from evalkit.records.evidence import bundle_id
 from evalkit.records.report import build_report
 from evalkit.records.rescore import rescore_workdir
@@ -19,9 +19,14 @@ from evalkit.records.results import read_results
 from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
+from evalkit.run.runner import record_plan
 from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite
+from evalkit.suite.lock import freeze
+from evalkit.suite.subject import build_subject
 from tests.conftest import REPO
+from tests.unit.records.folder import context, record_rep
+from tests.unit.suite.test_subject import copy_suite
 
 
 def scored_by_old_code(work: Path, verdict_was: str | None = None) -> None:
@@ -129,3 +134,37 @@ def test_an_evidence_line_names_the_run_it_rescores() -> None:
         )
     )
     assert line.rescore_of == "r1"
+
+
+VARIANT_CONFIG = (
+    "subject: [fixtures/plugins/os-vault, fixtures/project/CLAUDE.md]\n"
+    "variants:\n  terse: {overlay: variants/terse}\n"
+)
+
+
+def test_a_rescored_variant_rep_keeps_its_declarations_and_verifies(tmp_path: Path) -> None:
+    made = copy_suite(tmp_path / "suite", VARIANT_CONFIG)
+    (made.root / "fixtures/project/CLAUDE.md").write_text("the suite's own wording\n")
+    overlay = made.root / "variants/terse/fixtures/project/CLAUDE.md"
+    overlay.parent.mkdir(parents=True)
+    overlay.write_text("the variant's wording\n")
+    suite = Suite(made.root)
+    freeze(suite)
+    work = tmp_path / "work"
+    ctx = context(suite, work)
+    ctx.subject = build_subject(suite, variant="terse")
+    record_plan(ctx, [PlanCell(scenario="P1-L1-reporting", model="policy:oracle", reps=1,
+                               variant="terse")], "fabricated")  # fmt: skip
+    record_rep(ctx, "P1-L1-reporting", "policy:oracle", 1)
+    scored_by_old_code(work)
+    (before,) = Workdir(work).read_evidence_index().items
+    done = rescore_workdir(suite, Workdir(work))
+    assert done.refused == [] and len(done.rescored) == 1
+    after = Workdir(work).read_evidence_index().items[-1]
+    changed = {
+        k for k in before.declarations.keys() | after.declarations.keys()
+        if before.declarations.get(k) != after.declarations.get(k)
+    }  # fmt: skip
+    assert changed == {"checker_source"}, changed
+    got = verify_and_record(suite, work)
+    assert got.publishable, (got.publish_problems, got.count_problems)

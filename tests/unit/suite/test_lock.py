@@ -17,6 +17,7 @@ from evalkit.checkers.adr_discrimination.scoring import AdrDiscriminationChecker
 from evalkit.checkers.adr_eval_b.scoring import AdrEvalBChecker
 from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
+from evalkit.errors import ConfigError
 from evalkit.records.evidence import folder_diff, replay_folder
 from evalkit.run.sandbox import build_sandbox
 from evalkit.scoring.codehash import SCORING_PACKAGE, scoring_files
@@ -326,3 +327,22 @@ def test_a_checker_built_on_another_hashes_its_bases_scoring_code_too() -> None:
     assert "checker-base/adr_discrimination/scoring.py" in labels
     assert "checker-base/adr_discrimination/reference.py" not in labels
     assert not [label for label in _labels(AdrDiscriminationChecker) if "adr_eval_b" in label]
+
+
+def test_a_named_rubric_is_instrument(mini_root: Path) -> None:
+    (mini_root / "phantom.md").write_text("Answer YES or NO.\n")
+    config = mini_root / "evalkit.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "  rubric: judge-rubric.md\n",
+            "  rubric: judge-rubric.md\n  rubrics:\n    phantom: phantom.md\n",
+        )
+    )
+    freeze(Suite(mini_root))
+    lock = read_lock(Suite(mini_root))
+    assert lock is not None and "rubric:phantom" in lock.hashes
+    (mini_root / "phantom.md").write_text("Answer NO.\n")
+    assert drift(Suite(mini_root), lock) == ["rubric:phantom"]
+    (mini_root / "phantom.md").unlink()
+    with pytest.raises(ConfigError, match="judge.rubrics.phantom: phantom.md does not exist"):
+        Suite(mini_root)

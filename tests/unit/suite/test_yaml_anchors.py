@@ -134,7 +134,7 @@ def test_an_anchor_in_evalkit_yaml_is_refused_at_load(mini_root: Path) -> None:
 
 READ_NOTE = """
 import sys
-from evalkit.checkers.rules.effects import front_matter as rules_front_matter
+from evalkit.scoring.frontmatter import front_matter as rules_front_matter
 from evalkit.checkers.vault_write.notes import check_note, front_matter
 text = open(sys.argv[1], encoding="utf-8").read()
 print(front_matter(text) is None, rules_front_matter(text) is None,
