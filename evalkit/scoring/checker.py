@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from evalkit.models import Model, Polarity, Transcript, Verdict
+from evalkit.scoring.observed import ObservedRun
 
 if TYPE_CHECKING:
     from evalkit.scoring.judge import Judge
@@ -34,6 +35,8 @@ class CheckInput:
     transcript: Transcript
     model: str
     judge: Judge
+    observed: list[ObservedRun] | None = None
+    """The runs of the suite's observed scripts (None: the suite observes none)."""
 
 
 class CheckerOptions(Model):

@@ -19,6 +19,7 @@ import yaml
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.observed import ObservedRun
 
 FRONT_MATTER_CAP = 64_000
 
@@ -99,6 +100,8 @@ class Effects:
     sandbox: Path
     fixtures: Mapping[str, Path | FolderFiles]
     transcript: Transcript
+    observed: list[ObservedRun] | None = None
+    """The observed scripts' runs; None when the suite observes none."""
     _changes: dict[str, FolderChanges] = field(default_factory=dict)
 
     def changes(self, name: str) -> FolderChanges | None:
