@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules
+from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules, RanCondition
 from evalkit.checkers.rules.reference import WriteAction
 from evalkit.reference.selftest import self_test
 from evalkit.suite.config import Suite
@@ -37,12 +37,15 @@ def test_each_premise_marker_is_in_its_file(rt_suite: Suite) -> None:
         assert premise.marker in (ROOT / premise.file).read_text(), sf.id
 
 
-def test_positives_need_bin_test_and_negatives_fail_on_it(rt_suite: Suite) -> None:
+def test_positives_need_bin_test_after_the_change_and_negatives_fail_on_any_run(
+    rt_suite: Suite,
+) -> None:
+    assert rt_suite.config.observe == ["bin/test"]
     for sf in rt_suite.scenarios("all"):
         rules = rt_suite.checker.expect_for(sf)
         if sf.scenario.polarity == "positive":
-            assert isinstance(rules, PositiveRules) and rules.a is not None
-            assert rules.a.reason == "ran-bin-test"
+            assert isinstance(rules, PositiveRules) and isinstance(rules.a, RanCondition)
+            assert rules.a.reason == "checks-after-change" and rules.a.after is not None
         else:
             assert isinstance(rules, NegativeRules) and rules.fail is not None
 
