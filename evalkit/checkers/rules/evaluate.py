@@ -9,6 +9,7 @@ undecided only when the result depends on it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -281,8 +282,11 @@ def _file_events(spec: FileSpec, effects: Effects) -> Events | Outcome:
     changes = effects.changes(spec.in_)
     if changes is None:
         return Outcome(None, [f"no-such-folder:{token(spec.in_)}"])
-    folder = str(effects.sandbox / spec.in_)
-    project = str(effects.sandbox / "project")
+    # The calls name paths in the sandbox the agent ran in (a replay lays it out elsewhere).
+    init = effects.transcript.init
+    project = init.cwd if init is not None and os.path.isabs(init.cwd) else ""
+    project = project or str(effects.sandbox / "project")
+    folder = os.path.join(os.path.dirname(project), spec.in_)
     calls = []
     named: set[str] = set()
     for call in effects.transcript.tool_calls:

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 from evalkit.checkers.rules.conditions import Condition, Node
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
-from evalkit.models import ResultEvent, ToolCall, Transcript
+from evalkit.models import InitEvent, ResultEvent, ToolCall, Transcript
 from evalkit.scoring.observed import ObservedRun
 
 CONDITION: TypeAdapter[Node] = TypeAdapter(Condition)
@@ -151,3 +151,12 @@ def test_overlapping_events_are_not_in_order(rep: Rep) -> None:
 def test_what_has_no_place_on_the_timeline_is_refused_when_it_loads(data: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         CONDITION.validate_python(data)
+
+
+def test_a_replayed_rep_places_writes_by_the_folder_the_agent_ran_in(rep: Rep) -> None:
+    ran_in = "/elsewhere/sandbox/project"
+    rep.transcript.init = InitEvent(cwd=ran_in)
+    (rep.sandbox / "project" / "invoice" / "totals.py").write_text("new\n")
+    rep.call("Edit", file_path=f"{ran_in}/invoice/totals.py")
+    rep.bin_test()
+    assert rep.eval(CHECKS_AFTER_CHANGE).value is True
