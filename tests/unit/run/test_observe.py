@@ -115,3 +115,14 @@ def test_the_log_is_kept_as_evidence_and_laid_out_again_for_a_replay(
     lines = (evidence / "observed.jsonl").read_text().splitlines()
     assert [json.loads(x)["event"] for x in lines] == ["start", "end"]
     assert log_path(sandbox).is_file()
+
+
+def test_a_python_script_is_observed_when_run_directly_or_by_python(sandbox: Path) -> None:
+    tool = sandbox / "project" / "bin" / "tool"
+    tool.write_text("#!/usr/bin/env python3\nimport sys\nprint('tool', sys.argv[1:])\n")
+    tool.chmod(0o755)
+    place_wrappers(["bin/tool"], sandbox)
+    for command in ("bin/tool 1", f"{sys.executable} bin/tool 1"):
+        done = sh(command, sandbox / "project")
+        assert (done.returncode, done.stdout) == (0, "tool ['1']\n"), command
+    assert [r.args for r in read_runs(sandbox, ["bin/tool"])] == [("1",), ("1",)]
