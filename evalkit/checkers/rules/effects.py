@@ -102,6 +102,8 @@ class Effects:
     transcript: Transcript
     observed: list[ObservedRun] | None = None
     """The observed scripts' runs; None when the suite observes none."""
+    observe: tuple[str, ...] = ()
+    """The scripts the suite observes."""
     _changes: dict[str, FolderChanges] = field(default_factory=dict)
 
     def changes(self, name: str) -> FolderChanges | None:

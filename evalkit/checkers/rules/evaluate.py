@@ -188,7 +188,7 @@ def _events(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
     Outcome when they cannot be known."""
     if isinstance(node, RanCondition):
         spec = node.ran
-        if effects.observed is None:
+        if effects.observed is None or spec.script not in effects.observe:
             return Outcome(None, [f"not-observed:{token(spec.script)}"])
         runs = [
             r

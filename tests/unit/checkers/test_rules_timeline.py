@@ -60,7 +60,9 @@ class Rep:
         self.call("Bash", command="make check")
 
     def eval(self, data: dict[str, Any]) -> Outcome:
-        effects = Effects(self.sandbox, {"project": self.fixture}, self.transcript, self.runs)
+        effects = Effects(
+            self.sandbox, {"project": self.fixture}, self.transcript, self.runs, ("bin/test",)
+        )
         return evaluate(CONDITION.validate_python(data), effects, JudgeGate(lambda: True))
 
 
@@ -115,6 +117,11 @@ def test_ran_on_a_suite_that_observes_nothing_is_undecided(rep: Rep) -> None:
     rep.runs = None
     got = rep.eval({"ran": "bin/test"})
     assert (got.value, got.tokens) == (None, ["not-observed:bin/test"])
+
+
+def test_ran_for_a_script_the_suite_does_not_observe_is_undecided(rep: Rep) -> None:
+    got = rep.eval({"ran": "bin/lint"})
+    assert (got.value, got.tokens) == (None, ["not-observed:bin/lint"])
 
 
 def test_order_holds_only_in_that_order(rep: Rep) -> None:
