@@ -148,6 +148,11 @@ class SuiteConfig(Strict):
         description=f"name ({NAME_PATTERN}; not {' or '.join(RESERVED_VARIANTS)}) -> files "
         "overlaid onto the subject",
     )
+    observe: list[str] = Field(
+        default_factory=list,
+        description="project-relative scripts each rep runs through a wrapper that records "
+        "every run (rules: `ran`); part of the frozen instrument",
+    )
     expected: dict[str, ExpectedBar] = Field(
         default_factory=dict,
         description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
@@ -163,6 +168,17 @@ class SuiteConfig(Strict):
             if not is_name(name):
                 raise ValueError(f"{name!r} is not a variant name ({NAME_PATTERN})")
         return variants
+
+    @field_validator("observe")
+    @classmethod
+    def _observed_paths(cls, paths: list[str]) -> list[str]:
+        for path in paths:
+            parts = path.split("/")
+            if path.startswith("/") or not path or any(p in ("", ".", "..") for p in parts):
+                raise ValueError(f"observe: {path!r} must be a plain path inside the project")
+        if len(set(paths)) != len(paths):
+            raise ValueError("observe: a script is named twice")
+        return paths
 
     @model_validator(mode="after")
     def _expected_levels(self) -> SuiteConfig:
@@ -308,6 +324,10 @@ class ToolCall(Model):
     input: dict[str, Any]
     result: str | None = None
     is_error: bool | None = None
+    line: int = 0
+    """The transcript line (from 0) of its tool_use block: where it sits on the rep's timeline."""
+    result_line: int | None = None
+    """The line of its result; None when none came back."""
 
 
 class ResultEvent(Model):

@@ -33,6 +33,7 @@ from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
 from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
+from evalkit.run.observe import replay_log
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import ReplayJudge
@@ -367,6 +368,7 @@ def replay_decide(
     with baselines.sandbox(fixtures) as sandbox:
         for name, fixture in fixtures.items():
             replay_folder(baselines.image(fixture), kept.files[f"{name}_diff"], sandbox / name)
+        replay_log(kept.files.get("observed"), sandbox)
         transcript = parse_transcript(kept.files["transcript"])
         return decide(
             suite,

@@ -22,12 +22,18 @@ FABRICATED_VERSION = "0.0.0-fabricated"
 
 
 class _Lines:
-    def __init__(self) -> None:
+    def __init__(self, stream: Path | None = None) -> None:
         self.lines: list[str] = []
         self.counter = 0
+        self.stream = stream
+        if stream is not None:
+            stream.write_bytes(b"")
 
     def add(self, event: dict[str, Any]) -> None:
         self.lines.append(json.dumps(event))
+        if self.stream is not None:
+            with self.stream.open("a", encoding="utf-8") as handle:
+                handle.write(self.lines[-1] + "\n")
 
     def next_id(self, prefix: str) -> str:
         self.counter += 1
@@ -102,9 +108,11 @@ def fabricate(
     hook_output: str,
     fault: Fault | None = None,
     model: str = "fabricated",
+    stream: Path | None = None,
 ) -> list[str]:
-    """Play script in sandbox; return the stream-json lines a real run would have printed."""
-    out = _Lines()
+    """Play script in sandbox; return the stream-json lines a real run would have printed,
+    also written to `stream` line by line as they happen (an observed script counts them)."""
+    out = _Lines(stream)
     project = sandbox / "project"
     run_env = dict(os.environ, **env)
     if fault != "no-hook":

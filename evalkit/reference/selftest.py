@@ -23,6 +23,7 @@ from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
+from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env
 from evalkit.scoring.decide import ProcessRecord, decide, guarded_env_now
@@ -103,7 +104,9 @@ def play(
     script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
     env = {**isolation_env(suite, sandbox, first), **{k: v for k, v in guarded.items() if v}}
-    lines = fabricate(script, sandbox, env, hook_output, case.fault)
+    placed = place_wrappers(suite.config.observe, sandbox)
+    lines = fabricate(script, sandbox, env, hook_output, case.fault, stream=sandbox / TRANSCRIPT)
+    restore_scripts(placed)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
     verdict = decide(

@@ -51,6 +51,7 @@ from evalkit.run.claude_cli import cli_version, find_cli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
+from evalkit.run.observe import Placed, keep_log, place_wrappers, restore_scripts
 from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, RetryWait, pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, contamination_above, isolation_env
@@ -422,6 +423,7 @@ class PreparedRep:
     cli: Path
     keep: bool = False
     server: ScriptedServer | None = None
+    observed: list[Placed] = field(default_factory=list)
 
     @property
     def cwd(self) -> Path:
@@ -482,6 +484,7 @@ def prepare_rep(
         else:
             build_sandbox(suite, scenario, sandbox)
         subject.apply(suite, sandbox)
+        observed = place_wrappers(suite.config.observe, sandbox)
         config_dir = scratch / "claude-config"
         config_dir.mkdir()
         env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
@@ -510,7 +513,7 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed,
     )  # fmt: skip
 
 
@@ -577,6 +580,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
     """Score a launched attempt, keep its evidence, and remove its scratch folder (behind
     the record)."""
     p = launched.prepared
+    restore_scripts(p.observed)
     try:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
@@ -716,6 +720,7 @@ def _score_and_keep(
     }
     if (folder / CHECKER_ERROR).is_file():
         files["checker_error"] = CHECKER_ERROR
+    files.update(keep_log(sandbox, folder))
     files.update(
         {
             f"{name}_diff": path

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evalkit.models import Model, Polarity, Transcript, Verdict
 from evalkit.scoring.fsdiff import FolderFiles
+from evalkit.scoring.observed import ObservedRun
 
 if TYPE_CHECKING:
     from evalkit.scoring.judge import Judge
@@ -35,6 +36,9 @@ class CheckInput:
     transcript: Transcript
     model: str
     judge: Judge
+    observed: list[ObservedRun] | None = None
+    """The runs of the suite's observed scripts (None: the suite observes none)."""
+
     fixtures: Mapping[str, Path] | None = None
     """Each fixture as the agent found it: with the subject it ran with applied (a variant's
     wording inside a fixture is no write of the agent's). None: the suite's own fixtures."""

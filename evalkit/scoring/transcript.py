@@ -56,7 +56,7 @@ def parse_lines(lines: list[str]) -> Transcript:
             bad.append(number)
             continue
         try:
-            _absorb(t, calls, order, event)
+            _absorb(t, calls, order, event, number - 1)
         except (ValidationError, AttributeError, TypeError, ValueError):
             # Hostile or unforeseen input: the trace is not a measurement, and says where.
             bad.append(number)
@@ -80,6 +80,7 @@ def _absorb(
     calls: dict[str, dict[str, Any]],
     order: list[dict[str, Any]],
     event: dict[str, Any],
+    line: int = 0,
 ) -> None:
     kind = event.get("type")
     subtype = event.get("subtype")
@@ -110,6 +111,8 @@ def _absorb(
                     "input": tool_input if isinstance(tool_input, dict) else {},
                     "result": None,
                     "is_error": None,
+                    "line": line,
+                    "result_line": None,
                 }
                 calls[call_id] = call
                 order.append(call)
@@ -123,6 +126,7 @@ def _absorb(
                     flag = block.get("is_error")
                     paired["result"] = _result_text(block.get("content"))
                     paired["is_error"] = flag if isinstance(flag, bool) else None
+                    paired["result_line"] = line
     elif kind == "result":
         t.result = ResultEvent.model_validate(event)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -50,6 +51,31 @@ def evalkit(env: dict[str, str], suite: Path, *args: str) -> subprocess.Complete
     )
 
 
+def seen_by_effect_and_in_order(work: Path) -> None:
+    """runs-tests' observed bin/test: a positive that ran it only before its edit fails on the
+    order rule; one that reached it from its own folder, through a variable and `bash -c`
+    passes; a negative fails on either; every rep kept the run log verify re-derived from."""
+    with (work / "results.tsv").open(encoding="utf-8") as handle:
+        rows = {
+            (r["scenario"].split("-")[0], r["model"].removeprefix("policy:")): r
+            for r in csv.DictReader(handle, delimiter="\t")
+        }
+    for pair in ("1", "2", "3"):
+        first = rows[(f"P{pair}", "checks-first")]
+        assert (first["verdict"], first["a"]) == ("FAIL", "A:FAIL"), pair
+        assert "A-fail:checks-after-change" in first["reasons"].split(";"), pair
+        assert rows[(f"P{pair}", "checks-from-subfolder")]["verdict"] == "PASS", pair
+        for policy in ("checks-first", "checks-from-subfolder"):
+            negative = rows[(f"N{pair}", policy)]
+            assert negative["verdict"] == "FAIL", (pair, policy)
+            assert "fail:ran-bin-test" in negative["reasons"].split(";"), (pair, policy)
+    lines = [json.loads(x) for x in (work / "manifest.jsonl").read_text().splitlines()]
+    assert all("observed" in line["files"] for line in lines)
+    oracle = next(x for x in lines if x["model"] == "policy:oracle" and x["verdict"] == "PASS")
+    log = work / oracle["evidence"] / oracle["files"]["observed"]
+    assert any(json.loads(x)["event"] == "end" for x in log.read_text().splitlines())
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("suite", SUITES)
 def test_calibrate_all_then_verify_and_report(claude_cli: str, tmp_path: Path, suite: Path) -> None:
@@ -66,6 +92,8 @@ def test_calibrate_all_then_verify_and_report(claude_cli: str, tmp_path: Path, s
     matched, total = line.split()[1].split("/")
     assert matched == total, verified.stdout[-4000:]
     assert ("PUBLISHABLE" in verified.stdout) is False
+    if suite.name == "runs-tests":
+        seen_by_effect_and_in_order(work)
 
     report = evalkit(env, suite, "report", str(work), "--format", "json")
     assert report.returncode == 0, report.stderr

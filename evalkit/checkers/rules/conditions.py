@@ -1,8 +1,12 @@
 """The condition language of a rules suite, as it is written in YAML.
 
 A condition is a mapping with one kind key (``file``, ``tool``, ``skill``, ``bash``,
-``hook``, ``final``, ``judge``, or the combinators ``all``, ``any``, ``not``) and an
-optional ``reason``: the token the row gets when this condition decides. Every
+``ran``, ``hook``, ``final``, ``judge``, the combinators ``all``, ``any``, ``not``, or
+``order``) and an optional ``reason``: the token the row gets when this condition decides.
+The event kinds (``tool``, ``skill``, ``bash``, ``ran``, and ``file`` as the tool calls
+that wrote it) sit on the rep's timeline: they take ``after: {last: EVENT}`` (only events
+after the last matching one count), and ``order: [EVENT, ...]`` holds when they happened
+in that order. Every
 pattern is compiled by RE2 when the suite loads, so a bad one is refused with its
 file and field before any rep runs.
 """
@@ -26,7 +30,10 @@ from evalkit.models import Model
 TOKEN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,79}$"
 """Reason tokens go into a TSV cell between ';': no spaces, tabs or separators."""
 
-KINDS = ("all", "any", "not", "file", "tool", "skill", "bash", "hook", "final", "judge")
+KINDS = (
+    "all", "any", "not", "order", "file", "tool", "skill", "bash", "ran", "hook", "final", "judge",
+)  # fmt: skip
+EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
 
 
@@ -53,6 +60,12 @@ class _Node(_Strict):
 
     def has_judge(self) -> bool:
         return False
+
+
+class _Event(_Node):
+    """A condition over events of the timeline; `after` narrows it to the later ones."""
+
+    after: After | None = None
 
 
 # --------------------------------------------------------------------------- leaves
@@ -109,7 +122,7 @@ class FileSpec(_Strict):
         return value
 
 
-class FileCondition(_Node):
+class FileCondition(_Event):
     file: FileSpec
 
 
@@ -124,8 +137,13 @@ class ToolSpec(_Strict):
         return _pattern(value)
 
 
-class ToolCondition(_Node):
+class ToolCondition(_Event):
     tool: ToolSpec
+
+    @field_validator("tool", mode="before")
+    @classmethod
+    def _short(cls, value: Any) -> Any:
+        return _shorthand("name")(value)
 
 
 class SkillSpec(_Strict):
@@ -140,7 +158,7 @@ def _shorthand(key: str) -> Any:
     return before
 
 
-class SkillCondition(_Node):
+class SkillCondition(_Event):
     skill: SkillSpec
 
     @field_validator("skill", mode="before")
@@ -159,13 +177,27 @@ class BashSpec(_Strict):
         return _pattern(value)
 
 
-class BashCondition(_Node):
+class BashCondition(_Event):
     bash: BashSpec
 
     @field_validator("bash", mode="before")
     @classmethod
     def _short(cls, value: Any) -> Any:
         return _shorthand("command")(value)
+
+
+class RanSpec(_Strict):
+    script: str = Field(description="an observed script, as the suite's `observe` names it")
+    ok: bool | None = Field(None, description="true: it exited 0; false: it did not")
+
+
+class RanCondition(_Event):
+    ran: RanSpec
+
+    @field_validator("ran", mode="before")
+    @classmethod
+    def _short(cls, value: Any) -> Any:
+        return _shorthand("script")(value)
 
 
 class HookSpec(_Strict):
@@ -227,6 +259,35 @@ class NotCondition(_Node):
         return self.not_.has_judge()
 
 
+def _event_kind(value: Any) -> Any:
+    """An event condition only: anything else has no place on the timeline."""
+    kind = _kind(value)
+    if kind is not None and kind not in EVENT_KINDS:
+        raise ValueError(f"`{kind}` is not an event; give one of: {', '.join(EVENT_KINDS)}")
+    return value
+
+
+class After(_Strict):
+    last: Condition = Field(description="an event condition; only later events count")
+
+    @field_validator("last", mode="before")
+    @classmethod
+    def _an_event(cls, value: Any) -> Any:
+        return _event_kind(value)
+
+
+class OrderCondition(_Node):
+    """Events that happened in this order (each after the previous one ended). The
+    `tool_order` condition maps onto this: a list of `tool` events."""
+
+    order: list[Condition] = Field(min_length=2)
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _events(cls, value: Any) -> Any:
+        return [_event_kind(v) for v in value] if isinstance(value, list) else value
+
+
 def _kind(value: Any) -> str | None:
     if isinstance(value, dict):
         found = [k for k in KINDS if k in value]
@@ -238,10 +299,12 @@ Condition = Annotated[
     Annotated[AllCondition, Tag("all")]
     | Annotated[AnyCondition, Tag("any")]
     | Annotated[NotCondition, Tag("not")]
+    | Annotated[OrderCondition, Tag("order")]
     | Annotated[FileCondition, Tag("file")]
     | Annotated[ToolCondition, Tag("tool")]
     | Annotated[SkillCondition, Tag("skill")]
     | Annotated[BashCondition, Tag("bash")]
+    | Annotated[RanCondition, Tag("ran")]
     | Annotated[HookCondition, Tag("hook")]
     | Annotated[FinalCondition, Tag("final")]
     | Annotated[JudgeCondition, Tag("judge")],
@@ -256,10 +319,12 @@ _MODELS: dict[str, type[_Node]] = {
     "all": AllCondition,
     "any": AnyCondition,
     "not": NotCondition,
+    "order": OrderCondition,
     "file": FileCondition,
     "tool": ToolCondition,
     "skill": SkillCondition,
     "bash": BashCondition,
+    "ran": RanCondition,
     "hook": HookCondition,
     "final": FinalCondition,
     "judge": JudgeCondition,
@@ -269,16 +334,21 @@ Node = (
     AllCondition
     | AnyCondition
     | NotCondition
+    | OrderCondition
     | FileCondition
     | ToolCondition
     | SkillCondition
     | BashCondition
+    | RanCondition
     | HookCondition
     | FinalCondition
     | JudgeCondition
 )
 
-for _model in (AllCondition, AnyCondition, NotCondition):
+for _model in (
+    After, AllCondition, AnyCondition, NotCondition, OrderCondition, FileCondition,
+    ToolCondition, SkillCondition, BashCondition, RanCondition,
+):  # fmt: skip
     _model.model_rebuild()
 
 

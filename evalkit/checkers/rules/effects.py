@@ -17,6 +17,7 @@ from typing import Any
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.observed import ObservedRun
 
 
 class Unreadable(Exception):
@@ -64,6 +65,10 @@ class Effects:
     sandbox: Path
     fixtures: Mapping[str, Path | FolderFiles]
     transcript: Transcript
+    observed: list[ObservedRun] | None = None
+    """The observed scripts' runs; None when the suite observes none."""
+    observe: tuple[str, ...] = ()
+    """The scripts the suite observes."""
     _changes: dict[str, FolderChanges] = field(default_factory=dict)
 
     def changes(self, name: str) -> FolderChanges | None:

@@ -9,6 +9,7 @@ undecided only when the result depends on it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from evalkit.checkers.rules.conditions import (
     JudgeCondition,
     Node,
     NotCondition,
+    OrderCondition,
+    RanCondition,
     SkillCondition,
     ToolCondition,
 )
@@ -34,6 +37,14 @@ from evalkit.checkers.rules.effects import (
     tool_input_text,
 )
 from evalkit.checkers.rules.patterns import glob_matches, search
+from evalkit.checkers.rules.timeline import (
+    Events,
+    in_order,
+    last_end,
+    of_calls,
+    of_runs,
+    written_path,
+)
 from evalkit.models import ToolCall
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.transcript import succeeded
@@ -116,6 +127,12 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
         return Outcome(not got.value, [f"not-{t}" for t in got.tokens])
     if isinstance(node, JudgeCondition):
         return judge.outcome()
+    if isinstance(node, OrderCondition):
+        return _order(node, effects)
+    if isinstance(
+        node, RanCondition | ToolCondition | SkillCondition | BashCondition | FileCondition
+    ) and (node.after is not None or isinstance(node, RanCondition)):
+        return _on_timeline(node, effects)
     if isinstance(node, FileCondition):
         return _file(node.file, effects)
     transcript = effects.transcript
@@ -161,6 +178,131 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
     if isinstance(node, FinalCondition):
         return Outcome(search(node.final, transcript.final_message), ["final"])
     raise TypeError(f"unknown condition {type(node).__name__}")
+
+
+EventNode = RanCondition | ToolCondition | SkillCondition | BashCondition | FileCondition
+
+
+def _events(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
+    """The events node matches, narrowed by its `after`, with the token that names them; an
+    Outcome when they cannot be known."""
+    if isinstance(node, RanCondition):
+        spec = node.ran
+        if effects.observed is None or spec.script not in effects.observe:
+            return Outcome(None, [f"not-observed:{token(spec.script)}"])
+        runs = [
+            r
+            for r in effects.observed
+            if r.script == spec.script and (spec.ok is None or r.ok is spec.ok)
+        ]
+        found, name = of_runs(runs), f"ran:{token(spec.script)}"
+    elif isinstance(node, FileCondition):
+        got = _file_events(node.file, effects)
+        if isinstance(got, Outcome):
+            return got
+        found, name = got, f"file-{node.file.change}:{token(node.file.glob)}"
+    else:
+        calls = effects.transcript.tool_calls
+        if isinstance(node, ToolCondition):
+            spec_t = node.tool
+            hits = [
+                c
+                for c in calls
+                if glob_matches(spec_t.name, c.name)
+                and (spec_t.input is None or search(spec_t.input, tool_input_text(c)))
+                and (spec_t.ok is None or succeeded(c) is spec_t.ok)
+            ]
+            name = f"tool:{token(spec_t.name)}"
+        elif isinstance(node, SkillCondition):
+            sk = node.skill
+            hits = [
+                c
+                for c in calls
+                if (n := skill_called(c)) is not None
+                and skill_matches(sk.name, n)
+                and (sk.ok is None or succeeded(c) is sk.ok)
+            ]
+            name = f"skill:{token(sk.name)}"
+        else:
+            spec_b = node.bash
+            hits = [
+                c
+                for c in calls
+                if c.name == "Bash"
+                and search(spec_b.command, str(c.input.get("command", "")))
+                and (spec_b.ok is None or succeeded(c) is spec_b.ok)
+            ]
+            name = "bash"
+        found = of_calls(hits)
+    if node.after is None:
+        return found, name
+    earlier = node.after.last
+    assert isinstance(earlier, EventNode)
+    last = _events(earlier, effects)
+    if isinstance(last, Outcome):
+        return last
+    cutoff = last_end(last[0])
+    if cutoff is None:
+        return Outcome(None, [f"order-unplaced:{last[1]}"])
+    return found.after(cutoff), f"{name}:after-last:{last[1]}"
+
+
+def _on_timeline(node: EventNode, effects: Effects) -> Outcome:
+    got = _events(node, effects)
+    if isinstance(got, Outcome):
+        return got
+    found, name = got
+    if found.placed:
+        return Outcome(True, [name])
+    if found.unplaced and node.after is not None:
+        return Outcome(None, [f"order-unplaced:{name}"])
+    return Outcome(found.unplaced > 0, [name])
+
+
+def _order(node: OrderCondition, effects: Effects) -> Outcome:
+    steps: list[Events] = []
+    names: list[str] = []
+    for item in node.order:
+        assert isinstance(item, EventNode)
+        got = _events(item, effects)
+        if isinstance(got, Outcome):
+            return got
+        steps.append(got[0])
+        names.append(got[1])
+    held = in_order(steps)
+    name = "order:" + ">".join(names)
+    if held is None:
+        return Outcome(None, [f"order-unplaced:{name}"])
+    return Outcome(held, [name])
+
+
+def _file_events(spec: FileSpec, effects: Effects) -> Events | Outcome:
+    """The tool calls that wrote files the spec matches; a matching file no call names
+    was changed some other way (a Bash command), which has no place."""
+    changes = effects.changes(spec.in_)
+    if changes is None:
+        return Outcome(None, [f"no-such-folder:{token(spec.in_)}"])
+    # The calls name paths in the sandbox the agent ran in (a replay lays it out elsewhere).
+    init = effects.transcript.init
+    project = init.cwd if init is not None and os.path.isabs(init.cwd) else ""
+    project = project or str(effects.sandbox / "project")
+    folder = os.path.join(os.path.dirname(project), spec.in_)
+    calls = []
+    named: set[str] = set()
+    for call in effects.transcript.tool_calls:
+        rel = written_path(call, folder, project)
+        if rel is not None and succeeded(call) and glob_matches(spec.glob, rel):
+            calls.append(call)
+            named.add(rel)
+    pool = {
+        "created": changes.added,
+        "changed": changes.changed,
+        "deleted": changes.deleted,
+        "written": changes.written,
+    }[spec.change]
+    found = of_calls(calls)
+    found.unplaced = sum(1 for p in pool if glob_matches(spec.glob, p) and p not in named)
+    return found
 
 
 def skill_called(call: ToolCall) -> str | None:

@@ -24,8 +24,12 @@ from evalkit.checkers.rules.conditions import (
     FinalCondition,
     HookCondition,
     JudgeCondition,
+    NegativeRules,
     Node,
+    NotCondition,
+    OrderCondition,
     PositiveRules,
+    RanCondition,
     SkillCondition,
     ToolCondition,
 )
@@ -215,8 +219,25 @@ def _need_literal(pattern: str | None, what: str) -> str:
     return found
 
 
+def run_script(script: str) -> str:
+    """The Bash command that runs a project script from the project folder."""
+    return shlex.quote(script if "/" in script else f"./{script}")
+
+
 def generate(node: Node) -> list[AnyAction]:
     """Actions that make node hold, for literal and glob conditions only."""
+    after = getattr(node, "after", None)
+    earlier = generate(after.last) if after is not None else []
+    return earlier + _generate(node)
+
+
+def _generate(node: Node) -> list[AnyAction]:
+    if isinstance(node, OrderCondition):
+        return [a for child in node.order for a in generate(child)]
+    if isinstance(node, RanCondition):
+        if node.ran.ok is False:
+            raise CannotGenerate("a failing run of a script is not generated")
+        return [BashAction(bash=run_script(node.ran.script))]
     if isinstance(node, AllCondition):
         return [a for child in node.all for a in generate(child)]
     if isinstance(node, AnyCondition):
@@ -320,8 +341,87 @@ def plan_policy(ref: RulesReference, policy: str, scenario: ScenarioFile) -> Pol
         script, judge = script_of(list(cal.idle or []), NEUTRAL_FINAL)
         want = Expectation("FAIL") if positive else Expectation("PASS")
         return PolicyPlan(script, want, judge)
+    if policy in (CHECKS_FIRST.name, CHECKS_FROM_SUBFOLDER.name):
+        return _observed_policy(ref, policy, scenario, cal)
     known = ", ".join(p.name for p in ref.policies)
     raise KeyError(f"unknown policy '{policy}' for {checker.name} (known: {known})")
+
+
+def ran_scripts(node: Node | None) -> list[str]:
+    """The observed scripts a condition asks about, in the order it names them."""
+    if node is None:
+        return []
+    children: list[Node] = []
+    if isinstance(node, AllCondition):
+        children = list(node.all)
+    elif isinstance(node, AnyCondition):
+        children = list(node.any)
+    elif isinstance(node, NotCondition):
+        children = [node.not_]
+    elif isinstance(node, OrderCondition):
+        children = list(node.order)
+    found = [node.ran.script] if isinstance(node, RanCondition) else []
+    after = getattr(node, "after", None)
+    if after is not None:
+        children.append(after.last)
+    for child in children:
+        found += [s for s in ran_scripts(child) if s not in found]
+    return found
+
+
+def rules_scripts(rules: PositiveRules | NegativeRules) -> list[str]:
+    nodes = [rules.a, rules.b] if isinstance(rules, PositiveRules) else [rules.fail]
+    found: list[str] = []
+    for node in nodes:
+        found += [s for s in ran_scripts(node) if s not in found]
+    return found
+
+
+def from_subfolder(script: str) -> str:
+    """The script reached the way a text pattern misses it: from its own folder, through a
+    variable, inside `bash -c`."""
+    folder, _, name = script.rpartition("/")
+    inside = f"cd {shlex.quote(folder)} && " if folder else ""
+    return f"{inside}S={shlex.quote('./' + name)} && bash -c \"$S\""
+
+
+def _observed_policy(
+    ref: RulesReference, policy: str, scenario: ScenarioFile, cal: Calibration
+) -> PolicyPlan:
+    """checks-first: the ideal behaviour with its runs of an observed script moved before its
+    first edit (a negative: one run first). checks-from-subfolder: each run reached from the
+    script's own folder through a variable and `bash -c` (a negative: one such run added)."""
+    rules = ref.checker.expect_for(scenario)
+    scripts = rules_scripts(rules)
+    oracle = list(cal.oracle)
+    if not scripts:
+        script, judge = script_of(oracle)
+        return PolicyPlan(script, Expectation("PASS"), judge, ["no observed script: the oracle"])
+    positive = isinstance(rules, PositiveRules)
+    if not positive:
+        spelled = (
+            run_script(scripts[0]) if policy == CHECKS_FIRST.name else from_subfolder(scripts[0])
+        )
+        script, judge = script_of([BashAction(bash=spelled), *oracle])
+        return PolicyPlan(script, Expectation("FAIL", "fail:"), judge)
+
+    def runs(action: AnyAction) -> str | None:
+        if isinstance(action, BashAction):
+            return next((s for s in scripts if s in action.bash), None)
+        return None
+
+    if policy == CHECKS_FIRST.name:
+        checks = [a for a in oracle if runs(a) is not None]
+        rest = [a for a in oracle if runs(a) is None]
+        first = next((i for i, a in enumerate(rest) if isinstance(a, WriteAction)), 0)
+        script, judge = script_of(rest[:first] + checks + rest[first:])
+        return PolicyPlan(script, Expectation("FAIL", "A-fail:"), judge)
+    moved: list[AnyAction] = []
+    for action in oracle:
+        name = runs(action)
+        moved.append(BashAction(bash=from_subfolder(name)) if name is not None else action)
+    script, judge = script_of(moved)
+    return PolicyPlan(script, Expectation("PASS"), judge)
 
 
 def own_cases(ref: RulesReference, scenario: ScenarioFile) -> list[SelfTestCase]:
@@ -348,15 +448,33 @@ def own_cases(ref: RulesReference, scenario: ScenarioFile) -> list[SelfTestCase]
     return cases
 
 
+CHECKS_FIRST = Policy(
+    "checks-first", description="the ideal behaviour, its observed-script runs before its edit"
+)
+CHECKS_FROM_SUBFOLDER = Policy(
+    "checks-from-subfolder",
+    description="the ideal behaviour, its observed scripts reached from their own folder",
+)
+BASE_POLICIES = (
+    Policy("oracle", description="the ideal behaviour, from each scenario's calibration"),
+    Policy("always-act", description="does what the rules look for, on every task"),
+    Policy("never-act", description="answers and does nothing the rules look for"),
+)
+
+
 class RulesReference(CheckerReference[RulesChecker]):
     checker_type: ClassVar[type[RulesChecker]] = RulesChecker
     calibration_models: ClassVar[dict[Polarity, type[BaseModel]]] = {}
     """Unused: calibration_for checks the calibration against the rules in force."""
-    policies: ClassVar[tuple[Policy, ...]] = (
-        Policy("oracle", description="the ideal behaviour, from each scenario's calibration"),
-        Policy("always-act", description="does what the rules look for, on every task"),
-        Policy("never-act", description="answers and does nothing the rules look for"),
-    )
+
+    @property
+    def policies(self) -> tuple[Policy, ...]:  # type: ignore[override]
+        """The three generic policies, and, when the rules ask whether an observed script
+        ran, the two that move or respell its runs."""
+        opts = self.checker.opts
+        if rules_scripts(opts.positive) or rules_scripts(opts.negative):
+            return (*BASE_POLICIES, CHECKS_FIRST, CHECKS_FROM_SUBFOLDER)
+        return BASE_POLICIES
 
     def calibration_for(self, scenario: ScenarioFile) -> Calibration:
         return checked_calibration(self.checker, scenario)

@@ -96,7 +96,8 @@ class RulesChecker(Checker):
     def check(self, inp: CheckInput) -> Verdict:
         rules = self.expect_for(inp.scenario)
         fixtures = {name: inp.fixture_files(name) for name in inp.suite.fixture_dirs()}
-        effects = Effects(inp.sandbox, fixtures, inp.transcript)
+        observe = tuple(inp.suite.config.observe)
+        effects = Effects(inp.sandbox, fixtures, inp.transcript, inp.observed, observe)
         verdict = Verdict(
             scenario=inp.scenario.id,
             model=inp.model,

@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules
+from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules, RanCondition
 from evalkit.checkers.rules.reference import WriteAction
-from evalkit.reference.selftest import self_test
+from evalkit.reference.behaviour import SelfTestCase
+from evalkit.reference.selftest import run_case, self_test
+from evalkit.scoring.decide import decide
+from evalkit.scoring.judge import FixedJudge
+from evalkit.scoring.observed import log_path
+from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO
@@ -37,12 +42,15 @@ def test_each_premise_marker_is_in_its_file(rt_suite: Suite) -> None:
         assert premise.marker in (ROOT / premise.file).read_text(), sf.id
 
 
-def test_positives_need_bin_test_and_negatives_fail_on_it(rt_suite: Suite) -> None:
+def test_positives_need_bin_test_after_the_change_and_negatives_fail_on_any_run(
+    rt_suite: Suite,
+) -> None:
+    assert rt_suite.config.observe == ["bin/test"]
     for sf in rt_suite.scenarios("all"):
         rules = rt_suite.checker.expect_for(sf)
         if sf.scenario.polarity == "positive":
-            assert isinstance(rules, PositiveRules) and rules.a is not None
-            assert rules.a.reason == "ran-bin-test"
+            assert isinstance(rules, PositiveRules) and isinstance(rules.a, RanCondition)
+            assert rules.a.reason == "checks-after-change" and rules.a.after is not None
         else:
             assert isinstance(rules, NegativeRules) and rules.fail is not None
 
@@ -78,3 +86,27 @@ def test_self_test_gets_every_cell_as_designed(rt_suite: Suite, tmp_path: Path) 
     cells = self_test(rt_suite, tmp_path)
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
     assert wrong == []
+    names = {c.case for c in cells}
+    assert {"checks-first", "checks-from-subfolder"} <= names
+
+
+def test_a_run_log_gone_or_tampered_with_makes_the_row_an_error(
+    rt_suite: Suite, tmp_path: Path
+) -> None:
+    sf = rt_suite.resolve("P1")
+    oracle = rt_suite.reference.plan_policy("oracle", sf)
+    cell = run_case(rt_suite, sf, SelfTestCase("c", oracle.script, oracle.expect), tmp_path)
+    assert cell.verdict.verdict == "PASS"
+    sandbox = tmp_path / sf.id / "c"
+    transcript = read_transcript(sandbox / "transcript.jsonl")
+
+    def decided() -> list[str]:
+        verdict = decide(rt_suite, sf, sandbox, transcript, "m", FixedJudge("NO"))
+        assert verdict.verdict == "ERROR"
+        return verdict.reasons
+
+    log = log_path(sandbox)
+    log.write_text(log.read_text() + '{"event": "end"}\n')
+    assert decided()[0] == "observed-log-malformed:line-3"
+    log.unlink()
+    assert decided()[0] == "observed-log-missing"

@@ -189,3 +189,14 @@ def test_an_event_of_an_unexpected_shape_is_a_bad_line_not_an_exception() -> Non
     transcript = parse_lines([INIT, *odd, OK])
     assert transcript.bad_lines == [2, 3, 4, 5, 6, 7]
     assert invalid_reason(transcript) == "transcript-unparseable-lines:2,3,4,5,6"
+
+
+def test_each_tool_call_knows_the_lines_of_its_use_and_its_result() -> None:
+    use = {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "bin/test"}}]}}
+    result = {"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}  # fmt: skip
+    init = json.dumps({"type": "system", "subtype": "init"})
+    lines = [init, "", json.dumps(use), json.dumps(result)]
+    (call,) = parse_lines(lines).tool_calls
+    assert (call.line, call.result_line) == (2, 3)

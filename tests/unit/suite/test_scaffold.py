@@ -166,3 +166,27 @@ def test_init_where_nothing_can_be_written_is_one_line(locked_folder: Path) -> N
     for dest in (locked_folder / "suite", locked_folder / "deeper" / "suite"):
         code, err = _init(dest)
         assert code == 2 and len(err) == 1 and str(dest) in err[0], err
+
+
+def test_the_blank_templates_observed_script_example_loads_once_uncommented(
+    tmp_path: Path,
+) -> None:
+    root = init_suite(tmp_path / "s", "blank").root
+    config = root / "evalkit.yaml"
+    text = config.read_text()
+    example = [
+        "# observe: [bin/test]",
+        "      # b:\n      #   ran: {script: bin/test, ok: true}",
+        '      #   after: {last: {file: {written: "*.py"}}}',
+        "      #   reason: checks-after-change",
+    ]
+    for commented in example:
+        assert commented in text
+        text = text.replace(commented, commented.replace("# ", ""), 1)
+    config.write_text(text)
+    (root / "fixtures" / "project" / "bin").mkdir()
+    (root / "fixtures" / "project" / "bin" / "test").write_text("#!/bin/sh\nexit 0\n")
+    suite = Suite(root)
+    assert suite.config.observe == ["bin/test"]
+    names = [p.name for p in suite.reference.policies]
+    assert names[-2:] == ["checks-first", "checks-from-subfolder"]
