@@ -103,6 +103,18 @@ class ExpectedBar(Strict):
     negative: float | None = Field(None, ge=0, le=1, description="expected specificity")
 
 
+class GateConfig(Strict):
+    """`evalkit gate`'s settings, stated before a grid like the bars; frozen with the config."""
+
+    alpha: float | None = Field(None, gt=0, lt=1, description="family-wise level (Holm)")
+    margin: float | None = Field(
+        None, ge=0, lt=1, description="non-inferiority margin on recall and specificity"
+    )
+    max_errors: float | None = Field(
+        None, ge=0, le=1, description="largest share of ERROR rows a side may hold"
+    )
+
+
 class SuiteConfig(Strict):
     name: str
     description: str = ""
@@ -135,6 +147,7 @@ class SuiteConfig(Strict):
         description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
         "bars, stated before the grid; part of the frozen instrument",
     )
+    gate: GateConfig = Field(default_factory=GateConfig)
 
     @model_validator(mode="after")
     def _expected_levels(self) -> SuiteConfig:
