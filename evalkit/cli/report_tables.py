@@ -34,6 +34,11 @@ from evalkit.records.report import (
 from evalkit.records.row_subject import short_hash
 
 _KNOWN = {"model", "polarity", "variant", "subject_hash"}
+_LEGEND = (
+    "The interval counts scenarios: clustered by scenario over G scenarios with design effect "
+    "deff; indep: reps as independent (Wilson), optimistic when a scenario's reps are alike. "
+    "A cell of one scenario shows reps as independent alone (clustered: n/a (one scenario))."
+)
 
 
 def _group_keys(table: LevelTable) -> list[str]:
@@ -118,7 +123,7 @@ def print_report(console: Console, built: Report) -> list[str]:
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
     if built.subjects:
         _subject_header(console, built)
-    console.print(Text("PASS k/n 95%: PASS rows of all rows (ERROR included), Wilson 95% interval"))
+    console.print(Text(f"PASS k/n 95%: PASS rows of all rows (ERROR included). {_LEGEND}"))
     if built.inner_loop:
         console.print(Text(inner_loop_line(built), style="bold yellow"))
     if expected_misses(built):

@@ -30,7 +30,7 @@ POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 MEASURE = {"positive": "recall", "negative": "specificity"}
 PER_REP = "per-rep"
 PER_SCENARIO = "per-scenario"
-PER_REP_TEST = "Fisher exact, two-sided; Newcombe score interval"
+PER_REP_TEST = "Fisher exact, two-sided; Newcombe score interval (reps as independent)"
 PER_SCENARIO_TEST = "exact sign-flip permutation over scenarios, two-sided"
 
 

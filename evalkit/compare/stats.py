@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from statistics import NormalDist
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -243,16 +245,30 @@ def t_quantile(q: float, df: float) -> float:
     return (low + high) / 2
 
 
-def clustered_interval(
-    counts: Sequence[tuple[int, int]],
-) -> tuple[float, float, float] | None:
-    """The scenario-clustered 95 % interval of a pooled rate, and its design effect.
+@dataclass(frozen=True)
+class Clustered:
+    """A pooled rate's scenario-clustered 95 % interval and what it was drawn from."""
 
-    `counts` holds (passes, reps) per scenario. Korn & Graubard's effective size with the
-    degrees-of-freedom step, in Wilson form: the cluster-robust variance gives a design effect
-    clamped to [1, mean reps per scenario], the rate is put on N / deff reps, and z becomes
-    t on G - 1 df. At 0 or 1 the reps are taken as fully correlated (n* = G, z). None below
-    two scenarios: one scenario has no spread to measure.
+    low: float
+    high: float
+    deff: float = field(metadata={"doc": "design effect, clamped to [1, mean reps per scenario]"})
+    scenarios: int
+    variance: float = field(metadata={"doc": "the cluster-robust variance of the rate"})
+
+
+@lru_cache(maxsize=64)
+def _t975(df: int) -> float:
+    return t_quantile(0.975, df)
+
+
+def clustered_interval(counts: Sequence[tuple[int, int]]) -> Clustered | None:
+    """The scenario-clustered 95 % interval of a pooled rate, from (passes, reps) per scenario.
+
+    Korn & Graubard's effective size with the degrees-of-freedom step, in the Wilson form of
+    Franco et al. (2019): the cluster-robust variance gives a design effect clamped to
+    [1, mean reps per scenario], the rate is put on N / deff reps, and z becomes t on G - 1
+    df. At 0 or 1 the reps are taken as fully correlated (n* = G, with z). None below two
+    scenarios: one scenario has no spread to measure.
     """
     cells = [(k, n) for k, n in counts if n > 0]
     g = len(cells)
@@ -261,10 +277,10 @@ def clustered_interval(
     total = sum(n for _, n in cells)
     p = sum(k for k, _ in cells) / total
     mean_size = total / g
+    robust = g / (g - 1) * sum((k - p * n) ** 2 for k, n in cells) / (total * total)
     if p in (0.0, 1.0):
         low, high = wilson_at(p, g)
-        return low, high, mean_size
-    robust = g / (g - 1) * sum((k - p * n) ** 2 for k, n in cells) / (total * total)
+        return Clustered(low, high, mean_size, g, robust)
     deff = min(max(robust / (p * (1 - p) / total), 1.0), mean_size)
-    low, high = wilson_at(p, total / deff, t_quantile(0.975, g - 1))
-    return low, high, deff
+    low, high = wilson_at(p, total / deff, _t975(g - 1))
+    return Clustered(low, high, deff, g, robust)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from evalkit.compare.stats import clustered_interval
 from evalkit.errors import EvalkitError, NotFoundError, RefusedError
 from evalkit.models import (
     EvidenceLine,
@@ -50,15 +51,49 @@ SubjectKey = tuple[str, str]
 # --------------------------------------------------------------------------- the model
 
 
+CLUSTERED = "clustered by scenario"
+INDEPENDENT = "reps as independent"
+ONE_SCENARIO = "n/a (one scenario)"
+
+
 class Rate(Model):
-    """PASS k of n, where n counts PASS, FAIL and ERROR rows alike."""
+    """PASS k of n, where n counts PASS, FAIL and ERROR rows alike.
+
+    Its headline interval counts scenarios, not reps: reps of one scenario are alike, and the
+    scenario is what generalises. Where the rows come from one scenario there is no clustered
+    interval and the rep-level Wilson interval is the headline, labelled as such."""
 
     k: int = Field(description="PASS rows")
     n: int = Field(description="PASS + FAIL + ERROR rows")
     errors: int = Field(description="ERROR rows, inside n and never passes")
     rate: float | None = Field(description="k / n; null when n is 0")
-    low: float | None = Field(description="Wilson 95 % lower bound; null when n is 0")
-    high: float | None = Field(description="Wilson 95 % upper bound; null when n is 0")
+    low: float | None = Field(
+        description="Wilson 95 % lower bound, reps as independent; null when n is 0"
+    )
+    high: float | None = Field(
+        description="Wilson 95 % upper bound, reps as independent; null when n is 0"
+    )
+    scenarios: int = Field(0, description="G: the scenarios the rows come from")
+    clustered_low: float | None = Field(
+        None, description="scenario-clustered 95 % lower bound; null when G < 2"
+    )
+    clustered_high: float | None = Field(
+        None, description="scenario-clustered 95 % upper bound; null when G < 2"
+    )
+    deff: float | None = Field(None, description="design effect of the clustering; null when G < 2")
+    headline: str = Field(
+        "",
+        description=f"which interval is the headline: '{CLUSTERED}', or '{INDEPENDENT}' when "
+        "G is 1; empty when n is 0",
+    )
+
+    @property
+    def head_low(self) -> float | None:
+        return self.clustered_low if self.headline == CLUSTERED else self.low
+
+    @property
+    def head_high(self) -> float | None:
+        return self.clustered_high if self.headline == CLUSTERED else self.high
 
 
 class Cell(Model):
@@ -249,9 +284,17 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
 
 
 def rate(rows: list[ResultRow]) -> Rate:
+    """The pooled rate with both intervals: clustered by scenario (ERROR is not a pass) and
+    the rep-level Wilson interval beside it."""
     k = sum(1 for r in rows if r.verdict == "PASS")
     n = len(rows)
     bounds = wilson(k, n)
+    per_scenario: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_scenario.setdefault(row.scenario, [0, 0])
+        counts[0] += row.verdict == "PASS"
+        counts[1] += 1
+    clustered = clustered_interval([(a, b) for a, b in per_scenario.values()])
     return Rate(
         k=k,
         n=n,
@@ -259,6 +302,11 @@ def rate(rows: list[ResultRow]) -> Rate:
         rate=k / n if n else None,
         low=bounds[0] if bounds else None,
         high=bounds[1] if bounds else None,
+        scenarios=len(per_scenario),
+        clustered_low=clustered.low if clustered else None,
+        clustered_high=clustered.high if clustered else None,
+        deff=clustered.deff if clustered else None,
+        headline=(CLUSTERED if clustered else INDEPENDENT) if n else "",
     )
 
 
@@ -573,10 +621,17 @@ def fmt_bound(value: float | None) -> str:
 
 
 def fmt_rate(r: Rate) -> str:
-    """`k/n [low, high]`, or `0/0 [none]` when there is nothing to estimate from."""
+    """`k/n [low, high]` of the headline interval, named, with the other beside it; or
+    `0/0 [none]` when there is nothing to estimate from."""
     if r.n == 0:
         return "0/0 [none]"
-    return f"{r.k}/{r.n} [{fmt_bound(r.low)}, {fmt_bound(r.high)}]"
+    wilson_part = f"[{fmt_bound(r.low)}, {fmt_bound(r.high)}]"
+    if r.headline == CLUSTERED:
+        return (
+            f"{r.k}/{r.n} [{fmt_bound(r.clustered_low)}, {fmt_bound(r.clustered_high)}] "
+            f"{CLUSTERED} (G {r.scenarios}, deff {r.deff:.2f}; {INDEPENDENT} {wilson_part})"
+        )
+    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})"
 
 
 def fmt_counts(counts: dict[str, int]) -> str:
@@ -590,7 +645,7 @@ def fmt_via(cell: Cell) -> str:
 LEVEL_COLUMNS = (
     "model",
     "polarity",
-    "PASS k/n [Wilson 95%]",
+    "PASS k/n [95%]",
     "ERROR",
     "A-via (PASS)",
     "B:FAIL",
@@ -599,16 +654,16 @@ LEVEL_COLUMNS = (
 )
 MODEL_COLUMNS = (
     "model",
-    "recall: PASS k/n positives [Wilson 95%]",
+    "recall: PASS k/n positives [95%]",
     "ERROR (pos)",
-    "specificity: PASS k/n negatives [Wilson 95%]",
+    "specificity: PASS k/n negatives [95%]",
     "ERROR (neg)",
 )
 INNER_MODEL_COLUMNS = (
     "model",
-    "PASS k/n of the chosen positives [Wilson 95%]",
+    "PASS k/n of the chosen positives [95%]",
     "ERROR (pos)",
-    "PASS k/n of the chosen negatives [Wilson 95%]",
+    "PASS k/n of the chosen negatives [95%]",
     "ERROR (neg)",
 )
 SUBJECT_COLUMNS = ("variant", "subject")
@@ -669,6 +724,13 @@ def expected_line(report: Report) -> str:
     )
 
 
+INTERVAL_NOTE = (
+    "95% intervals count scenarios: the headline is clustered by scenario (G scenarios, "
+    "design effect deff; Korn-Graubard effective size with t on G-1 df, Wilson form); "
+    "'indep' / 'reps as independent' is the rep-level Wilson interval beside it, optimistic "
+    "when reps of one scenario are alike, and the only one for a cell of one scenario "
+    "(clustered: n/a)"
+)
 EXPECTED_NOTE = (
     "met: PASS rate at or above the bar; miss: the Wilson 95% upper bound is below it; "
     "unclear: below the bar, but the interval still reaches it"
@@ -824,6 +886,7 @@ def to_markdown(report: Report) -> str:
     out += [f"- {line}" for line in subject_lines(report)[:1]]
     out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
     out.append("")
+    out += [INTERVAL_NOTE, ""]
     if report.inner_loop:
         out += [f"**{inner_loop_line(report)}**", ""]
     if expected_misses(report):

@@ -80,10 +80,20 @@ def _pct(x: float) -> int:
     return int(x * 100 + 0.5)
 
 
+ONE_SCENARIO = "reps as independent (clustered: n/a (one scenario))"
+
+
 def _fmt(rate: dict[str, Any]) -> str:
     if not rate["n"]:
         return "0/0"
-    return f"{rate['k']}/{rate['n']} {_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+    indep = f"{_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+    if rate["clustered_low"] is None:
+        return f"{rate['k']}/{rate['n']} {indep} {ONE_SCENARIO}"
+    return (
+        f"{rate['k']}/{rate['n']} {_pct(rate['clustered_low'])}\u2013"
+        f"{_pct(rate['clustered_high'])}% clustered by scenario (G {rate['scenarios']}, "
+        f"deff {rate['deff']:.1f}; reps as independent {indep})"
+    )
 
 
 def _visible_reps(d: Any) -> list[Any]:

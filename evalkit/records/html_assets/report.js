@@ -54,17 +54,28 @@
 
   function pct(x) { return Math.round(x * 100); }
 
+  // The headline interval counts scenarios; the rep-level Wilson interval is shown beside it,
+  // and alone (labelled) where a cell holds one scenario.
+  function clustered(r) { return r.clustered_low !== null && r.clustered_low !== undefined; }
+
   function fmtRate(r) {
     if (!r || !r.n) return '0/0';
-    return r.k + '/' + r.n + ' ' + pct(r.low) + '\u2013' + pct(r.high) + '%';
+    var indep = pct(r.low) + '\u2013' + pct(r.high) + '%';
+    if (!clustered(r)) {
+      return r.k + '/' + r.n + ' ' + indep + ' reps as independent (clustered: n/a (one scenario))';
+    }
+    return r.k + '/' + r.n + ' ' + pct(r.clustered_low) + '\u2013' + pct(r.clustered_high) +
+      '% clustered by scenario (G ' + r.scenarios + ', deff ' + r.deff.toFixed(1) +
+      '; reps as independent ' + indep + ')';
   }
 
   function bar(r) {
-    var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + r.k + '/' + r.n +
-      ', Wilson 95% ' + pct(r.low) + '\u2013' + pct(r.high) + '%' : 'no rows' });
+    var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + fmtRate(r) : 'no rows' });
     if (r && r.n) {
-      box.appendChild(el('span', { cls: 'ci', style: 'left:' + (r.low * 100).toFixed(2) +
-        '%;width:' + ((r.high - r.low) * 100).toFixed(2) + '%' }));
+      var low = clustered(r) ? r.clustered_low : r.low;
+      var high = clustered(r) ? r.clustered_high : r.high;
+      box.appendChild(el('span', { cls: 'ci', style: 'left:' + (low * 100).toFixed(2) +
+        '%;width:' + ((high - low) * 100).toFixed(2) + '%' }));
       box.appendChild(el('span', { cls: 'pt', style: 'left:' + (r.rate * 100).toFixed(2) + '%' }));
     }
     return box;
@@ -230,7 +241,7 @@
     var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }));
     (REPORT.levels || []).forEach(function (table) {
       var keys = groupKeys(table.cells);
-      var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', 'Wilson 95% interval',
+      var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', '95% interval',
         'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)']);
       var tbody = el('tbody');
       table.cells.forEach(function (c) {
