@@ -78,6 +78,7 @@ def grid(
     from evalkit.cli.progress import rep_progress
     from evalkit.records.results import read_rows
     from evalkit.run.grid import expand_cells, failing_cells, resume_cells, run_grid, validate_cells
+    from evalkit.run.judges import judge_notice
     from evalkit.run.runner import RunContext, default_workdir, new_run_id, preflight
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
@@ -100,6 +101,8 @@ def grid(
         err.print("running the reserve set: this is a measurement")
     ensure_frozen(suite, allow_unfrozen)
     preflight(suite, model_list)
+    if (notice_line := judge_notice(suite, model_list)) is not None:
+        err.print(notice_line, markup=False)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(
         suite=suite,

@@ -22,6 +22,7 @@ from evalkit.records.report import (
     fmt_counts,
     fmt_via,
     inner_loop_line,
+    judge_line,
     level_title,
     missing_lines,
     model_title,
@@ -123,6 +124,9 @@ def print_report(console: Console, built: Report) -> list[str]:
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
     if built.subjects:
         _subject_header(console, built)
+    if built.judges:
+        several = len(built.judges) > 1
+        console.print(Text(judge_line(built), style="bold red" if several else ""))
     console.print(Text(f"PASS k/n 95%: PASS rows of all rows (ERROR included). {_LEGEND}"))
     if built.inner_loop:
         console.print(Text(inner_loop_line(built), style="bold yellow"))

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.compare import stats
-from evalkit.compare.sides import FACTORS, Side, differing
+from evalkit.compare.sides import FACTORS, Side, confounded, differing
 from evalkit.errors import EvalkitError, RefusedError
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
@@ -249,7 +249,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
     differ = differing(a, b)
-    if len(differ) > 1 and not allow_confounded:
+    if confounded(differ) and not allow_confounded:
         raise RefusedError(
             f"A and B differ in {', '.join(differ)}: a difference could not be put down to "
             "one of them; pass --allow-confounded to compare anyway"
@@ -263,7 +263,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         notes.append(
             "A and B differ in none of " + ", ".join(FACTORS) + ": any difference is chance"
         )
-    elif len(differ) > 1:
+    elif confounded(differ):
         notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
     else:
         notes.append(f"A and B differ in {differ[0]} only")

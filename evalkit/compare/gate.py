@@ -17,7 +17,7 @@ from pydantic import Field
 
 from evalkit.compare import stats
 from evalkit.compare.baseline import baseline_side
-from evalkit.compare.sides import Side, differing, load_side
+from evalkit.compare.sides import Side, confounded, differing, load_side
 from evalkit.errors import ConfigError, EvalkitError, RefusedError
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
 from evalkit.records.report import Report, build_report
@@ -351,7 +351,7 @@ def trust_causes(
                 )
             )
     differ = differing(a, b)
-    if len(differ) > 1 and not allow_confounded:
+    if confounded(differ) and not allow_confounded:
         causes.append(
             Cause(
                 token="confounded",

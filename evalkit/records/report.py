@@ -32,6 +32,7 @@ from evalkit.models import (
     ScenarioSet,
 )
 from evalkit.records.results import read_results
+from evalkit.records.row_judge import judge_counts
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
@@ -249,6 +250,11 @@ class Report(Model):
         default_factory=list, description="run ids of the folder's inner-loop plans"
     )
     subjects: list[Subject] = Field(default_factory=list)
+    judges: dict[str, int] = Field(
+        default_factory=dict,
+        description="judge identity -> rows it decided (claude:<model>, command:sha256:<hash>, "
+        "scripted); rows that declare none are left out",
+    )
     levels: list[LevelTable]
     models: list[ModelSummary]
     expected: list[ExpectedCheck] = Field(
@@ -589,6 +595,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         inner_loop=bool(inner_runs),
         inner_loop_runs=inner_runs,
         subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in subjects],
+        judges=dict(sorted(judge_counts(decls.get(r.bundle_id, {}) for r in rows).items())),
         levels=levels,
         models=summaries,
         expected=expected_checks(suite.config.expected, levels),
@@ -703,6 +710,17 @@ def subject_lines(report: Report) -> list[str]:
         if n > 1
     ]
     return out
+
+
+def judge_line(report: Report) -> str:
+    """Which judges decided the rows; several are a factor pooled in every rate below."""
+    named = ", ".join(f"{judge} {n} row(s)" for judge, n in report.judges.items())
+    if len(report.judges) > 1:
+        return (
+            f"JUDGES: {len(report.judges)} ({named}): rows of different judges are pooled "
+            "below; split the folder by run id"
+        )
+    return f"judged by: {named}"
 
 
 def inner_loop_line(report: Report) -> str:
@@ -885,6 +903,7 @@ def to_markdown(report: Report) -> str:
     out += [f"- {which} set: {label}" for which, label in report.sets.items()]
     out += [f"- {line}" for line in subject_lines(report)[:1]]
     out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
+    out += [f"- {judge_line(report)}"] if report.judges else []
     out.append("")
     out += [INTERVAL_NOTE, ""]
     if report.inner_loop:
