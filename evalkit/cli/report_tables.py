@@ -7,6 +7,8 @@ from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
 from evalkit.records.report import (
+    EARNED_COLUMNS,
+    EARNED_NOTE,
     EXPECTED_NOTE,
     SETS,
     USAGE_COLUMNS,
@@ -14,6 +16,7 @@ from evalkit.records.report import (
     LevelTable,
     Report,
     breach_line,
+    earned_rows,
     expected_columns,
     expected_line,
     expected_misses,
@@ -149,6 +152,12 @@ def print_report(console: Console, built: Report) -> list[str]:
             console.print()
             title = model_title(built, which)
             shapes.append(print_fitted(console, title, model_columns, rows))
+    earned = earned_rows(built, compact_rate)
+    if earned:
+        console.print()
+        columns = list(with_subject(built, EARNED_COLUMNS))
+        shapes.append(print_fitted(console, "How positives passed", columns, earned))
+        console.print(Text(EARNED_NOTE))
     if built.expected:
         console.print()
         wanted = expected_columns(built)

@@ -112,6 +112,16 @@ class Cell(Model):
     a_via: dict[str, int] = Field(
         description="positives: PASS rows by the kind of their A-via reason; empty for negatives"
     )
+    axis_a: Rate | None = Field(
+        None,
+        description="positives: rows whose axis A passed (A:PASS) over all positive rows, "
+        "whatever axis B said; null for negatives",
+    )
+    b_via: dict[str, int] = Field(
+        default_factory=dict,
+        description="positives: PASS rows by their B-via reason (the route axis B passed by); "
+        "empty for negatives or a checker that names none",
+    )
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
 
 
@@ -344,10 +354,13 @@ def _cell(
 ) -> Cell:
     flags: Counter[str] = Counter()
     via: Counter[str] = Counter()
+    b_via: Counter[str] = Counter()
     for row in rows:
         flags.update({k for k in map(flag_key, flag_tokens(row)) if k is not None})
         if polarity == "positive" and row.verdict == "PASS":
             via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
+            routes = {t.split(":")[1] for t in tokens(row) if t.startswith("B-via:")}
+            b_via.update(routes or {"none named"})
     return Cell(
         model=model,
         variant=subject[0],
@@ -359,8 +372,22 @@ def _cell(
         b_fail=sum(1 for r in rows if r.b == "B:FAIL"),
         breaches=sum(1 for r in rows if breached(r)),
         a_via=dict(sorted(via.items())),
+        axis_a=_axis_a(rows) if polarity == "positive" else None,
+        b_via=dict(sorted(b_via.items())),
         flags=dict(sorted(flags.items())),
     )
+
+
+def _axis_a(rows: list[ResultRow]) -> Rate:
+    """Axis A over every positive row: did the agent act at all, whatever axis B then said.
+    An ERROR row is in n and never an axis-A pass, as in every rate."""
+
+    def as_axis_a(row: ResultRow) -> ResultRow:
+        if row.verdict == "ERROR":
+            return row
+        return row.model_copy(update={"verdict": "PASS" if row.a == "A:PASS" else "FAIL"})
+
+    return rate([as_axis_a(r) for r in rows])
 
 
 # --------------------------------------------------------------------------- gathering
@@ -772,6 +799,31 @@ def expected_title(report: Report) -> str:
     )
 
 
+EARNED_COLUMNS = ("model", "set", "level", "axis A: k/n positives [95%]", "PASS", "B-via (PASS)")
+EARNED_NOTE = (
+    "axis A: positives where the agent acted (A:PASS) of all positives, whatever axis B said; "
+    "B-via: the route each positive PASS took on axis B, as the checker names it"
+)
+
+
+def earned_rows(report: Report, fmt: Callable[[Rate], str] = fmt_rate) -> list[tuple[str, ...]]:
+    """Per positive cell: the axis-A rate over all positives, and the PASS rows by B route."""
+    return [
+        (
+            c.model,
+            *subject_cells(report, c.variant, c.subject_hash),
+            table.set,
+            table.level or table.kind or "-",
+            fmt(c.axis_a),
+            str(c.pass_rate.k),
+            fmt_counts(c.b_via),
+        )
+        for table in report.levels
+        for c in table.cells
+        if c.polarity == "positive" and c.axis_a is not None
+    ]
+
+
 def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[str, ...]]:
     return [
         (
@@ -923,6 +975,10 @@ def to_markdown(report: Report) -> str:
         if rows:
             out += [f"## {model_title(report, which)}", ""]
             out += _md_table(with_subject(report, columns), rows) + [""]
+    earned = earned_rows(report)
+    if earned:
+        out += ["## How positives passed", "", EARNED_NOTE, ""]
+        out += _md_table(with_subject(report, EARNED_COLUMNS), earned) + [""]
     if report.expected:
         out += [f"## {expected_title(report)}", "", EXPECTED_NOTE, ""]
         out += _md_table(expected_columns(report), expected_rows(report)) + [""]

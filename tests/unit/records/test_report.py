@@ -511,7 +511,7 @@ def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
     assert "  r1 N1-L1-reporting haiku: 3 rep(s) planned, 2 recorded" in lines
     assert "L1 - run set (measurement)" in lines
     assert "L1 - reserve set (held)" in lines
-    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x]
+    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x and "b-info" in x]
     assert "offered 1, written 1" in haiku_l1_pos
     assert "b-info 1, project-write:yes 1" in haiku_l1_pos
     [summary] = [x for x in lines if "3/5 1–100% (indep 23–88%, deff 1.0, G 2)" in x]
