@@ -275,3 +275,19 @@ def test_variants_inner_loop_and_a_missed_bar_are_shown_as_text(
     assert verdicts == [x.verdict for x in built.expected] and "miss" in verdicts
     assert driver.execute_script("return window.__evalkitXss === undefined")
     assert driver.find_elements("css selector", "#app img") == []
+
+
+def test_each_positive_cell_draws_how_its_passes_were_earned(opened: Any, folder: Path) -> None:
+    data = json.loads(_cli("report", str(folder), "--format", "json"))
+    wanted = [
+        sum(1 for n in c["b_via"].values() if n) + (c["axis_a"]["k"] > c["pass_rate"]["k"])
+        for level in data["levels"]
+        for c in level["cells"]
+        if c["polarity"] == "positive" and c["pass_rate"]["n"]
+    ]
+    drawn = [
+        len(row.find_elements("css selector", "td.earned .stack .seg"))
+        for row in opened.find_elements("css selector", "#overview .level tbody tr")
+        if row.get_attribute("data-polarity") == "positive"
+    ]
+    assert drawn == wanted and any(wanted)

@@ -81,6 +81,27 @@
     return box;
   }
 
+  var ROUTE_COLOURS = ['#1a7f37', '#4ac26b', '#8250df', '#bf8700', '#0969da', '#cf222e'];
+
+  // One positive cell's reps as a stacked bar: PASS rows by their B-via route, then rows whose
+  // axis A passed but not the verdict; the rest of the bar is neither.
+  function earnedBar(c) {
+    if (c.polarity !== 'positive' || !c.axis_a || !c.pass_rate.n) return el('span', { text: '-' });
+    var n = c.pass_rate.n;
+    var box = el('span', { cls: 'stack' });
+    var parts = Object.keys(c.b_via || {}).map(function (route, i) {
+      return { label: 'PASS via ' + route, count: c.b_via[route], colour: ROUTE_COLOURS[i % 6] };
+    });
+    parts.push({ label: 'axis A only', count: c.axis_a.k - c.pass_rate.k, colour: '#afb8c1' });
+    parts.forEach(function (part) {
+      if (part.count <= 0) return;
+      box.appendChild(el('span', { cls: 'seg', title: part.label + ': ' + part.count + '/' + n,
+        style: 'width:' + (part.count / n * 100).toFixed(2) + '%;background:' + part.colour }));
+    });
+    box.title = 'axis A ' + c.axis_a.k + '/' + n + ' of positives; ' + counts(c.b_via);
+    return box;
+  }
+
   function shortHash(h) { return h ? String(h).replace(/^sha256:/, '').slice(0, 12) : 'unknown'; }
 
   function subjectCells(rec) {
@@ -242,7 +263,7 @@
     (REPORT.levels || []).forEach(function (table) {
       var keys = groupKeys(table.cells);
       var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', '95% interval',
-        'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)']);
+        'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)', 'how positives passed']);
       var tbody = el('tbody');
       table.cells.forEach(function (c) {
         var reps = cellReps(table, c, keys);
@@ -264,7 +285,8 @@
           el('td', { cls: 'num breaches' + (br ? ' hot' : ''), text: br }),
           el('td', { cls: 'num', text: c.b_fail }),
           el('td', { text: c.polarity === 'positive' ? counts(c.a_via) : '-' }),
-          el('td', { cls: 'flags', text: counts(c.flags) }));
+          el('td', { cls: 'flags', text: counts(c.flags) }),
+          el('td', { cls: 'earned' }, earnedBar(c)));
         tbody.appendChild(tr);
       });
       sec.appendChild(el('div', { cls: 'level', 'data-set': table.set, 'data-level': table.level },
