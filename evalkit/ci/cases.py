@@ -54,7 +54,7 @@ def report_suites(report: Report) -> list[Suite]:
         case = Case("report.bar", f"{bar.set}/{bar.level}/{bar.polarity}/{bar.model}/{bar.variant}")
         if bar.verdict == "miss":
             case.outcome, case.kind = "failure", "bar-missed"
-            case.message = f"{_rate(bar.observed.k, bar.observed.n)} below the bar {bar.bar:g}"
+            case.message = f"{_rate(bar.observed.k, bar.observed.n)} against the bar {bar.bar_text}"
         cases.append(case)
     props = {
         "suite": report.suite,

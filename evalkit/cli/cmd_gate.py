@@ -120,5 +120,5 @@ def _print_table(verdict: Verdict) -> None:
         table.add_row(*(Text(cell) for cell in test_row(test)))
     out.print(table)
     for bar in verdict.bars:
-        out.print(Text(f"expected {bar.cell}: {bar.k}/{bar.n} against {bar.bar:g}: {bar.verdict}"))
+        out.print(Text(f"expected {bar.cell}: {bar.k}/{bar.n} against {bar.bar}: {bar.verdict}"))
     out.print(Text(verdict.line, style="bold"))

@@ -136,7 +136,7 @@ class Cause(Model):
 
 class Bar(Model):
     cell: str = Field(description="set/level/polarity/model/variant")
-    bar: float
+    bar: str = Field(description="the stated bar: >= min, <= max, or min-max")
     k: int
     n: int
     verdict: str = Field(description="met, unclear or miss")
@@ -369,7 +369,7 @@ def _bars(report: Report, side: Side) -> list[Bar]:
     return [
         Bar(
             cell=f"{c.set}/{c.level}/{c.polarity}/{c.model}/{c.variant}",
-            bar=c.bar,
+            bar=c.bar_text,
             k=c.observed.k,
             n=c.observed.n,
             verdict=c.verdict,
@@ -419,7 +419,9 @@ def _line(
                     f"{t.level:.3g}); against B: {', '.join(t.against_b) or 'none'}"
                 )
         if fail_on_bars:
-            parts += [f"bar-missed:{bar.cell} ({bar.k}/{bar.n} < {bar.bar:g})" for bar in missed]
+            parts += [
+                f"bar-missed:{bar.cell} ({bar.k}/{bar.n} against {bar.bar})" for bar in missed
+            ]
         return "gate: regression: " + "; ".join(parts)
     if margin:
         return f"gate: pass: B shown within {margin:g} of A on all {m} test(s)"

@@ -55,7 +55,7 @@ def to_markdown(verdict: Verdict) -> str:
     out += [line(test_row(t)) for t in verdict.tests]
     if verdict.bars:
         out += ["", line(("expected bar", "bar", "observed", "verdict")), "|---|---|---|---|"]
-        out += [line((b.cell, f"{b.bar:g}", f"{b.k}/{b.n}", b.verdict)) for b in verdict.bars]
+        out += [line((b.cell, b.bar, f"{b.k}/{b.n}", b.verdict)) for b in verdict.bars]
     return "\n".join(out) + "\n"
 
 
@@ -134,6 +134,6 @@ def junit_suites(verdict: Verdict) -> list[junit.Suite]:
         item = junit.Case("gate.bar", bar.cell)
         if bar.verdict == "miss" and s.fail_on_bars:
             item.outcome, item.kind = "failure", "bar-missed"
-            item.message = f"bar-missed:{bar.cell}: {bar.k}/{bar.n} below {bar.bar:g}"
+            item.message = f"bar-missed:{bar.cell}: {bar.k}/{bar.n} against {bar.bar}"
         cases.append(item)
     return [junit.Suite(f"evalkit gate {verdict.suite}", cases, props)]

@@ -172,9 +172,22 @@ class ExpectedCheck(Model):
     variant: str
     subject_hash: str
     polarity: Polarity
-    bar: float = Field(description="the expected pass rate from evalkit.yaml `expected:`")
+    bar: float | None = Field(
+        description="the expected minimum pass rate from evalkit.yaml `expected:`; null when "
+        "only a maximum is stated"
+    )
+    bar_max: float | None = Field(None, description="the expected maximum; null when none")
+    tier: str = Field("", description="the model tier the bar was stated for; empty: all")
     observed: Rate
     verdict: ExpectedVerdict
+
+    @property
+    def bar_text(self) -> str:
+        if self.bar is not None and self.bar_max is not None:
+            return f"{self.bar:.2f}-{self.bar_max:.2f}"
+        if self.bar_max is not None:
+            return f"<= {self.bar_max:.2f}"
+        return f">= {self.bar or 0:.2f}"
 
 
 class MissingCell(Model):
@@ -475,14 +488,31 @@ def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def expected_verdict(observed: Rate, bar: float) -> ExpectedVerdict:
-    """met when the observed rate reaches the bar; miss when even the Wilson upper bound is
-    below it; unclear otherwise (below the bar, but too few reps to rule it out)."""
-    if observed.rate is not None and observed.rate >= bar:
-        return "met"
-    if observed.high is not None and observed.high < bar:
-        return "miss"
-    return "unclear"
+def expected_verdict(
+    observed: Rate, bar: float | None, bar_max: float | None = None
+) -> ExpectedVerdict:
+    """met when the observed rate is within the bars; miss when even the Wilson interval lies
+    wholly past one (its upper bound below the minimum, its lower bound above the maximum);
+    unclear otherwise (past a bar, but too few reps to rule it out)."""
+    verdicts: list[ExpectedVerdict] = []
+    if bar is not None:
+        if observed.rate is not None and observed.rate >= bar:
+            verdicts.append("met")
+        elif observed.high is not None and observed.high < bar:
+            verdicts.append("miss")
+        else:
+            verdicts.append("unclear")
+    if bar_max is not None:
+        if observed.rate is not None and observed.rate <= bar_max:
+            verdicts.append("met")
+        elif observed.low is not None and observed.low > bar_max:
+            verdicts.append("miss")
+        else:
+            verdicts.append("unclear")
+    for worst in ("miss", "unclear"):
+        if worst in verdicts:
+            return worst
+    return "met"
 
 
 def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> list[ExpectedCheck]:
@@ -493,9 +523,18 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
         if name not in bars:
             continue
         for cell in table.cells:
-            bar = getattr(bars[name], cell.polarity)
-            if bar is None or cell.pass_rate.n == 0:
+            low, high = bars[name].for_model(cell.model, cell.polarity)
+            if (low is None and high is None) or cell.pass_rate.n == 0:
                 continue
+            tier = next(
+                (
+                    t
+                    for t, b in bars[name].models.items()
+                    if (t == cell.model or t in cell.model)
+                    and getattr(b, cell.polarity) is not None
+                ),
+                "",
+            )
             found.append(
                 ExpectedCheck(
                     set=table.set,
@@ -505,9 +544,11 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
                     variant=cell.variant,
                     subject_hash=cell.subject_hash,
                     polarity=cell.polarity,
-                    bar=bar,
+                    bar=low,
+                    bar_max=high,
+                    tier=tier,
                     observed=cell.pass_rate,
-                    verdict=expected_verdict(cell.pass_rate, bar),
+                    verdict=expected_verdict(cell.pass_rate, low, high),
                 )
             )
     return found
@@ -777,8 +818,9 @@ INTERVAL_NOTE = (
     "(clustered: n/a)"
 )
 EXPECTED_NOTE = (
-    "met: PASS rate at or above the bar; miss: the Wilson 95% upper bound is below it; "
-    "unclear: below the bar, but the interval still reaches it"
+    "met: PASS rate within the bars (at or above a minimum, at or below a maximum); miss: the "
+    "Wilson 95% interval lies wholly below a minimum or above a maximum; unclear: past a bar, "
+    "but the interval still reaches it"
 )
 
 
@@ -868,7 +910,7 @@ def expected_rows(
             *subject_cells(report, x.variant, x.subject_hash),
             x.polarity,
             x.verdict.upper(),
-            f"{x.bar:.2f}",
+            x.bar_text,
             rate_text(x.observed),
         )
         for x in report.expected

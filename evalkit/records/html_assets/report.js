@@ -81,6 +81,13 @@
     return box;
   }
 
+  function barText(x) {
+    var has = function (b) { return b !== null && b !== undefined; };
+    if (has(x.bar) && has(x.bar_max)) return x.bar.toFixed(2) + '-' + x.bar_max.toFixed(2);
+    if (has(x.bar_max)) return '<= ' + x.bar_max.toFixed(2);
+    return '>= ' + Number(x.bar).toFixed(2);
+  }
+
   var ROUTE_COLOURS = ['#1a7f37', '#4ac26b', '#8250df', '#bf8700', '#0969da', '#cf222e'];
 
   // One positive cell's reps as a stacked bar: PASS rows by their B-via route, then rows whose
@@ -375,20 +382,24 @@
   function expected() {
     var wrap = el('div', { id: 'expected' }, el('h3', { text: 'Expected against observed' +
       (INNER ? ' (inner loop: chosen cells, not the set)' : '') }),
-      el('p', { cls: 'muted', text: 'met: PASS rate at or above the bar; miss: the Wilson 95% ' +
-        'upper bound is below it; unclear: below the bar, but the interval still reaches it' }));
+      el('p', { cls: 'muted', text: 'met: PASS rate within the bars; miss: the Wilson 95% ' +
+        'interval lies wholly below a minimum or above a maximum; unclear: past a bar, but the ' +
+        'interval still reaches it' }));
     var tbody = el('tbody');
     REPORT.expected.forEach(function (x) {
       var shown = bar(x.observed);
-      shown.appendChild(el('span', { cls: 'exp', title: 'bar ' + x.bar,
-        style: 'left:' + (x.bar * 100).toFixed(2) + '%' }));
+      [x.bar, x.bar_max].forEach(function (b, i) {
+        if (b === null || b === undefined) return;
+        shown.appendChild(el('span', { cls: 'exp', title: (i ? 'at most ' : 'at least ') + b,
+          style: 'left:' + (b * 100).toFixed(2) + '%' }));
+      });
       tbody.appendChild(el('tr', { cls: 'exp-' + x.verdict, 'data-verdict': x.verdict,
         'data-model': x.model, 'data-polarity': x.polarity },
         el('td', { text: x.set }), el('td', { text: x.level }),
         el('td', { cls: 'name', text: x.model }), subjectCells(x),
         el('td', { text: x.polarity }),
         el('td', null, el('span', { cls: 'ev ev-' + x.verdict, text: String(x.verdict).toUpperCase() })),
-        el('td', { cls: 'num', text: Number(x.bar).toFixed(2) }),
+        el('td', { cls: 'num', text: barText(x) }),
         el('td', { cls: 'num observed', text: fmtRate(x.observed) }),
         el('td', null, shown)));
     });
