@@ -291,3 +291,22 @@ def test_each_positive_cell_draws_how_its_passes_were_earned(opened: Any, folder
         if row.get_attribute("data-polarity") == "positive"
     ]
     assert drawn == wanted and any(wanted)
+
+
+def test_the_page_names_each_judge_and_warns_when_two_are_pooled(
+    driver: Any, tmp_path: Path
+) -> None:
+    from evalkit.records.html_report import write_html
+    from evalkit.records.report import build_report
+
+    suite = Suite(REPO)
+    work = tmp_path / "results"
+    make_folder(suite, work, scenarios=("P1", "N1"))
+    built = build_report(suite, work).model_copy(
+        update={"judges": {"claude:haiku": 3, "command:sha256:" + "ab" * 32: 1}}
+    )
+    write_html(suite, work, tmp_path / "r.html", "inline", report=built)
+    open_page(driver, tmp_path / "r.html")
+    chips = [c.text for c in driver.find_elements("css selector", "header .chip.judge")]
+    assert chips[0] == "judged by: claude:haiku (3 rows)" and len(chips) == 2
+    assert "JUDGES: 2" in driver.find_element("id", "judges-pooled").text

@@ -192,8 +192,18 @@
         text: 'subject: ' + x.variant + ' ' + shortHash(x.subject_hash) +
           (SPLIT ? ' (' + x.rows + ' rows)' : '') }));
     });
+    var judges = Object.keys(REPORT.judges || {});
+    judges.forEach(function (j) {
+      sets.appendChild(el('span', { cls: 'chip judge', text: 'judged by: ' + j + ' (' +
+        REPORT.judges[j] + ' rows)' }));
+    });
     wrap.appendChild(sets);
     var notes = el('div', { cls: 'banners' });
+    if (judges.length > 1) {
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'judges-pooled' },
+        el('strong', { text: 'JUDGES: ' + judges.length }), ' \u2014 rows of different judges ' +
+          'are pooled in these rates; split the folder by run id.'));
+    }
     if (INNER) {
       notes.appendChild(el('div', { cls: 'banner bad', id: 'inner-loop' },
         el('strong', { text: 'INNER LOOP' }), ' \u2014 this folder holds an inner-loop grid (' +
@@ -310,7 +320,7 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected'];
+    'inner_loop_runs', 'subjects', 'expected', 'judges'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';
