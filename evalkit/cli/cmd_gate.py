@@ -75,16 +75,28 @@ def gate_command(
     `evalkit gate results/base results/terse --junit gate.xml`
     """
     from evalkit.ci.github import append_summary
+    from evalkit.ci.junit import write
     from evalkit.compare.gate import choose_sides, gate, settings_for
-    from evalkit.compare.gate_render import error_lines, junit_suites, to_markdown
+    from evalkit.compare.gate_render import (
+        error_lines,
+        junit_suites,
+        refused_markdown,
+        refused_suites,
+        to_markdown,
+    )
+    from evalkit.errors import EvalkitError
 
     suite = state.suite()
-    side_a, side_b = choose_sides(suite, first, second, a, b)
-    settings = settings_for(suite, alpha, margin, max_errors, fail_on_bars)
-    verdict = gate(suite, side_a, side_b, settings, allow_confounded)
+    try:
+        side_a, side_b = choose_sides(suite, first, second, a, b)
+        settings = settings_for(suite, alpha, margin, max_errors, fail_on_bars)
+        verdict = gate(suite, side_a, side_b, settings, allow_confounded)
+    except EvalkitError as refused:
+        if junit is not None:
+            write(junit, refused_suites(suite.name, str(refused)))
+        append_summary(refused_markdown(suite.name, str(refused)))
+        raise
     if junit is not None:
-        from evalkit.ci.junit import write
-
         write(junit, junit_suites(verdict))
     append_summary(to_markdown(verdict))
     if fmt is Format.json:

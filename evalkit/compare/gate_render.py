@@ -137,3 +137,20 @@ def junit_suites(verdict: Verdict) -> list[junit.Suite]:
             item.message = f"bar-missed:{bar.cell}: {bar.k}/{bar.n} against {bar.bar}"
         cases.append(item)
     return [junit.Suite(f"evalkit gate {verdict.suite}", cases, props)]
+
+
+def refused_suites(suite: str, why: str) -> list[junit.Suite]:
+    """A refused gate (bad input, no baseline, a side that cannot be read) as JUnit, so that a
+    CI job reading the file sees the exit-2 cause rather than no file."""
+    case = junit.Case("gate.trust", "refused", "error", why, "untrusted:refused")
+    props = {
+        "suite": suite,
+        "exit_code": "2",
+        "status": "untrusted",
+        "reasons": "untrusted:refused",
+    }
+    return [junit.Suite(f"evalkit gate {suite}", [case], props)]
+
+
+def refused_markdown(suite: str, why: str) -> str:
+    return f"## evalkit gate: {suite}: exit 2 (refused)\n\n{why}\n"

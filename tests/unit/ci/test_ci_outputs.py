@@ -159,3 +159,17 @@ def test_annotation_escaping_keeps_structure_out_of_values() -> None:
     line = error_annotation("scenarios/x,y.md", "t:1", "m\n::error::forged")
     assert line == "::error file=scenarios/x%2Cy.md,title=t%3A1::m%0A::error::forged"
     assert line.count("\n") == 0
+
+
+def test_a_refused_gate_still_leaves_junit_and_a_summary(suite: Suite, tmp_path: Path) -> None:
+    a = fabricate(suite, tmp_path / "a", "policy:oracle")
+    xml, summary = tmp_path / "gate.xml", tmp_path / "summary.md"
+    done = CliRunner().invoke(
+        app,
+        ["gate", str(a), str(tmp_path / "missing"), "--junit", str(xml)],
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert done.exit_code == 2
+    SCHEMA.validate(str(xml))
+    assert outcomes(xml) == {"gate.trust": {"error": 1}}
+    assert "exit 2 (refused)" in summary.read_text()
