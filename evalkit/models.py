@@ -112,11 +112,55 @@ class VariantConfig(Strict):
     description: str = ""
 
 
-class ExpectedBar(Strict):
-    """A hypothesised pass rate, stated before the grid is run."""
+Rate01 = Annotated[float, Field(ge=0, le=1)]
 
-    positive: float | None = Field(None, ge=0, le=1, description="expected recall")
-    negative: float | None = Field(None, ge=0, le=1, description="expected specificity")
+
+class Bounds(Strict):
+    """A hypothesised range: at least `min`, at most `max` (either may be left open)."""
+
+    min: float | None = Field(None, ge=0, le=1)
+    max: float | None = Field(None, ge=0, le=1)
+
+
+class TierBar(Strict):
+    """A model tier's own bars at one level, in place of the level's general ones."""
+
+    positive: Rate01 | Bounds | None = Field(None, description="recall: a minimum, or min/max")
+    negative: Rate01 | Bounds | None = Field(None, description="specificity: a minimum, or min/max")
+
+
+class ExpectedBar(TierBar):
+    """A hypothesised pass rate, stated before the grid is run: a number is a minimum; `min`
+    and `max` state a range ("haiku may over-trigger at L3": `negative: {max: 0.6}`)."""
+
+    models: dict[str, TierBar] = Field(
+        default_factory=dict,
+        description="model tier (sonnet, haiku, or any model name) -> its own bars; a tier "
+        "names every model it is part of (haiku: claude-haiku-4-5)",
+    )
+
+    def for_model(self, model: str, polarity: str) -> tuple[float | None, float | None]:
+        """(min, max) for one model's cells of one polarity: the tier's when it states one."""
+        chosen: float | Bounds | None = getattr(self, polarity)
+        for tier, bar in self.models.items():
+            if (tier == model or tier in model) and getattr(bar, polarity) is not None:
+                chosen = getattr(bar, polarity)
+                break
+        if isinstance(chosen, Bounds):
+            return chosen.min, chosen.max
+        return chosen, None
+
+
+class GateConfig(Strict):
+    """`evalkit gate`'s settings, stated before a grid like the bars; frozen with the config."""
+
+    alpha: float | None = Field(None, gt=0, lt=1, description="family-wise level (Holm)")
+    margin: float | None = Field(
+        None, ge=0, lt=1, description="non-inferiority margin on recall and specificity"
+    )
+    max_errors: float | None = Field(
+        None, ge=0, le=1, description="largest share of ERROR rows a side may hold"
+    )
 
 
 class SuiteConfig(Strict):
@@ -158,6 +202,7 @@ class SuiteConfig(Strict):
         description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
         "bars, stated before the grid; part of the frozen instrument",
     )
+    gate: GateConfig = Field(default_factory=GateConfig)
 
     @field_validator("variants")
     @classmethod

@@ -20,7 +20,7 @@ def grid(
     models: Annotated[
         str, typer.Option("--models", help="comma-separated, e.g. sonnet,haiku or `policy:<name>`")
     ] = "",
-    which: Annotated[str, typer.Option("--set", help="run or reserve")] = "run",
+    which: Annotated[str, typer.Option("--set", help="run, reserve or all (both)")] = "run",
     scenarios: Annotated[str, typer.Option("--scenarios", help="comma-separated ids")] = "",
     reps: Annotated[int, typer.Option("--reps", min=1)] = 1,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="reps at once")] = 2,
@@ -85,12 +85,13 @@ def grid(
         run_grid,
         validate_cells,
     )
+    from evalkit.run.judges import judge_notice
     from evalkit.run.runner import RunContext, default_workdir, new_run_id, preflight
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
 
-    if which not in ("run", "reserve"):
-        raise typer.BadParameter("--set takes run or reserve")
+    if which not in ("run", "reserve", "all"):
+        raise typer.BadParameter("--set takes run, reserve or all")
     if variant and variants:
         raise typer.BadParameter("give --variant or --variants, not both")
     model_list = [m for m in models.split(",") if m]
@@ -103,10 +104,12 @@ def grid(
     pool = suite.scenarios(which)  # type: ignore[arg-type]
     if scenarios:
         pool = [suite.resolve(ref, which) for ref in scenarios.split(",") if ref]  # type: ignore[arg-type]
-    if which == "reserve":
+    if which != "run":
         err.print("running the reserve set: this is a measurement")
     ensure_frozen(suite, allow_unfrozen)
     preflight(suite, model_list)
+    if (notice_line := judge_notice(suite, model_list)) is not None:
+        err.print(notice_line, markup=False)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(
         suite=suite,
@@ -119,7 +122,7 @@ def grid(
         max_cost_usd=max_cost_usd,
         judge_timeout=judge_timeout,
         notify=notice,
-        allow_reserve=which == "reserve",
+        allow_reserve=which != "run",
         subject=build_subject(suite, plugin, variant),
         skip_preflight=skip_preflight,
     )

@@ -34,6 +34,9 @@ def report(
             help="with --html: inline (one file), files (OUT.files/ beside it) or auto",
         ),
     ] = "auto",
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
+    ] = None,
 ) -> None:
     """PASS k/n with Wilson 95% intervals per level, model and polarity; what is missing;
     whether the folder is publishable (a folder `calibrate` wrote opens instead with how many
@@ -61,6 +64,12 @@ def report(
                 f"{stats.masked_lines} line(s) masked as task text"
             )
         )
+    if junit is not None:
+        from evalkit.ci.cases import report_suites
+        from evalkit.ci.junit import write
+
+        write(junit, report_suites(built))
+        err.print(Text(f"wrote {rel(junit)}"))
     if fmt is Format.json:
         print(built.model_dump_json(indent=2))
     elif fmt is Format.markdown:

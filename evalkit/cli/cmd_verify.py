@@ -13,6 +13,9 @@ from evalkit.cli.app import command, state
 @command("verify")
 def verify(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
+    ] = None,
 ) -> None:
     """Rebuild each trial's sandbox from fixture + diffs, re-score it, compare, then count.
 
@@ -31,7 +34,13 @@ def verify(
     from evalkit.run.runner import default_workdir
 
     suite = state.suite()
-    report = verify_and_record(suite, (workdir or default_workdir(suite)).resolve())
+    work = (workdir or default_workdir(suite)).resolve()
+    report = verify_and_record(suite, work)
+    if junit is not None:
+        from evalkit.ci.cases import verify_suites
+        from evalkit.ci.junit import write
+
+        write(junit, verify_suites(suite.name, str(work), report))
     for trial in report.trials:
         if trial.ok and trial.older_code:
             since = " (re-scored since)" if trial.rescored else ""

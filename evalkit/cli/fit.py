@@ -23,10 +23,16 @@ Row = Sequence[str]
 
 
 def compact_rate(r: Rate) -> str:
-    """`3/3 44–100%`: PASS k/n and the Wilson 95 % interval in whole percent."""
+    """`9/12 40–95% (indep 55–91%, deff 2.1, G 6)`: the scenario-clustered interval first,
+    the rep-level Wilson beside it; `3/3 44–100%` where one scenario allows only the rep-level
+    one (the legend says so); whole percent."""
     if r.n == 0 or r.low is None or r.high is None:
         return "0/0"
-    return f"{r.k}/{r.n} {_pct(r.low)}\u2013{_pct(r.high)}%"
+    independent = f"{_pct(r.low)}\u2013{_pct(r.high)}%"
+    if r.clustered_low is None or r.clustered_high is None or r.deff is None:
+        return f"{r.k}/{r.n} {independent}"
+    clustered = f"{_pct(r.clustered_low)}\u2013{_pct(r.clustered_high)}%"
+    return f"{r.k}/{r.n} {clustered} (indep {independent}, deff {r.deff:.1f}, G {r.scenarios})"
 
 
 def _pct(x: float) -> int:

@@ -9,6 +9,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_check,
     cmd_compare,
     cmd_doctor,
+    cmd_gate,
     cmd_grid,
     cmd_init,
     cmd_list,

@@ -7,6 +7,8 @@ from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
 from evalkit.records.report import (
+    EARNED_COLUMNS,
+    EARNED_NOTE,
     EXPECTED_NOTE,
     SETS,
     USAGE_COLUMNS,
@@ -16,6 +18,7 @@ from evalkit.records.report import (
     breach_line,
     calibration_lead,
     calibration_tail,
+    earned_rows,
     expected_columns,
     expected_line,
     expected_misses,
@@ -24,6 +27,7 @@ from evalkit.records.report import (
     fmt_counts,
     fmt_via,
     inner_loop_line,
+    judge_line,
     level_title,
     missing_lines,
     model_title,
@@ -36,6 +40,11 @@ from evalkit.records.report import (
 from evalkit.records.row_subject import short_hash
 
 _KNOWN = {"model", "polarity", "variant", "subject_hash"}
+_LEGEND = (
+    "The interval counts scenarios: clustered by scenario over G scenarios with design effect "
+    "deff; indep: reps as independent (Wilson), optimistic when a scenario's reps are alike. "
+    "A cell of one scenario shows reps as independent alone (clustered: n/a (one scenario))."
+)
 
 
 def _group_keys(table: LevelTable) -> list[str]:
@@ -126,7 +135,10 @@ def print_report(console: Console, built: Report) -> list[str]:
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
     if built.subjects:
         _subject_header(console, built)
-    console.print(Text("PASS k/n 95%: PASS rows of all rows (ERROR included), Wilson 95% interval"))
+    if built.judges:
+        several = len(built.judges) > 1
+        console.print(Text(judge_line(built), style="bold red" if several else ""))
+    console.print(Text(f"PASS k/n 95%: PASS rows of all rows (ERROR included). {_LEGEND}"))
     if built.inner_loop:
         console.print(Text(inner_loop_line(built), style="bold yellow"))
     if expected_misses(built):
@@ -148,6 +160,12 @@ def print_report(console: Console, built: Report) -> list[str]:
             console.print()
             title = model_title(built, which)
             shapes.append(print_fitted(console, title, model_columns, rows))
+    earned = earned_rows(built, compact_rate)
+    if earned:
+        console.print()
+        columns = list(with_subject(built, EARNED_COLUMNS))
+        shapes.append(print_fitted(console, "How positives passed", columns, earned))
+        console.print(Text(EARNED_NOTE))
     if built.expected:
         console.print()
         wanted = expected_columns(built)

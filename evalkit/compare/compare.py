@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.compare import stats
-from evalkit.compare.sides import FACTORS, Side, differing, pooled_subjects
+from evalkit.compare.sides import FACTORS, Side, confounded, differing, pooled_subjects
 from evalkit.errors import EvalkitError, RefusedError
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
@@ -30,7 +30,7 @@ POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 MEASURE = {"positive": "recall", "negative": "specificity"}
 PER_REP = "per-rep"
 PER_SCENARIO = "per-scenario"
-PER_REP_TEST = "Fisher exact, two-sided; Newcombe score interval"
+PER_REP_TEST = "Fisher exact, two-sided; Newcombe score interval (reps as independent)"
 PER_SCENARIO_TEST = "exact sign-flip permutation over scenarios, two-sided"
 
 
@@ -251,7 +251,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
     differ = differing(a, b)
-    if len(differ) > 1 and not allow_confounded:
+    if confounded(differ) and not allow_confounded:
         raise RefusedError(
             f"A and B differ in {', '.join(differ)}: a difference could not be put down to "
             "one of them; pass --allow-confounded to compare anyway"
@@ -268,7 +268,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
     notes = [f"CONFOUNDED: {why}" for _, why in pooled]
-    if len(differ) > 1:
+    if confounded(differ):
         notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
     elif differ:
         notes.append(f"A and B differ in {differ[0]}" + ("" if pooled else " only"))
@@ -285,7 +285,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         a=sa,
         b=sb,
         differing=differ,
-        confounded=len(differ) > 1 or bool(pooled),
+        confounded=confounded(differ) or bool(pooled),
         notes=notes,
         comparisons=found,
     )

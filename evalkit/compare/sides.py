@@ -17,12 +17,13 @@ from typing import Any
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
 from evalkit.records.results import read_rows
+from evalkit.records.row_judge import judge_of
 from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
-SELECTOR_KINDS = ("variant", "model", "run")
-FACTORS = ("subject", "model", "instrument", "cli_version")
+SELECTOR_KINDS = ("variant", "model", "run", "judge")
+FACTORS = ("subject", "model", "instrument", "cli_version", "judge")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = (
     "fixture_hashes",
@@ -64,6 +65,7 @@ class Side:
             canonical = json.dumps(instrument, sort_keys=True).encode()
             values["instrument"].add("sha256:" + sha256_bytes(canonical) if decl else "unknown")
             values["cli_version"].add(row.cli_version or "unknown")
+            values["judge"].add(judge_of(decl))
         return values
 
     def scenario_hashes(self) -> dict[str, set[str]]:
@@ -78,7 +80,9 @@ class Side:
 def parse_selector(text: str) -> tuple[str, str]:
     kind, _, value = text.partition(":")
     if kind not in SELECTOR_KINDS or not value:
-        raise ConfigError(f"selector '{text}': expected variant:NAME, model:NAME or run:ID")
+        raise ConfigError(
+            f"selector '{text}': expected variant:NAME, model:NAME, run:ID or judge:IDENTITY"
+        )
     return kind, value
 
 
@@ -109,6 +113,8 @@ def load_side(label: str, workdir: Path, selector: str = "") -> Side:
             kept = [r for r in rows if r.model == value]
         elif kind == "run":
             kept = [r for r in rows if r.run_id == value]
+        elif kind == "judge":
+            kept = [r for r in rows if judge_of(side.decl(r)) == value]
         else:
             kept = [r for r in rows if side.variant(r) == value]
         if not kept:
@@ -136,3 +142,9 @@ def differing(a: Side, b: Side) -> list[str]:
     if "instrument" not in found and any(ha[s] != hb[s] for s in set(ha) & set(hb)):
         found.append("instrument")
     return sorted(found, key=FACTORS.index)
+
+
+def confounded(differ: list[str]) -> bool:
+    """More than one factor differs, or the judge does: a judge is never the factor under
+    study, so a difference in it alone already confounds whatever else moved."""
+    return len(differ) > 1 or "judge" in differ

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from statistics import NormalDist
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -116,3 +118,169 @@ def reps_per_side(base: float, change: float = 0.2, alpha: float = 0.05, power: 
         base * (1 - base) + other * (1 - other)
     )
     return math.ceil(spread**2 / (base - other) ** 2)
+
+
+# --------------------------------------------------------------------------- the gate's test
+
+
+def _integer_scale(values: Sequence[Fraction]) -> tuple[list[int], int]:
+    scale = math.lcm(*(v.denominator for v in values)) if values else 1
+    return [int(v * scale) for v in values], scale
+
+
+def _sign_sums(magnitudes: Sequence[int]) -> dict[int, int]:
+    """How many of the 2^G sign assignments give each signed total of the magnitudes."""
+    counts: dict[int, int] = {0: 1}
+    for value in magnitudes:
+        step: dict[int, int] = {}
+        for total, ways in counts.items():
+            for signed in (value, -value):
+                step[total + signed] = step.get(total + signed, 0) + ways
+        counts = step
+    return counts
+
+
+def sign_flip_lower_p(differences: Sequence[Fraction]) -> float | None:
+    """Exact one-sided sign-flip (Fisher-Pitman randomisation) p against "the differences lean
+    negative": the share of the 2^G assignments ε with Σ ε_s|d_s| ≤ Σ d_s. None for no pairs."""
+    if not differences:
+        return None
+    values, _ = _integer_scale(differences)
+    observed = sum(values)
+    counts = _sign_sums([abs(v) for v in values])
+    return sum(w for total, w in counts.items() if total <= observed) / float(2 ** len(values))
+
+
+def sign_flip_upper_p(differences: Sequence[Fraction]) -> float | None:
+    """The mirror of `sign_flip_lower_p`: evidence that the differences lean positive."""
+    return sign_flip_lower_p([-d for d in differences])
+
+
+def one_sided_floor(g: int) -> float:
+    """The smallest one-sided sign-flip p that G pairs can reach: 1 / 2^G."""
+    return 1.0 / float(2**g)
+
+
+def pairs_needed(tests: int, alpha: float) -> int:
+    """The fewest pairs whose one-sided floor reaches alpha / tests: ⌈log₂(tests / alpha)⌉."""
+    g = 0
+    while one_sided_floor(g) > alpha / tests:
+        g += 1
+    return g
+
+
+def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
+    """Holm's step-down rejections at family-wise level alpha, in the order given."""
+    m = len(p_values)
+    rejected = [False] * m
+    for step, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        if p_values[index] > alpha / (m - step):
+            break
+        rejected[index] = True
+    return rejected
+
+
+# --------------------------------------------------------------------------- clustered rates
+
+
+def wilson_at(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a rate p on a (possibly fractional) size n > 0."""
+    scale = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / scale
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / scale
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def _beta_cf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return result
+
+
+def incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_cf(a, b, x) / a
+    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(q: float, df: float) -> float:
+    """Student's t quantile by bisection on the CDF (0.5 < q < 1)."""
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < q:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_cdf(mid, df) < q:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+@dataclass(frozen=True)
+class Clustered:
+    """A pooled rate's scenario-clustered 95 % interval and what it was drawn from."""
+
+    low: float
+    high: float
+    deff: float = field(metadata={"doc": "design effect, clamped to [1, mean reps per scenario]"})
+    scenarios: int
+    variance: float = field(metadata={"doc": "the cluster-robust variance of the rate"})
+
+
+@lru_cache(maxsize=64)
+def _t975(df: int) -> float:
+    return t_quantile(0.975, df)
+
+
+def clustered_interval(counts: Sequence[tuple[int, int]]) -> Clustered | None:
+    """The scenario-clustered 95 % interval of a pooled rate, from (passes, reps) per scenario.
+
+    Korn & Graubard's effective size with the degrees-of-freedom step, in the Wilson form of
+    Franco et al. (2019): the cluster-robust variance gives a design effect clamped to
+    [1, mean reps per scenario], the rate is put on N / deff reps, and z becomes t on G - 1
+    df. At 0 or 1 the reps are taken as fully correlated (n* = G, with z). None below two
+    scenarios: one scenario has no spread to measure.
+    """
+    cells = [(k, n) for k, n in counts if n > 0]
+    g = len(cells)
+    if g < 2:
+        return None
+    total = sum(n for _, n in cells)
+    p = sum(k for k, _ in cells) / total
+    mean_size = total / g
+    robust = g / (g - 1) * sum((k - p * n) ** 2 for k, n in cells) / (total * total)
+    if p in (0.0, 1.0):
+        low, high = wilson_at(p, g)
+        return Clustered(low, high, mean_size, g, robust)
+    deff = min(max(robust / (p * (1 - p) / total), 1.0), mean_size)
+    low, high = wilson_at(p, total / deff, _t975(g - 1))
+    return Clustered(low, high, deff, g, robust)

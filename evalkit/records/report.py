@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from evalkit.compare.stats import clustered_interval
 from evalkit.errors import EvalkitError, NotFoundError, RefusedError
 from evalkit.models import (
     EvidenceLine,
@@ -32,6 +33,7 @@ from evalkit.models import (
 )
 from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.results import read_results
+from evalkit.records.row_judge import judge_counts
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
@@ -51,15 +53,49 @@ SubjectKey = tuple[str, str]
 # --------------------------------------------------------------------------- the model
 
 
+CLUSTERED = "clustered by scenario"
+INDEPENDENT = "reps as independent"
+ONE_SCENARIO = "n/a (one scenario)"
+
+
 class Rate(Model):
-    """PASS k of n, where n counts PASS, FAIL and ERROR rows alike."""
+    """PASS k of n, where n counts PASS, FAIL and ERROR rows alike.
+
+    Its headline interval counts scenarios, not reps: reps of one scenario are alike, and the
+    scenario is what generalises. Where the rows come from one scenario there is no clustered
+    interval and the rep-level Wilson interval is the headline, labelled as such."""
 
     k: int = Field(description="PASS rows")
     n: int = Field(description="PASS + FAIL + ERROR rows")
     errors: int = Field(description="ERROR rows, inside n and never passes")
     rate: float | None = Field(description="k / n; null when n is 0")
-    low: float | None = Field(description="Wilson 95 % lower bound; null when n is 0")
-    high: float | None = Field(description="Wilson 95 % upper bound; null when n is 0")
+    low: float | None = Field(
+        description="Wilson 95 % lower bound, reps as independent; null when n is 0"
+    )
+    high: float | None = Field(
+        description="Wilson 95 % upper bound, reps as independent; null when n is 0"
+    )
+    scenarios: int = Field(0, description="G: the scenarios the rows come from")
+    clustered_low: float | None = Field(
+        None, description="scenario-clustered 95 % lower bound; null when G < 2"
+    )
+    clustered_high: float | None = Field(
+        None, description="scenario-clustered 95 % upper bound; null when G < 2"
+    )
+    deff: float | None = Field(None, description="design effect of the clustering; null when G < 2")
+    headline: str = Field(
+        "",
+        description=f"which interval is the headline: '{CLUSTERED}', or '{INDEPENDENT}' when "
+        "G is 1; empty when n is 0",
+    )
+
+    @property
+    def head_low(self) -> float | None:
+        return self.clustered_low if self.headline == CLUSTERED else self.low
+
+    @property
+    def head_high(self) -> float | None:
+        return self.clustered_high if self.headline == CLUSTERED else self.high
 
 
 class Cell(Model):
@@ -76,6 +112,16 @@ class Cell(Model):
     breaches: int = Field(0, description="rows naming a real-vault-breach, whatever the verdict")
     a_via: dict[str, int] = Field(
         description="positives: PASS rows by the kind of their A-via reason; empty for negatives"
+    )
+    axis_a: Rate | None = Field(
+        None,
+        description="positives: rows whose axis A passed (A:PASS) over all positive rows, "
+        "whatever axis B said; null for negatives",
+    )
+    b_via: dict[str, int] = Field(
+        default_factory=dict,
+        description="positives: PASS rows by their B-via reason (the route axis B passed by); "
+        "empty for negatives or a checker that names none",
     )
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
 
@@ -127,9 +173,22 @@ class ExpectedCheck(Model):
     variant: str
     subject_hash: str
     polarity: Polarity
-    bar: float = Field(description="the expected pass rate from evalkit.yaml `expected:`")
+    bar: float | None = Field(
+        description="the expected minimum pass rate from evalkit.yaml `expected:`; null when "
+        "only a maximum is stated"
+    )
+    bar_max: float | None = Field(None, description="the expected maximum; null when none")
+    tier: str = Field("", description="the model tier the bar was stated for; empty: all")
     observed: Rate
     verdict: ExpectedVerdict
+
+    @property
+    def bar_text(self) -> str:
+        if self.bar is not None and self.bar_max is not None:
+            return f"{self.bar:.2f}-{self.bar_max:.2f}"
+        if self.bar_max is not None:
+            return f"<= {self.bar_max:.2f}"
+        return f">= {self.bar or 0:.2f}"
 
 
 class MissingCell(Model):
@@ -215,6 +274,11 @@ class Report(Model):
         default_factory=list, description="run ids of the folder's inner-loop plans"
     )
     subjects: list[Subject] = Field(default_factory=list)
+    judges: dict[str, int] = Field(
+        default_factory=dict,
+        description="judge identity -> rows it decided (claude:<model>, command:sha256:<hash>, "
+        "scripted); rows that declare none are left out",
+    )
     levels: list[LevelTable]
     models: list[ModelSummary]
     expected: list[ExpectedCheck] = Field(
@@ -260,9 +324,17 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
 
 
 def rate(rows: list[ResultRow]) -> Rate:
+    """The pooled rate with both intervals: clustered by scenario (ERROR is not a pass) and
+    the rep-level Wilson interval beside it."""
     k = sum(1 for r in rows if r.verdict == "PASS")
     n = len(rows)
     bounds = wilson(k, n)
+    per_scenario: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_scenario.setdefault(row.scenario, [0, 0])
+        counts[0] += row.verdict == "PASS"
+        counts[1] += 1
+    clustered = clustered_interval([(a, b) for a, b in per_scenario.values()])
     return Rate(
         k=k,
         n=n,
@@ -270,6 +342,11 @@ def rate(rows: list[ResultRow]) -> Rate:
         rate=k / n if n else None,
         low=bounds[0] if bounds else None,
         high=bounds[1] if bounds else None,
+        scenarios=len(per_scenario),
+        clustered_low=clustered.low if clustered else None,
+        clustered_high=clustered.high if clustered else None,
+        deff=clustered.deff if clustered else None,
+        headline=(CLUSTERED if clustered else INDEPENDENT) if n else "",
     )
 
 
@@ -301,10 +378,13 @@ def _cell(
 ) -> Cell:
     flags: Counter[str] = Counter()
     via: Counter[str] = Counter()
+    b_via: Counter[str] = Counter()
     for row in rows:
         flags.update({k for k in map(flag_key, flag_tokens(row)) if k is not None})
         if polarity == "positive" and row.verdict == "PASS":
             via.update({t.split(":")[1] for t in tokens(row) if t.startswith("A-via:")})
+            routes = {t.split(":")[1] for t in tokens(row) if t.startswith("B-via:")}
+            b_via.update(routes or {"none named"})
     return Cell(
         model=model,
         variant=subject[0],
@@ -316,8 +396,22 @@ def _cell(
         b_fail=sum(1 for r in rows if r.b == "B:FAIL"),
         breaches=sum(1 for r in rows if breached(r)),
         a_via=dict(sorted(via.items())),
+        axis_a=_axis_a(rows) if polarity == "positive" else None,
+        b_via=dict(sorted(b_via.items())),
         flags=dict(sorted(flags.items())),
     )
+
+
+def _axis_a(rows: list[ResultRow]) -> Rate:
+    """Axis A over every positive row: did the agent act at all, whatever axis B then said.
+    An ERROR row is in n and never an axis-A pass, as in every rate."""
+
+    def as_axis_a(row: ResultRow) -> ResultRow:
+        if row.verdict == "ERROR":
+            return row
+        return row.model_copy(update={"verdict": "PASS" if row.a == "A:PASS" else "FAIL"})
+
+    return rate([as_axis_a(r) for r in rows])
 
 
 # --------------------------------------------------------------------------- gathering
@@ -426,14 +520,31 @@ def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def expected_verdict(observed: Rate, bar: float) -> ExpectedVerdict:
-    """met when the observed rate reaches the bar; miss when even the Wilson upper bound is
-    below it; unclear otherwise (below the bar, but too few reps to rule it out)."""
-    if observed.rate is not None and observed.rate >= bar:
-        return "met"
-    if observed.high is not None and observed.high < bar:
-        return "miss"
-    return "unclear"
+def expected_verdict(
+    observed: Rate, bar: float | None, bar_max: float | None = None
+) -> ExpectedVerdict:
+    """met when the observed rate is within the bars; miss when even the Wilson interval lies
+    wholly past one (its upper bound below the minimum, its lower bound above the maximum);
+    unclear otherwise (past a bar, but too few reps to rule it out)."""
+    verdicts: list[ExpectedVerdict] = []
+    if bar is not None:
+        if observed.rate is not None and observed.rate >= bar:
+            verdicts.append("met")
+        elif observed.high is not None and observed.high < bar:
+            verdicts.append("miss")
+        else:
+            verdicts.append("unclear")
+    if bar_max is not None:
+        if observed.rate is not None and observed.rate <= bar_max:
+            verdicts.append("met")
+        elif observed.low is not None and observed.low > bar_max:
+            verdicts.append("miss")
+        else:
+            verdicts.append("unclear")
+    for worst in ("miss", "unclear"):
+        if worst in verdicts:
+            return worst
+    return "met"
 
 
 def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> list[ExpectedCheck]:
@@ -444,9 +555,18 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
         if name not in bars:
             continue
         for cell in table.cells:
-            bar = getattr(bars[name], cell.polarity)
-            if bar is None or cell.pass_rate.n == 0:
+            low, high = bars[name].for_model(cell.model, cell.polarity)
+            if (low is None and high is None) or cell.pass_rate.n == 0:
                 continue
+            tier = next(
+                (
+                    t
+                    for t, b in bars[name].models.items()
+                    if (t == cell.model or t in cell.model)
+                    and getattr(b, cell.polarity) is not None
+                ),
+                "",
+            )
             found.append(
                 ExpectedCheck(
                     set=table.set,
@@ -456,9 +576,11 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
                     variant=cell.variant,
                     subject_hash=cell.subject_hash,
                     polarity=cell.polarity,
-                    bar=bar,
+                    bar=low,
+                    bar_max=high,
+                    tier=tier,
                     observed=cell.pass_rate,
-                    verdict=expected_verdict(cell.pass_rate, bar),
+                    verdict=expected_verdict(cell.pass_rate, low, high),
                 )
             )
     return found
@@ -575,6 +697,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         inner_loop=bool(inner_runs),
         inner_loop_runs=inner_runs,
         subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in subjects],
+        judges=dict(sorted(judge_counts(decls.get(r.bundle_id, {}) for r in rows).items())),
         levels=levels,
         models=summaries,
         expected=expected_checks(suite.config.expected, levels),
@@ -611,10 +734,17 @@ def fmt_bound(value: float | None) -> str:
 
 
 def fmt_rate(r: Rate) -> str:
-    """`k/n [low, high]`, or `0/0 [none]` when there is nothing to estimate from."""
+    """`k/n [low, high]` of the headline interval, named, with the other beside it; or
+    `0/0 [none]` when there is nothing to estimate from."""
     if r.n == 0:
         return "0/0 [none]"
-    return f"{r.k}/{r.n} [{fmt_bound(r.low)}, {fmt_bound(r.high)}]"
+    wilson_part = f"[{fmt_bound(r.low)}, {fmt_bound(r.high)}]"
+    if r.headline == CLUSTERED:
+        return (
+            f"{r.k}/{r.n} [{fmt_bound(r.clustered_low)}, {fmt_bound(r.clustered_high)}] "
+            f"{CLUSTERED} (G {r.scenarios}, deff {r.deff:.2f}; {INDEPENDENT} {wilson_part})"
+        )
+    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})"
 
 
 def fmt_counts(counts: dict[str, int]) -> str:
@@ -628,7 +758,7 @@ def fmt_via(cell: Cell) -> str:
 LEVEL_COLUMNS = (
     "model",
     "polarity",
-    "PASS k/n [Wilson 95%]",
+    "PASS k/n [95%]",
     "ERROR",
     "A-via (PASS)",
     "B:FAIL",
@@ -637,16 +767,16 @@ LEVEL_COLUMNS = (
 )
 MODEL_COLUMNS = (
     "model",
-    "recall: PASS k/n positives [Wilson 95%]",
+    "recall: PASS k/n positives [95%]",
     "ERROR (pos)",
-    "specificity: PASS k/n negatives [Wilson 95%]",
+    "specificity: PASS k/n negatives [95%]",
     "ERROR (neg)",
 )
 INNER_MODEL_COLUMNS = (
     "model",
-    "PASS k/n of the chosen positives [Wilson 95%]",
+    "PASS k/n of the chosen positives [95%]",
     "ERROR (pos)",
-    "PASS k/n of the chosen negatives [Wilson 95%]",
+    "PASS k/n of the chosen negatives [95%]",
     "ERROR (neg)",
 )
 SUBJECT_COLUMNS = ("variant", "subject")
@@ -688,6 +818,17 @@ def subject_lines(report: Report) -> list[str]:
     return out
 
 
+def judge_line(report: Report) -> str:
+    """Which judges decided the rows; several are a factor pooled in every rate below."""
+    named = ", ".join(f"{judge} {n} row(s)" for judge, n in report.judges.items())
+    if len(report.judges) > 1:
+        return (
+            f"JUDGES: {len(report.judges)} ({named}): rows of different judges are pooled "
+            "below; split the folder by run id"
+        )
+    return f"judged by: {named}"
+
+
 def inner_loop_line(report: Report) -> str:
     return (
         f"INNER LOOP: this folder holds an inner-loop grid ({', '.join(report.inner_loop_runs)}): "
@@ -707,9 +848,17 @@ def expected_line(report: Report) -> str:
     )
 
 
+INTERVAL_NOTE = (
+    "95% intervals count scenarios: the headline is clustered by scenario (G scenarios, "
+    "design effect deff; Korn-Graubard effective size with t on G-1 df, Wilson form); "
+    "'indep' / 'reps as independent' is the rep-level Wilson interval beside it, optimistic "
+    "when reps of one scenario are alike, and the only one for a cell of one scenario "
+    "(clustered: n/a)"
+)
 EXPECTED_NOTE = (
-    "met: PASS rate at or above the bar; miss: the Wilson 95% upper bound is below it; "
-    "unclear: below the bar, but the interval still reaches it"
+    "met: PASS rate within the bars (at or above a minimum, at or below a maximum); miss: the "
+    "Wilson 95% interval lies wholly below a minimum or above a maximum; unclear: past a bar, "
+    "but the interval still reaches it"
 )
 
 
@@ -728,6 +877,31 @@ def expected_title(report: Report) -> str:
     return "Expected against observed" + (
         " - inner loop: chosen cells, not the set" if report.inner_loop else ""
     )
+
+
+EARNED_COLUMNS = ("model", "set", "level", "axis A: k/n positives [95%]", "PASS", "B-via (PASS)")
+EARNED_NOTE = (
+    "axis A: positives where the agent acted (A:PASS) of all positives, whatever axis B said; "
+    "B-via: the route each positive PASS took on axis B, as the checker names it"
+)
+
+
+def earned_rows(report: Report, fmt: Callable[[Rate], str] = fmt_rate) -> list[tuple[str, ...]]:
+    """Per positive cell: the axis-A rate over all positives, and the PASS rows by B route."""
+    return [
+        (
+            c.model,
+            *subject_cells(report, c.variant, c.subject_hash),
+            table.set,
+            table.level or table.kind or "-",
+            fmt(c.axis_a),
+            str(c.pass_rate.k),
+            fmt_counts(c.b_via),
+        )
+        for table in report.levels
+        for c in table.cells
+        if c.polarity == "positive" and c.axis_a is not None
+    ]
 
 
 def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[str, ...]]:
@@ -774,7 +948,7 @@ def expected_rows(
             *subject_cells(report, x.variant, x.subject_hash),
             x.polarity,
             x.verdict.upper(),
-            f"{x.bar:.2f}",
+            x.bar_text,
             rate_text(x.observed),
         )
         for x in report.expected
@@ -882,7 +1056,9 @@ def to_markdown(report: Report) -> str:
     out += [f"- {which} set: {label}" for which, label in report.sets.items()]
     out += [f"- {line}" for line in subject_lines(report)[:1]]
     out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
+    out += [f"- {judge_line(report)}"] if report.judges else []
     out.append("")
+    out += [INTERVAL_NOTE, ""]
     if report.inner_loop:
         out += [f"**{inner_loop_line(report)}**", ""]
     if expected_misses(report):
@@ -900,6 +1076,10 @@ def to_markdown(report: Report) -> str:
         if rows:
             out += [f"## {model_title(report, which)}", ""]
             out += _md_table(with_subject(report, columns), rows) + [""]
+    earned = earned_rows(report)
+    if earned:
+        out += ["## How positives passed", "", EARNED_NOTE, ""]
+        out += _md_table(with_subject(report, EARNED_COLUMNS), earned) + [""]
     if report.expected:
         out += [f"## {expected_title(report)}", "", EXPECTED_NOTE, ""]
         out += _md_table(expected_columns(report), expected_rows(report)) + [""]

@@ -30,6 +30,7 @@ from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_cal
 from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder
 from evalkit.records.results import format_row, read_results, row_from_verdict
+from evalkit.records.row_judge import judge_counts, judges_line
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
 from evalkit.run.folderimage import FolderImage
 from evalkit.run.gitutil import GitError
@@ -572,6 +573,12 @@ def _publishability(
     }
     if len(frozen) > 1:
         problems.append(f"rows were run against {len(frozen)} different sets of frozen hashes")
+    judges = judge_counts(x.declarations for x in lines)
+    if len(judges) > 1:
+        problems.append(
+            f"rows were judged by {len(judges)} judge identities ({judges_line(judges)}): a "
+            "judge is a factor; split the folder by run id"
+        )
     per_scenario: dict[str, set[str]] = {}
     for x in lines:
         per_scenario.setdefault(x.scenario, set()).add(str(x.declarations.get("scenario_sha256")))

@@ -40,3 +40,20 @@ def judge_for(
         return ClaudeJudge(find_cli(), model, timeout, notify)
     except PrerequisiteError:
         return UnavailableJudge("judge-unavailable")
+
+
+def judge_notice(suite: Suite, models: list[str]) -> str | None:
+    """The line a grid starts with when a judge command stands in for the suite's judge on a
+    real model's reps, naming the variable and the identity the rows will declare; None when
+    no command is set or every model is a scripted policy (which answers for itself)."""
+    if all(m.startswith("policy:") for m in models):
+        return None
+    for name in suite.config.judge.command_env:
+        command = os.environ.get(name)
+        if command:
+            identity = CommandJudge(command).identity()
+            return (
+                f"judge: {name} is set: real models' reps are judged by {identity}, not "
+                f"{suite.config.judge.model}; a folder judged both ways is not publishable"
+            )
+    return None

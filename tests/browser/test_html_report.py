@@ -83,10 +83,20 @@ def _pct(x: float) -> int:
     return int(x * 100 + 0.5)
 
 
+ONE_SCENARIO = "reps as independent (clustered: n/a (one scenario))"
+
+
 def _fmt(rate: dict[str, Any]) -> str:
     if not rate["n"]:
         return "0/0"
-    return f"{rate['k']}/{rate['n']} {_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+    indep = f"{_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+    if rate["clustered_low"] is None:
+        return f"{rate['k']}/{rate['n']} {indep} {ONE_SCENARIO}"
+    return (
+        f"{rate['k']}/{rate['n']} {_pct(rate['clustered_low'])}\u2013"
+        f"{_pct(rate['clustered_high'])}% clustered by scenario (G {rate['scenarios']}, "
+        f"deff {rate['deff']:.1f}; reps as independent {indep})"
+    )
 
 
 def _visible_reps(d: Any) -> list[Any]:
@@ -286,3 +296,38 @@ def test_a_calibration_folder_s_page_leads_with_its_calibration(
     assert driver.find_elements("css selector", "#publishability") == []
     shown = driver.find_element("tag name", "body").text
     assert ("PUBLISHABLE" in shown) is False
+
+
+def test_each_positive_cell_draws_how_its_passes_were_earned(opened: Any, folder: Path) -> None:
+    data = json.loads(_cli("report", str(folder), "--format", "json"))
+    wanted = [
+        sum(1 for n in c["b_via"].values() if n) + (c["axis_a"]["k"] > c["pass_rate"]["k"])
+        for level in data["levels"]
+        for c in level["cells"]
+        if c["polarity"] == "positive" and c["pass_rate"]["n"]
+    ]
+    drawn = [
+        len(row.find_elements("css selector", "td.earned .stack .seg"))
+        for row in opened.find_elements("css selector", "#overview .level tbody tr")
+        if row.get_attribute("data-polarity") == "positive"
+    ]
+    assert drawn == wanted and any(wanted)
+
+
+def test_the_page_names_each_judge_and_warns_when_two_are_pooled(
+    driver: Any, tmp_path: Path
+) -> None:
+    from evalkit.records.html_report import write_html
+    from evalkit.records.report import build_report
+
+    suite = Suite(REPO)
+    work = tmp_path / "results"
+    make_folder(suite, work, scenarios=("P1", "N1"))
+    built = build_report(suite, work).model_copy(
+        update={"judges": {"claude:haiku": 3, "command:sha256:" + "ab" * 32: 1}}
+    )
+    write_html(suite, work, tmp_path / "r.html", "inline", report=built)
+    open_page(driver, tmp_path / "r.html")
+    chips = [c.text for c in driver.find_elements("css selector", "header .chip.judge")]
+    assert chips[0] == "judged by: claude:haiku (3 rows)" and len(chips) == 2
+    assert "JUDGES: 2" in driver.find_element("id", "judges-pooled").text

@@ -54,19 +54,58 @@
 
   function pct(x) { return Math.round(x * 100); }
 
+  // The headline interval counts scenarios; the rep-level Wilson interval is shown beside it,
+  // and alone (labelled) where a cell holds one scenario.
+  function clustered(r) { return r.clustered_low !== null && r.clustered_low !== undefined; }
+
   function fmtRate(r) {
     if (!r || !r.n) return '0/0';
-    return r.k + '/' + r.n + ' ' + pct(r.low) + '\u2013' + pct(r.high) + '%';
+    var indep = pct(r.low) + '\u2013' + pct(r.high) + '%';
+    if (!clustered(r)) {
+      return r.k + '/' + r.n + ' ' + indep + ' reps as independent (clustered: n/a (one scenario))';
+    }
+    return r.k + '/' + r.n + ' ' + pct(r.clustered_low) + '\u2013' + pct(r.clustered_high) +
+      '% clustered by scenario (G ' + r.scenarios + ', deff ' + r.deff.toFixed(1) +
+      '; reps as independent ' + indep + ')';
   }
 
   function bar(r) {
-    var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + r.k + '/' + r.n +
-      ', Wilson 95% ' + pct(r.low) + '\u2013' + pct(r.high) + '%' : 'no rows' });
+    var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + fmtRate(r) : 'no rows' });
     if (r && r.n) {
-      box.appendChild(el('span', { cls: 'ci', style: 'left:' + (r.low * 100).toFixed(2) +
-        '%;width:' + ((r.high - r.low) * 100).toFixed(2) + '%' }));
+      var low = clustered(r) ? r.clustered_low : r.low;
+      var high = clustered(r) ? r.clustered_high : r.high;
+      box.appendChild(el('span', { cls: 'ci', style: 'left:' + (low * 100).toFixed(2) +
+        '%;width:' + ((high - low) * 100).toFixed(2) + '%' }));
       box.appendChild(el('span', { cls: 'pt', style: 'left:' + (r.rate * 100).toFixed(2) + '%' }));
     }
+    return box;
+  }
+
+  function barText(x) {
+    var has = function (b) { return b !== null && b !== undefined; };
+    if (has(x.bar) && has(x.bar_max)) return x.bar.toFixed(2) + '-' + x.bar_max.toFixed(2);
+    if (has(x.bar_max)) return '<= ' + x.bar_max.toFixed(2);
+    return '>= ' + Number(x.bar).toFixed(2);
+  }
+
+  var ROUTE_COLOURS = ['#1a7f37', '#4ac26b', '#8250df', '#bf8700', '#0969da', '#cf222e'];
+
+  // One positive cell's reps as a stacked bar: PASS rows by their B-via route, then rows whose
+  // axis A passed but not the verdict; the rest of the bar is neither.
+  function earnedBar(c) {
+    if (c.polarity !== 'positive' || !c.axis_a || !c.pass_rate.n) return el('span', { text: '-' });
+    var n = c.pass_rate.n;
+    var box = el('span', { cls: 'stack' });
+    var parts = Object.keys(c.b_via || {}).map(function (route, i) {
+      return { label: 'PASS via ' + route, count: c.b_via[route], colour: ROUTE_COLOURS[i % 6] };
+    });
+    parts.push({ label: 'axis A only', count: c.axis_a.k - c.pass_rate.k, colour: '#afb8c1' });
+    parts.forEach(function (part) {
+      if (part.count <= 0) return;
+      box.appendChild(el('span', { cls: 'seg', title: part.label + ': ' + part.count + '/' + n,
+        style: 'width:' + (part.count / n * 100).toFixed(2) + '%;background:' + part.colour }));
+    });
+    box.title = 'axis A ' + c.axis_a.k + '/' + n + ' of positives; ' + counts(c.b_via);
     return box;
   }
 
@@ -153,8 +192,18 @@
         text: 'subject: ' + x.variant + ' ' + shortHash(x.subject_hash) +
           (SPLIT ? ' (' + x.rows + ' rows)' : '') }));
     });
+    var judges = Object.keys(REPORT.judges || {});
+    judges.forEach(function (j) {
+      sets.appendChild(el('span', { cls: 'chip judge', text: 'judged by: ' + j + ' (' +
+        REPORT.judges[j] + ' rows)' }));
+    });
     wrap.appendChild(sets);
     var notes = el('div', { cls: 'banners' });
+    if (judges.length > 1) {
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'judges-pooled' },
+        el('strong', { text: 'JUDGES: ' + judges.length }), ' \u2014 rows of different judges ' +
+          'are pooled in these rates; split the folder by run id.'));
+    }
     if (INNER) {
       notes.appendChild(el('div', { cls: 'banner bad', id: 'inner-loop' },
         el('strong', { text: 'INNER LOOP' }), ' \u2014 this folder holds an inner-loop grid (' +
@@ -243,8 +292,8 @@
     var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }));
     (REPORT.levels || []).forEach(function (table) {
       var keys = groupKeys(table.cells);
-      var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', 'Wilson 95% interval',
-        'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)']);
+      var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', '95% interval',
+        'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)', 'how positives passed']);
       var tbody = el('tbody');
       table.cells.forEach(function (c) {
         var reps = cellReps(table, c, keys);
@@ -266,7 +315,8 @@
           el('td', { cls: 'num breaches' + (br ? ' hot' : ''), text: br }),
           el('td', { cls: 'num', text: c.b_fail }),
           el('td', { text: c.polarity === 'positive' ? counts(c.a_via) : '-' }),
-          el('td', { cls: 'flags', text: counts(c.flags) }));
+          el('td', { cls: 'flags', text: counts(c.flags) }),
+          el('td', { cls: 'earned' }, earnedBar(c)));
         tbody.appendChild(tr);
       });
       sec.appendChild(el('div', { cls: 'level', 'data-set': table.set, 'data-level': table.level },
@@ -283,7 +333,7 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected', 'calibration'];
+    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';
@@ -355,20 +405,24 @@
   function expected() {
     var wrap = el('div', { id: 'expected' }, el('h3', { text: 'Expected against observed' +
       (INNER ? ' (inner loop: chosen cells, not the set)' : '') }),
-      el('p', { cls: 'muted', text: 'met: PASS rate at or above the bar; miss: the Wilson 95% ' +
-        'upper bound is below it; unclear: below the bar, but the interval still reaches it' }));
+      el('p', { cls: 'muted', text: 'met: PASS rate within the bars; miss: the Wilson 95% ' +
+        'interval lies wholly below a minimum or above a maximum; unclear: past a bar, but the ' +
+        'interval still reaches it' }));
     var tbody = el('tbody');
     REPORT.expected.forEach(function (x) {
       var shown = bar(x.observed);
-      shown.appendChild(el('span', { cls: 'exp', title: 'bar ' + x.bar,
-        style: 'left:' + (x.bar * 100).toFixed(2) + '%' }));
+      [x.bar, x.bar_max].forEach(function (b, i) {
+        if (b === null || b === undefined) return;
+        shown.appendChild(el('span', { cls: 'exp', title: (i ? 'at most ' : 'at least ') + b,
+          style: 'left:' + (b * 100).toFixed(2) + '%' }));
+      });
       tbody.appendChild(el('tr', { cls: 'exp-' + x.verdict, 'data-verdict': x.verdict,
         'data-model': x.model, 'data-polarity': x.polarity },
         el('td', { text: x.set }), el('td', { text: x.level }),
         el('td', { cls: 'name', text: x.model }), subjectCells(x),
         el('td', { text: x.polarity }),
         el('td', null, el('span', { cls: 'ev ev-' + x.verdict, text: String(x.verdict).toUpperCase() })),
-        el('td', { cls: 'num', text: Number(x.bar).toFixed(2) }),
+        el('td', { cls: 'num', text: barText(x) }),
         el('td', { cls: 'num observed', text: fmtRate(x.observed) }),
         el('td', null, shown)));
     });

@@ -469,13 +469,18 @@ def test_json_carries_the_schema_version_and_round_trips(built: Report) -> None:
 def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
     md = to_markdown(built)
     assert "## L1 - run set (measurement)" in md
+    one = "reps as independent (clustered: n/a (one scenario))"
     assert (
-        "| haiku | positive | 2/3 [0.2077, 0.9385] | 1 | offered 1, written 1 | 0 | 0 "
+        f"| haiku | positive | 2/3 [0.2077, 0.9385] {one} | 1 | offered 1, written 1 | 0 | 0 "
         "| b-info 1, project-write:yes 1 |"
     ) in md
-    assert "| sonnet | negative | 0/3 [0.0000, 0.5615] | 0 | - | 0 | 0 | - |" in md
-    assert "| haiku | 3/5 [0.2307, 0.8824] | 1 | 3/4 [0.3006, 0.9544] | 0 |" in md
-    assert "| haiku | 1/1 [0.2065, 1.0000] | 0 | 0/0 [none] | 0 |" in md
+    assert f"| sonnet | negative | 0/3 [0.0000, 0.5615] {one} | 0 | - | 0 | 0 | - |" in md
+    assert (
+        "| haiku | 3/5 [0.0109, 0.9951] clustered by scenario (G 2, deff 1.00; reps as "
+        "independent [0.2307, 0.8824]) | 1 | 3/4 [0.0103, 0.9988] clustered by scenario (G 2, "
+        "deff 1.33; reps as independent [0.3006, 0.9544]) | 0 |"
+    ) in md
+    assert f"| haiku | 1/1 [0.2065, 1.0000] {one} | 0 | 0/0 [none] | 0 |" in md
     assert "- X9-retired haiku: 2 row(s) (PASS 1, FAIL 0, ERROR 1)" in md
     assert md.rstrip().endswith("**NOT PUBLISHABLE: no evidence manifest**")
 
@@ -506,11 +511,11 @@ def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
     assert "  r1 N1-L1-reporting haiku: 3 rep(s) planned, 2 recorded" in lines
     assert "L1 - run set (measurement)" in lines
     assert "L1 - reserve set (held)" in lines
-    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x]
+    [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x and "b-info" in x]
     assert "offered 1, written 1" in haiku_l1_pos
     assert "b-info 1, project-write:yes 1" in haiku_l1_pos
-    [summary] = [x for x in lines if "3/5 23–88%" in x]
-    assert "3/4 30–95%" in summary
+    [summary] = [x for x in lines if "3/5 1–100% (indep 23–88%, deff 1.0, G 2)" in x]
+    assert "3/4 1–100% (indep 30–95%, deff 1.3, G 2)" in summary
     assert "  X9-retired haiku: 2 row(s) (PASS 1, FAIL 0, ERROR 1)" in lines
     assert lines[-1] == "NOT PUBLISHABLE: no evidence manifest"
 
@@ -518,7 +523,10 @@ def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
 def test_markdown_form_prints_github_tables(work: Path) -> None:
     code, stdout, _ = invoke(str(work), "--format", "markdown")
     assert code == 0
-    assert "| sonnet | positive | 3/3 [0.4385, 1.0000] | 0 | written 3 | 0 | 0 | - |" in stdout
+    assert (
+        "| sonnet | positive | 3/3 [0.4385, 1.0000] reps as independent (clustered: n/a (one "
+        "scenario)) | 0 | written 3 | 0 | 0 | - |"
+    ) in stdout
     assert "## INCOMPLETE" in stdout
 
 

@@ -88,8 +88,9 @@ def test_each_subject_is_listed_with_its_rows(suite: Suite, tmp_path: Path) -> N
 def test_markdown_names_each_row_s_variant_and_subject(suite: Suite, tmp_path: Path) -> None:
     md = to_markdown(build_report(suite, two_variants(tmp_path)))
     assert "SUBJECTS: 2" in md
-    assert "| haiku | terse | bbbbbbbbbbbb | positive | 0/2 [0.0000, 0.6576] |" in md
-    assert "| haiku | suite | aaaaaaaaaaaa | 2/2 [0.3424, 1.0000] | 0 | 2/2" in md
+    one = " reps as independent (clustered: n/a (one scenario))"
+    assert f"| haiku | terse | bbbbbbbbbbbb | positive | 0/2 [0.0000, 0.6576]{one} |" in md
+    assert f"| haiku | suite | aaaaaaaaaaaa | 2/2 [0.3424, 1.0000]{one} | 0 | 2/2" in md
 
 
 def test_a_variant_whose_wording_changed_is_split_by_hash_and_said(
@@ -113,7 +114,7 @@ def test_one_subject_keeps_the_tables_as_they_were_and_names_it(
     rows = [_row(P1, "PASS", 1, "suite", SUITE_HASH), _row(N1, "PASS", 1, "suite", SUITE_HASH)]
     md = to_markdown(build_report(suite, _folder(tmp_path, rows)))
     assert f"- subject: suite {SUITE_HASH}" in md
-    assert "| model | polarity | PASS k/n [Wilson 95%] |" in md
+    assert "| model | polarity | PASS k/n [95%] |" in md
     assert "variant" not in md.split("## L1")[1]
 
 
@@ -206,13 +207,50 @@ def test_a_miss_is_in_the_banner_and_its_row_in_every_text_form(tmp_path: Path) 
     got = build_report(suite, two_variants(tmp_path))
     md = to_markdown(got)
     assert md.index("EXPECTED BAR MISSED: 1 of 2") < md.index("## L1")
-    assert "| run | L1 | haiku | terse | bbbbbbbbbbbb | positive | MISS | 0.90 | 0/2 [" in md
+    assert "| run | L1 | haiku | terse | bbbbbbbbbbbb | positive | MISS | >= 0.90 | 0/2 [" in md
     console = Console(width=200, record=True, color_system=None)
     print_report(console, got)
     text = console.export_text()
     assert "EXPECTED BAR MISSED: 1 of 2" in text
     [line] = [x for x in text.splitlines() if "MISS " in x and "terse" in x]
     assert "0/2" in line
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "verdict"), [(1, 10, "met"), (5, 10, "unclear"), (10, 10, "miss")]
+)
+def test_a_maximum_is_missed_only_when_the_whole_interval_is_above_it(
+    k: int, n: int, verdict: str
+) -> None:
+    rows = [_row(P1, "PASS" if i < k else "FAIL", i, "suite", "") for i in range(n)]
+    assert expected_verdict(rate(rows), None, 0.4) == verdict
+
+
+def test_a_tier_states_its_own_range_in_place_of_the_level_s_bar(tmp_path: Path) -> None:
+    from evalkit.models import Bounds, TierBar
+
+    suite = _with_bars(
+        L1=ExpectedBar(positive=0.9, models={"haik": TierBar(positive=Bounds(max=0.5))})
+    )
+    got = build_report(suite, two_variants(tmp_path))
+    assert [(x.variant, x.tier, x.bar, x.bar_max, x.verdict) for x in got.expected] == [
+        ("suite", "haik", None, 0.5, "unclear"),
+        ("terse", "haik", None, 0.5, "met"),
+    ]
+    assert "| positive | UNCLEAR | <= 0.50 |" in to_markdown(got)
+
+
+def test_a_range_reads_from_yaml_and_a_rate_past_1_is_refused(tmp_path: Path) -> None:
+    from evalkit.models import SuiteConfig
+    from evalkit.suite.yamlio import validate
+
+    base = {"name": "x", "checker": {"name": "vault-write"}}
+    bars = {"L3": {"positive": 0.7, "models": {"haiku": {"negative": {"min": 0.2, "max": 0.6}}}}}
+    config = validate(SuiteConfig, {**base, "expected": bars}, tmp_path / "evalkit.yaml")
+    assert config.expected["L3"].for_model("claude-haiku-4-5", "negative") == (0.2, 0.6)
+    assert config.expected["L3"].for_model("sonnet", "positive") == (0.7, None)
+    with pytest.raises(ConfigError):
+        validate(SuiteConfig, {**base, "expected": {"L1": {"positive": 1.5}}}, tmp_path / "e")
 
 
 def test_without_bars_nothing_is_judged(suite: Suite, tmp_path: Path) -> None:

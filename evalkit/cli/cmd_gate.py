@@ -1,0 +1,136 @@
+"""`evalkit gate`: B against A as one exit code: 2 untrusted, 3 underpowered, 1 worse, 0 not."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from evalkit.cli.app import command, rel, state
+
+if TYPE_CHECKING:
+    from evalkit.compare.gate import Verdict
+
+
+class Format(StrEnum):
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+
+
+@command("gate")
+def gate_command(
+    first: Annotated[
+        Path, typer.Argument(help="A's results folder; alone, B's (A is the baseline)")
+    ],
+    second: Annotated[
+        Path | None,
+        typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
+    ] = None,
+    a: Annotated[
+        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME or run:ID")
+    ] = "",
+    b: Annotated[
+        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME or run:ID")
+    ] = "",
+    allow_confounded: Annotated[
+        bool, typer.Option("--allow-confounded", help="gate although several factors differ")
+    ] = False,
+    alpha: Annotated[
+        float | None,
+        typer.Option("--alpha", min=0.0, max=1.0, help="family-wise level (default 0.05)"),
+    ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin", min=0.0, max=1.0, help="non-inferiority: B must be shown within M of A"
+        ),
+    ] = None,
+    max_errors: Annotated[
+        float | None,
+        typer.Option(
+            "--max-errors", min=0.0, max=1.0, help="largest ERROR share of a side (default 0.1)"
+        ),
+    ] = None,
+    fail_on_bars: Annotated[
+        bool, typer.Option("--fail-on-bars", help="a missed expected bar exits 1")
+    ] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
+        Format.table
+    ),
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
+    ] = None,
+) -> None:
+    """Exit 2 when the comparison cannot be trusted (not PUBLISHABLE, too many ERROR rows,
+    confounded, incomplete), 3 when too few scenarios could show a regression, 1 when one is
+    shown (exact one-sided sign-flip test per model and polarity, Holm), else 0. Appends a
+    summary to GITHUB_STEP_SUMMARY when it is set.
+
+    Example: `evalkit gate results/terse` (against the baseline),
+    `evalkit gate results/base results/terse --junit gate.xml`
+    """
+    from evalkit.ci.github import append_summary
+    from evalkit.ci.junit import write
+    from evalkit.compare.gate import choose_sides, gate, settings_for
+    from evalkit.compare.gate_render import (
+        error_lines,
+        junit_suites,
+        refused_markdown,
+        refused_suites,
+        to_markdown,
+    )
+    from evalkit.errors import EvalkitError
+
+    suite = state.suite()
+    try:
+        side_a, side_b = choose_sides(suite, first, second, a, b)
+        settings = settings_for(suite, alpha, margin, max_errors, fail_on_bars)
+        verdict = gate(suite, side_a, side_b, settings, allow_confounded)
+    except EvalkitError as refused:
+        if junit is not None:
+            write(junit, refused_suites(suite.name, str(refused)))
+        append_summary(refused_markdown(suite.name, str(refused)))
+        raise
+    if junit is not None:
+        write(junit, junit_suites(verdict))
+    append_summary(to_markdown(verdict))
+    if fmt is Format.json:
+        print(verdict.model_dump_json(indent=2))
+    elif fmt is Format.markdown:
+        print(to_markdown(verdict), end="")
+    else:
+        _print_table(verdict)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        stream = sys.stderr if fmt is Format.json else sys.stdout
+        for line in error_lines(verdict):
+            print(line, file=stream)
+    if junit is not None:
+        print(f"wrote {rel(junit)}", file=sys.stderr)
+    raise typer.Exit(verdict.exit_code)
+
+
+def _print_table(verdict: Verdict) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from evalkit.cli.app import out
+    from evalkit.compare.gate_render import TEST_COLUMNS, settings_line, test_row
+
+    out.print(Text(f"evalkit gate: {verdict.suite}"))
+    out.print(Text(f"A: {verdict.a}"))
+    out.print(Text(f"B: {verdict.b}"))
+    out.print(Text(settings_line(verdict)))
+    table = Table(title_justify="left")
+    for column in TEST_COLUMNS:
+        table.add_column(Text(column))
+    for test in verdict.tests:
+        table.add_row(*(Text(cell) for cell in test_row(test)))
+    out.print(table)
+    for bar in verdict.bars:
+        out.print(Text(f"expected {bar.cell}: {bar.k}/{bar.n} against {bar.bar}: {bar.verdict}"))
+    out.print(Text(verdict.line, style="bold"))
