@@ -15,6 +15,7 @@ from evalkit.compare.gate import Verdict, gate, settings_for
 from evalkit.compare.sides import load_side
 from evalkit.models import VerdictValue
 from evalkit.suite.config import Suite
+from tests.conftest import REPO
 from tests.gate_folders import fabricate, writes_always
 
 
@@ -90,7 +91,8 @@ def test_a_margin_asks_for_b_shown_within_it(suite: Suite, tmp_path: Path) -> No
     assert {t.decision for t in tight.tests} == {"not-within-margin", "within"}
 
 
-def test_the_suite_gate_block_is_used_and_an_override_is_labelled(suite: Suite) -> None:
+def test_the_suite_gate_block_is_used_and_an_override_is_labelled() -> None:
+    suite = Suite(REPO)  # its own: the shared one caches its lock state, which edits would drift
     settings = settings_for(suite, alpha=0.1)
     assert settings.alpha.source == "--alpha"
     assert settings.margin.source == "default"
@@ -129,12 +131,9 @@ def test_a_missed_bar_exits_1_only_under_fail_on_bars(
         lambda s, pol, _: "FAIL" if pol == "positive" and "-L1-" in s else "PASS",
         reps=3,
     )
-    original = suite.config.expected
-    try:
-        suite.config.expected = {"L1": ExpectedBar(positive=1.0)}
-        verdict = run_gate(suite, a, b, fail_on_bars=fail_on_bars)
-    finally:
-        suite.config.expected = original
+    own = Suite(REPO)  # its own: the shared one caches its lock state, which edits would drift
+    own.config.expected = {"L1": ExpectedBar(positive=1.0)}
+    verdict = run_gate(own, a, b, fail_on_bars=fail_on_bars)
     missed = [bar.cell for bar in verdict.bars if bar.verdict == "miss"]
     assert missed
     if fail_on_bars:
