@@ -123,7 +123,7 @@ def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
                     prepared.command,
                     cwd=prepared.cwd,
                     env=prepared.env,
-                    stdin=subprocess.DEVNULL,
+                    input=prepared.prompt,
                     stdout=out,
                     stderr=subprocess.DEVNULL,
                     timeout=300,

@@ -51,6 +51,9 @@ _ERROR_TYPES = {
 RETRY_AFTER_SECONDS = 1
 """What a 429 fault's ``retry-after`` header says: short, so a test waits little."""
 LATENCY_ENV = "EVALKIT_SCRIPTED_LATENCY"
+HELD_ENV = "EVALKIT_SCRIPTED_HELD"
+"""A file the ``hang`` fault creates once it holds an answer, so a test knows the agent is
+waiting on its first answer (with its whole process tree alive) without polling the server."""
 SIDE_TEXT = "OK"
 SUBAGENT_HEADER = "x-claude-code-agent-id"
 _CHUNK = 48
@@ -332,6 +335,7 @@ class ScriptedServer:
         if self.fault == "hang":
             self._log(RequestLog(handler.path, stream, model, None, 200, side))
             handler.open_stream("text/event-stream" if stream else "application/json")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return
@@ -381,6 +385,16 @@ class ScriptedServer:
                 )
         uses_tools = any(b["type"] == "tool_use" for b in blocks)
         return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def _say_held() -> None:
+    held = os.environ.get(HELD_ENV)
+    if held:
+        try:
+            with open(held, "a", encoding="utf-8"):
+                pass
+        except OSError:
+            pass
 
 
 def latency_from_env() -> float:

@@ -310,12 +310,13 @@ def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
 
 
 def agent_command(
-    cli: Path, task: str, model: str, plugins: list[Path], max_turns: int | None = None
+    cli: Path, model: str, plugins: list[Path], max_turns: int | None = None
 ) -> list[str]:
+    """The CLI's command line. It never holds the Task: `-p` reads the prompt from stdin
+    (PreparedRep.prompt), so no `ps` on the machine shows it."""
     command = [
         str(cli),
         "-p",
-        task,
         "--model",
         model,
         "--output-format",
@@ -413,6 +414,8 @@ class PreparedRep:
     cli: Path
     keep: bool = False
     server: ScriptedServer | None = None
+    prompt: bytes = field(default=b"", repr=False)
+    """The Task, written to the CLI's stdin as it is (no newline added), then stdin closed."""
 
     @property
     def cwd(self) -> Path:
@@ -489,7 +492,8 @@ def prepare_rep(
                 judge = FixedJudge(agent.plan.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+        command = agent_command(cli, cli_model, rep_plugins, ctx.max_turns)
+        prompt = read_task(scenario).encode("utf-8")
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
     except BaseException:
@@ -501,7 +505,7 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, prompt,
     )  # fmt: skip
 
 
@@ -548,7 +552,7 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop,
+            ctx.stop, p.prompt,
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
 
@@ -631,11 +635,10 @@ def run_declarations(
 ) -> dict[str, Any]:
     """Everything about how a rep was driven that can change its row: the judge (by
     identity, never a command's text), the limits, the CLI's flags with the Task and every
-    per-rep path replaced by its role, the isolation environment, and the runner's code."""
+    per-rep path replaced by its role, the isolation environment, and the runner's code.
+    The Task reaches the CLI on stdin, never in its flags."""
     roles = {str(cli): "<cli>", **{str(p): f"<plugin:{i}>" for i, p in enumerate(plugins)}}
-    flags = []
-    for before, arg in zip(command, command[1:], strict=False):
-        flags.append("<task>" if before == "-p" else roles.get(arg, arg))
+    flags = [roles.get(arg, arg) for arg in command[1:]]
     isolation = dict(suite.config.environment)
     isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
