@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
+from evalkit.cli.options import UNCONFINED_BANNER, Unconfined
 from evalkit.cli.subject_options import PluginOption, VariantOption
 
 
@@ -19,6 +20,7 @@ def calibrate_command(
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    unconfined: Unconfined = False,
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -50,10 +52,13 @@ def calibrate_command(
         run_id=new_run_id(),
         timeout=120,
         subject=build_subject(suite, plugin, variant),
+        unconfined=unconfined,
     )
     ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
+    if unconfined:
+        err.print(UNCONFINED_BANNER, style="bold red", markup=False)
     with stop_on_signals(ctx.stop), rep_progress(total) as bar:
         cells = calibrate(ctx, which, jobs, chosen, on_done=bar.done)  # type: ignore[arg-type]
     if ctx.stop.is_set():

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
+from evalkit.cli.options import (
+    UNCONFINED_BANNER,
+    JudgeTimeout,
+    MaxTurns,
+    RetryErrors,
+    Unconfined,
+    notice,
+)
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
@@ -38,6 +45,7 @@ def run(
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    unconfined: Unconfined = False,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -67,6 +75,7 @@ def run(
         notify=notice,
         allow_reserve=reserve,
         subject=build_subject(suite, plugin, variant),
+        unconfined=unconfined,
     )
 
     from contextlib import AbstractContextManager, nullcontext
@@ -78,6 +87,8 @@ def run(
         bar = rep_progress(reps)
     else:
         bar = nullcontext(None)
+    if unconfined:
+        err.print(UNCONFINED_BANNER, style="bold red", markup=False)
     with stop_on_signals(ctx.stop), bar as progress:
         # on one screen, rep lines go through the live bar's console so they print above it
         live = progress.progress if progress is not None else None

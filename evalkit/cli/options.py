@@ -29,6 +29,19 @@ JudgeTimeout = Annotated[
     ),
 ]
 
+Unconfined = Annotated[
+    bool,
+    typer.Option(
+        "--unconfined",
+        help="run reps without their OS sandbox (where none is available); every row is "
+        "flagged unconfined and the folder never verifies PUBLISHABLE",
+    ),
+]
+UNCONFINED_BANNER = (
+    "UNCONFINED: these reps run without their OS sandbox; the agent can reach the whole "
+    "machine, and the rows are flagged unconfined (never PUBLISHABLE)"
+)
+
 
 def notice(text: str) -> None:
     """A library's word to the person waiting (a slow judge), on stderr."""

@@ -88,6 +88,17 @@ def check_results(ctx: RunContext) -> None:
         raise RefusedError(f"{path}: the results file's folder is not writable")
 
 
+def check_confinement(ctx: RunContext, models: list[str]) -> None:
+    """Reps run confined unless --unconfined says otherwise; where they cannot be, refuse."""
+    from evalkit.run.confine import require_confinement, require_reachable_api
+
+    if ctx.unconfined:
+        return
+    require_confinement()
+    for model in models:
+        require_reachable_api(dict(os.environ), is_policy(model))
+
+
 def validate_request(
     ctx: RunContext, scenarios: list[ScenarioFile], models: list[str], timeouts: list[float]
 ) -> None:
@@ -98,6 +109,7 @@ def validate_request(
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
     check_models(ctx, models)
+    check_confinement(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)
     check_workdir(ctx)
     check_results(ctx)

@@ -26,6 +26,7 @@ from evalkit.models import (
     GuardRecord,
     Plan,
     PlanCell,
+    Reach,
     ResultRow,
     Transcript,
     Verdict,
@@ -48,6 +49,7 @@ from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
@@ -164,6 +166,8 @@ class RunContext:
     """Recorded on every plan this run writes (a shard's grid digest and slice)."""
     notes: list[str] = field(default_factory=list)
     """What the run did besides reps that a user should hear about (printed by the CLI)."""
+    unconfined: bool = False
+    """--unconfined: reps run without their OS sandbox, each row flagged `unconfined`."""
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
@@ -416,6 +420,8 @@ class PreparedRep:
     server: ScriptedServer | None = None
     prompt: bytes = field(default=b"", repr=False)
     """The Task, written to the CLI's stdin as it is (no newline added), then stdin closed."""
+    reach: Reach | None = None
+    confined: Confined | None = None
 
     @property
     def cwd(self) -> Path:
@@ -427,6 +433,8 @@ class PreparedRep:
         before it exits, while the rep is recorded and printed."""
         if self.server is not None:
             self.server.stop()
+        if self.confined is not None:
+            self.confined.stop()
         if self.keep:
             return
         if background:
@@ -464,6 +472,7 @@ def prepare_rep(
     guarded = rep_guarded_env(suite, model, scratch)
     server: ScriptedServer | None = None
     starting: Future[ScriptedServer] | None = None
+    confined: Confined | None = None
     try:
         agent = scripted_agent(suite, model, scenario, attempt) if is_policy(model) else None
         names = list(suite.fixture_dirs())
@@ -496,7 +505,21 @@ def prepare_rep(
         prompt = read_task(scenario).encode("utf-8")
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
+        writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
+        writable += [config_dir, scratch / "plugins"]
+        hidden = [suite.root, ctx.workdir, scratch, Path.home()]
+        if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
+            hidden.append(root)
+        hidden += [Path(p) for p in suite.checker.guarded_paths(guarded)]
+        if ctx.unconfined:
+            reach = unconfined_reach(writable, hidden)
+        else:
+            confined = confine(command, env, sandbox / "project", writable, scratch / "home",
+                               cli, hidden)  # fmt: skip
+            command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
+        if confined is not None:
+            confined.stop()
         if server is None and starting is not None and starting.exception() is None:
             server = starting.result()
         if server is not None:
@@ -505,8 +528,12 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, prompt,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, prompt, reach, confined,
     )  # fmt: skip
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
@@ -576,6 +603,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
+            p.reach,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -655,6 +683,7 @@ def run_declarations(
         "max_retries": ctx.max_retries,
         "cli_flags": flags,
         "isolation_env": isolation,
+        "confinement": "none" if ctx.unconfined else "bwrap",
         "runner_source": runner_source_hash(),
     }
 
@@ -679,6 +708,7 @@ def _score_and_keep(
     guarded: dict[str, str],
     guard: GuardRecord,
     run: dict[str, Any],
+    reach: Reach | None = None,
 ) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT)
     redacted = redact_jsonl(raw)
@@ -690,6 +720,7 @@ def _score_and_keep(
         guarded_env=guarded,
         guard_changes=guard.changes(),
         seconds=round(outcome.seconds, 3),
+        reach=reach,
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     verdict = decide(ctx.suite, scenario, sandbox, transcript, model, judge, process, folder)
