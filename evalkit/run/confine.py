@@ -36,6 +36,8 @@ from evalkit.reference.launchers import started_by
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PRIVATE = ("/tmp",)
+DEVICES = ("/dev", "/proc")
+"""Mounted fresh inside (a minimal /dev, the sandbox's own /proc): read as system folders."""
 RUNTIMES = ("python3", "node", "ruby")
 CREDENTIAL_FILES = ("GOOGLE_APPLICATION_CREDENTIALS", "AWS_SHARED_CREDENTIALS_FILE",
                     "AWS_CONFIG_FILE")  # fmt: skip
@@ -249,7 +251,7 @@ def confine(
         confined=True,
         writable=[str(p) for p in own],
         private=list(PRIVATE),
-        readable=readable + extra,
+        readable=readable + list(DEVICES) + extra,
         hidden=[str(p) for p in hidden],
     )
     return Confined(args, inner_env, reach, forwarder, sockets)
@@ -260,6 +262,6 @@ def unconfined_reach(writable: list[Path], hidden: list[Path]) -> Reach:
     return Reach(
         confined=False,
         writable=[str(p) for p in writable],
-        readable=[s for s in SYSTEM if os.path.lexists(s)],
+        readable=[s for s in SYSTEM if os.path.lexists(s)] + list(DEVICES),
         hidden=[str(p) for p in hidden],
     )
