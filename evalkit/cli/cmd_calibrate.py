@@ -33,6 +33,7 @@ def calibrate_command(
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
     from evalkit.reference.calibrate import calibrate
+    from evalkit.reference.escape import ESCAPE
     from evalkit.reference.policy import policy_names
     from evalkit.run.runner import RunContext, new_run_id
     from evalkit.suite.subject import build_subject
@@ -55,7 +56,9 @@ def calibrate_command(
         unconfined=unconfined,
     )
     ctx.allow_reserve = which in ("reserve", "all")
-    chosen = [p for p in policies.split(",") if p] or policy_names(suite)
+    chosen = [p for p in policies.split(",") if p] or [
+        p for p in policy_names(suite) if not (unconfined and p == ESCAPE)
+    ]
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
     if unconfined:
         err.print(UNCONFINED_BANNER, style="bold red", markup=False)

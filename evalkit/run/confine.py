@@ -12,9 +12,10 @@ and only these are mounted into it:
 
 so the suite folder, the results folder, other reps' scratch, the user's HOME and every
 guarded path are absent. The network is a namespace of its own with loopback only; its one
-open port is a socat bridge over a Unix socket (bind-mounted in) to the API endpoint outside:
-this rep's scripted server for a policy, or the host and port of an ``http://``
-``ANTHROPIC_BASE_URL``. Proxy variables alone confine nothing: Bash and python3 ignore them.
+open port is a socat bridge over a Unix socket (bind-mounted in) to a door outside
+(`egress.py`): a forwarder to this rep's scripted server or an ``http://``
+``ANTHROPIC_BASE_URL``'s host, else the allow-listing CONNECT proxy for the https API
+host(s). Proxy variables alone confine nothing: Bash and python3 ignore them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
 from evalkit.reference.launchers import started_by
+from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PRIVATE = ("/tmp",)
@@ -43,6 +44,9 @@ CREDENTIAL_FILES = ("GOOGLE_APPLICATION_CREDENTIALS", "AWS_SHARED_CREDENTIALS_FI
                     "AWS_CONFIG_FILE")  # fmt: skip
 INSIDE_SOCKETS = "/run/evalkit"
 SOCKET = "api.sock"
+PROXY_SOCKET = "proxy.sock"
+PROXY_PORT = 3128
+MAX_SOCKET_PATH = 100
 READY_SECONDS = 10.0
 UNCONFINED_HINT = "or pass --unconfined to run anyway (rows are then flagged unconfined)"
 
@@ -137,13 +141,13 @@ def api_target(env: dict[str, str]) -> tuple[str, int, str] | None:
 
 
 def require_reachable_api(env: dict[str, str], policy: bool) -> None:
-    """A confined real-model rep reaches its API only through a loopback forwarder so far:
-    an https API host (the default one, a gateway, Bedrock, Vertex) is refused up front."""
-    if policy or api_target(env) is not None:
+    """A confined real-model rep reaches its API through a forwarder (http) or the CONNECT
+    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front."""
+    if policy or api_target(env) is not None or allowed_hosts(env):
         return
     raise PrerequisiteError(
-        "a confined rep reaches the API only at an http:// ANTHROPIC_BASE_URL (a loopback "
-        f"gateway) so far; for an https API host, {UNCONFINED_HINT}"
+        f"ANTHROPIC_BASE_URL={env.get('ANTHROPIC_BASE_URL', '')!r} is neither http:// nor "
+        f"https://, so a confined rep cannot reach it; fix it, {UNCONFINED_HINT}"
     )
 
 
@@ -154,53 +158,37 @@ class Confined:
     command: list[str]
     env: dict[str, str]
     reach: Reach
-    forwarder: subprocess.Popen[bytes] | None = None
+    door: Forwarder | ConnectProxy | None = None
     sockets: Path | None = None
 
     def stop(self) -> None:
-        if self.forwarder is not None and self.forwarder.poll() is None:
-            self.forwarder.kill()
-            self.forwarder.wait()
+        if self.door is not None:
+            self.door.stop()
         if self.sockets is not None:
             shutil.rmtree(self.sockets, ignore_errors=True)
 
 
-def _socket_dir() -> Path:
-    """A short folder for the forwarder's socket (a Unix socket path holds ~100 bytes)."""
+def _socket_dir(near: Path) -> Path:
+    """A folder for the doors' sockets beside `near` (the rep's own, removed with it), or in
+    /tmp where that path is too long for a Unix socket (about 100 bytes)."""
+    here = near.parent / "net"
+    if len(str(here / PROXY_SOCKET)) < MAX_SOCKET_PATH:
+        here.mkdir(exist_ok=True)
+        return here
     base = "/tmp" if os.access("/tmp", os.W_OK) else None
     return Path(tempfile.mkdtemp(prefix="evalkit-net-", dir=base))
 
 
-def _forward(target: tuple[str, int, str], sockets: Path) -> subprocess.Popen[bytes]:
-    socat = shutil.which("socat") or "socat"
-    host, port, _ = target
-    sock = sockets / SOCKET
-    proc = subprocess.Popen(
-        [socat, f"UNIX-LISTEN:{sock},fork,mode=600", f"TCP:{host}:{port}"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + READY_SECONDS
-    while not sock.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            raise PrerequisiteError(f"the API forwarder (socat) did not start for {host}:{port}")
-        time.sleep(0.002)
-    return proc
-
-
 INNER = (
-    'port="$1"; shift; '
-    'if [ "$port" != 0 ]; then '
+    'while [ "$1" != -- ]; do port="${1%%:*}"; name="${1#*:}"; shift; '
     'socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" '
-    f'"UNIX-CONNECT:{INSIDE_SOCKETS}/{SOCKET}" </dev/null >/dev/null 2>&1 & '
+    f'"UNIX-CONNECT:{INSIDE_SOCKETS}/$name" </dev/null >/dev/null 2>&1 & '
     'hex=$(printf "%04X" "$port"); i=0; '
     'while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null && [ $i -lt 1000 ]; '
-    "do sleep 0.005; i=$((i+1)); done; fi; "
+    "do sleep 0.005; i=$((i+1)); done; done; shift; "
     'exec "$@"'
 )
-"""Inside the sandbox: the API port's bridge, up before the CLI starts, then the CLI."""
+"""Inside the sandbox: each `port:socket` bridge, up before the CLI starts, then the CLI."""
 
 
 def confine(
@@ -212,7 +200,8 @@ def confine(
     cli: Path,
     hidden: list[Path],
 ) -> Confined:
-    """`command` wrapped to run in its sandbox, with what it may reach recorded."""
+    """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
+    the rep's own HOME, and the doors' sockets go beside it."""
     bwrap = shutil.which("bwrap") or "bwrap"
     inner_env = dict(env)
     path = env.get("PATH", os.environ.get("PATH", ""))
@@ -231,22 +220,15 @@ def confine(
     own = [*writable, home]
     for mine in own:
         args += ["--bind", str(mine), str(mine)]
-    target = api_target(env)
-    forwarder: subprocess.Popen[bytes] | None = None
-    sockets: Path | None = None
-    port = 0
-    if target is not None:
-        sockets = _socket_dir()
-        forwarder = _forward(target, sockets)
-        port = target[1]
-        inner_env["ANTHROPIC_BASE_URL"] = target[2]
-        args += ["--ro-bind", str(sockets), INSIDE_SOCKETS]
+    sockets = _socket_dir(home)
+    door, bridge = _door(env, inner_env, sockets)
+    args += ["--ro-bind", str(sockets), INSIDE_SOCKETS]
     inner_env.update(HOME=str(home), TMPDIR="/tmp")
     if front:
         inner_env["PATH"] = os.pathsep.join([*front, path])
     real_cli = str(cli.resolve())
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--", "/bin/sh", "-c", INNER,
-             "evalkit-confined", str(port), real_cli, *command[1:]]  # fmt: skip
+             "evalkit-confined", *bridge, "--", real_cli, *command[1:]]  # fmt: skip
     reach = Reach(
         confined=True,
         writable=[str(p) for p in own],
@@ -254,7 +236,33 @@ def confine(
         readable=readable + list(DEVICES) + extra,
         hidden=[str(p) for p in hidden],
     )
-    return Confined(args, inner_env, reach, forwarder, sockets)
+    return Confined(args, inner_env, reach, door, sockets)
+
+
+def _door(
+    env: dict[str, str], inner_env: dict[str, str], sockets: Path
+) -> tuple[Forwarder | ConnectProxy | None, list[str]]:
+    """The rep's one door out, started, and the `port:socket` bridge inside that reaches it:
+    a forwarder to an http:// ANTHROPIC_BASE_URL's host and port (a policy's scripted server
+    included), else the CONNECT proxy for the https API host(s), named by HTTPS_PROXY."""
+    target = api_target(env)
+    if target is not None:
+        host, port, inside = target
+        forwarder = Forwarder(sockets / SOCKET, (host, port))
+        forwarder.start()
+        inner_env["ANTHROPIC_BASE_URL"] = inside
+        return forwarder, [f"{port}:{SOCKET}"]
+    allowed = allowed_hosts(env)
+    if not allowed:
+        return None, []
+    proxy = ConnectProxy(sockets / PROXY_SOCKET, allowed)
+    proxy.start()
+    url = f"http://127.0.0.1:{PROXY_PORT}"
+    for name in ("HTTPS_PROXY", "https_proxy"):
+        inner_env[name] = url
+    for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy"):
+        inner_env.pop(name, None)
+    return proxy, [f"{PROXY_PORT}:{PROXY_SOCKET}"]
 
 
 def unconfined_reach(writable: list[Path], hidden: list[Path]) -> Reach:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.errors import ConfigError, RefusedError
+from evalkit.reference.escape import ESCAPE
 from evalkit.reference.policy import PREFIX, is_policy, policy_names
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -93,6 +94,11 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
     from evalkit.run.confine import require_confinement, require_reachable_api
 
     if ctx.unconfined:
+        if f"{PREFIX}{ESCAPE}" in models:
+            raise RefusedError(
+                f"{PREFIX}{ESCAPE} runs only confined: unconfined, its attempts to write outside "
+                "its rep would land in HOME and the results folder; leave out --unconfined"
+            )
         return
     require_confinement()
     for model in models:

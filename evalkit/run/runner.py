@@ -45,6 +45,7 @@ from evalkit.records.evidence import (
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
+from evalkit.reference.escape import PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
@@ -478,6 +479,9 @@ def prepare_rep(
         names = list(suite.fixture_dirs())
         if agent is not None:  # its server starts while the sandbox's git calls run
             values = suite.reference.script_values(guarded)
+            values.update(
+                run_values(Path.home(), ctx.workdir, scenario.path, os.environ.get(PORT_ENV))
+            )
             script = render(agent.plan.script, sandbox, names, values)
             starting = _start_in_background(_scripted_server, script, agent.fault)
         if ctx.template_sandboxes:

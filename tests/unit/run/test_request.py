@@ -141,3 +141,19 @@ def test_a_system_temp_folder_with_a_space_gives_way_to_tmp(
     monkeypatch.delenv("EVALKIT_SCRATCH")
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "my temp"))
     assert not any(c.isspace() for c in str(scratch_root()))
+
+
+def test_the_escape_policy_is_refused_unconfined(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w", unconfined=True)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:escape", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "policy:escape", "confined")
+
+
+def test_a_confined_real_model_needs_an_api_a_bridge_reaches(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "ftp://gateway.example.com")
+    ctx = context(suite, tmp_path / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "sonnet", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "ftp://", "--unconfined")
