@@ -128,3 +128,14 @@ def test_a_shim_on_path_mounts_the_interpreter_it_starts_and_puts_it_first(
     mounts, front = runtimes(f"{shims}:/usr/bin:/bin")
     assert str(real.parent.parent) in mounts
     assert front[0] == str(real.parent)
+
+
+def test_doctor_fails_confinement_without_bwrap_and_names_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run.doctor import check_confinement
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    check = check_confinement()
+    assert not check.ok and check.name == "confinement"
+    assert "apt-get install bubblewrap" in check.fix
