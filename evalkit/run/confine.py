@@ -41,7 +41,9 @@ DEVICES = ("/dev", "/proc")
 """Mounted fresh inside (a minimal /dev, the sandbox's own /proc): read as system folders."""
 RUNTIMES = ("python3", "node", "ruby")
 CREDENTIAL_FILES = ("GOOGLE_APPLICATION_CREDENTIALS", "AWS_SHARED_CREDENTIALS_FILE",
-                    "AWS_CONFIG_FILE")  # fmt: skip
+                    "AWS_CONFIG_FILE", "NODE_EXTRA_CA_CERTS")  # fmt: skip
+"""Files the CLI reads to reach its API (Bedrock's and Vertex's credentials, a gateway's CA),
+mounted read-only."""
 INSIDE_SOCKETS = "/run/evalkit"
 SOCKET = "api.sock"
 PROXY_SOCKET = "proxy.sock"

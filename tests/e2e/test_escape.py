@@ -180,3 +180,46 @@ def test_the_escape_script_under_a_real_model_name_holds_the_same_way(
     missing = _missing_flags(kit, work, scenario.name, port, rows[0]["flags"])
     assert not missing, f"flags missing: {missing}"
     assert _suite_reads(kit, _results(work, lines[0])) == []
+
+
+def test_an_https_api_host_is_reached_through_the_allow_listing_proxy_only(
+    kit: Kit, tmp_path: Path
+) -> None:
+    """The https path: the CLI reaches an https API stand-in through the CONNECT proxy its
+    sandbox's HTTPS_PROXY names, and the proxy tunnels to nothing else."""
+    import ssl
+    import subprocess
+
+    from evalkit.models import Step, ToolUseBlock
+
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+         "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    other = "curl -sS --max-time 10 https://127.0.0.1:9/ -o /dev/null; echo exit=$?"
+    script = Script(
+        steps=[Step(blocks=[ToolUseBlock(name="Bash", input={"command": other})])],
+        final_text="Done.",
+    )
+    work = kit.base / "work"
+    with ScriptedServer(script, tls=tls) as server:
+        kit.extra_env.update(
+            ANTHROPIC_BASE_URL=server.base_url,
+            ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+            NODE_EXTRA_CA_CERTS=str(cert),
+            EVALKIT_JUDGE_CMD="echo NO",
+        )
+        done = kit.run("run", "P1", "sonnet", str(work))
+        answered = len([r for r in server.requests if not r.side])
+    assert done.returncode == 0, done.why()
+    rows, lines = kit.tsv(work), kit.manifest(work)
+    assert len(rows) == 1 and rows[0]["verdict"] != "ERROR", rows[0]["reasons"]
+    assert answered >= 2, f"the https stand-in answered {answered} scripted step(s)"
+    results = [text for tool, _, text in _results(work, lines[0]) if tool == "Bash"]
+    refused = len(results) == 1 and "403" in results[0] and "exit=0" not in results[0]
+    assert refused, "the proxy did not refuse a host other than the API's"
