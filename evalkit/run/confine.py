@@ -49,7 +49,6 @@ SOCKET = "api.sock"
 PROXY_SOCKET = "proxy.sock"
 PROXY_PORT = 3128
 MAX_SOCKET_PATH = 100
-READY_SECONDS = 10.0
 UNCONFINED_HINT = "or pass --unconfined to run anyway (rows are then flagged unconfined)"
 
 
@@ -155,7 +154,7 @@ def require_reachable_api(env: dict[str, str], policy: bool) -> None:
 
 @dataclass
 class Confined:
-    """A command wrapped for its sandbox, and the forwarder that serves its API port."""
+    """A command wrapped for its sandbox, and the door outside that serves its one port."""
 
     command: list[str]
     env: dict[str, str]

@@ -666,9 +666,9 @@ def run_declarations(
     timeout: float,
 ) -> dict[str, Any]:
     """Everything about how a rep was driven that can change its row: the judge (by
-    identity, never a command's text), the limits, the CLI's flags with the Task and every
-    per-rep path replaced by its role, the isolation environment, and the runner's code.
-    The Task reaches the CLI on stdin, never in its flags."""
+    identity, never a command's text), the limits, the CLI's flags with every per-rep path
+    replaced by its role (the Task reaches the CLI on stdin, never in its flags), the
+    isolation environment, whether the rep was confined, and the runner's code."""
     roles = {str(cli): "<cli>", **{str(p): f"<plugin:{i}>" for i, p in enumerate(plugins)}}
     flags = [roles.get(arg, arg) for arg in command[1:]]
     isolation = dict(suite.config.environment)

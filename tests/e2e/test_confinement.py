@@ -47,9 +47,13 @@ def test_unconfined_runs_flags_every_row_and_is_never_publishable(kit: Kit) -> N
     assert "NOT PUBLISHABLE" in verify.stdout, verify.why()
     assert "2 row(s) ran unconfined" in verify.stdout, verify.why()
     assert all(x["run_id"] in verify.stdout for x in lines), verify.why()
-    report = kit.run("report", str(work))
+    page = kit.base / "report.html"
+    report = kit.run("report", str(work), "--html", str(page))
     assert "UNCONFINED: 2 row(s)" in report.stdout, report.why()
     assert "NOT PUBLISHABLE" in report.stdout, report.why()
+    html = page.read_text(encoding="utf-8")
+    assert '"unconfined": 2' in html or '"unconfined":2' in html, "the page's data lacks it"
+    assert "id: 'unconfined'" in html, "the page has no unconfined banner"
 
 
 def test_a_confined_rep_records_what_it_could_reach(kit: Kit) -> None:
