@@ -139,3 +139,15 @@ def test_doctor_fails_confinement_without_bwrap_and_names_the_fix(
     check = check_confinement()
     assert not check.ok and check.name == "confinement"
     assert "apt-get install bubblewrap" in check.fix
+
+
+def test_on_macos_nothing_confines_a_rep_and_it_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    import evalkit.run.confine as confine_module
+
+    monkeypatch.setattr(confine_module.sys, "platform", "darwin")
+    confine_module._unavailable.cache_clear()
+    try:
+        why = unavailable()
+    finally:
+        confine_module._unavailable.cache_clear()
+    assert why is not None and "darwin" in why and "--unconfined" in why
