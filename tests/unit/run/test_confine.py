@@ -84,8 +84,11 @@ def test_the_network_inside_is_loopback_only(tmp_path: Path) -> None:
     cli.write_text("#!/bin/sh\ncat /proc/net/dev\n")
     wrapped = confine([str(cli)], {"PATH": os.environ["PATH"]}, paths["own"], [paths["own"]],
                       tmp_path / "rep" / "home", cli, [])  # fmt: skip
-    done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
-                          timeout=60, check=False)  # fmt: skip
+    try:
+        done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+    finally:
+        wrapped.stop()
     interfaces = {line.split(":")[0].strip() for line in done.stdout.splitlines() if ":" in line}
     assert interfaces == {"lo"}, done.stdout + done.stderr
 

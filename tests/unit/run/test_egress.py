@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,9 +28,12 @@ def echo() -> Iterator[int]:
             with conn:
                 conn.sendall(conn.recv(1024).upper())
 
-    threading.Thread(target=serve, daemon=True).start()
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
     yield server.getsockname()[1]
+    server.shutdown(socket.SHUT_RDWR)
     server.close()
+    thread.join(timeout=10)
 
 
 def _unix(path: Path, payload: bytes) -> bytes:
@@ -43,6 +47,18 @@ def _unix(path: Path, payload: bytes) -> bytes:
             if payload.startswith(b"CONNECT") and b"\r\n\r\n" in received and b"403" in received:
                 break
         return received
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left() -> Iterator[None]:
+    """A door's threads end with it: a thread left running would turn later forked work
+    in this process into threads (evalkit/forked.py)."""
+    before = threading.active_count()
+    yield
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threading.active_count() == before, [t.name for t in threading.enumerate()]
 
 
 def test_the_forwarder_joins_each_connection_to_its_endpoint(tmp_path: Path, echo: int) -> None:
