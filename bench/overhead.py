@@ -13,7 +13,8 @@ check), the floor under the one-rep ratio.
 per rep inside a run: what each further rep adds inside one process, (T(N) - T(1)) / (N - 1)
 for `evalkit run P1 policy:oracle --reps N` (and for `evalkit grid --scenarios P1 --reps N
 --jobs 1`) against the same command with one rep; what a process pays once is the one-rep
-figure's business. The whole process divided by N is printed beside it.
+figure's business. The whole process divided by N is printed beside it. Reps run confined
+(bubblewrap, the default) and, side by side, with --unconfined; the bare CLI is unconfined.
 
 Measurements are interleaved round by round, so load drifts hit each alike, after one
 unmeasured warm-up of each; every figure is a median. CPU seconds (user + system of the
@@ -23,7 +24,7 @@ the warm-up left (PYTHONDONTWRITEBYTECODE is dropped). Everything happens in tem
 folders with a throwaway HOME; the Task prompt reaches the CLI as the runner passes it and
 is never printed.
 
-Usage: .venv/bin/python bench/overhead.py [--rounds 7] [--reps 5] [--scenario P1]
+Usage: .venv/bin/python bench/overhead.py [--rounds 7] [--reps 5] [--scenario P1] [--no-grid]
 """
 
 from __future__ import annotations
@@ -61,12 +62,14 @@ def timed(command: list[str], work: Path, reps: int) -> tuple[float, float]:
     return seconds, cpu
 
 
-def evalkit_run(base: Path, scenario: str, reps: int) -> Callable[[int], tuple[float, float]]:
+def evalkit_run(
+    base: Path, scenario: str, reps: int, unconfined: bool = False
+) -> Callable[[int], tuple[float, float]]:
     def measure(number: int) -> tuple[float, float]:
-        work = base / f"run-{reps}-{number}"
+        work = base / f"run-{reps}-{'u' if unconfined else 'c'}-{number}"
         return timed(
             [str(EVALKIT), "--suite", str(REPO), "run", scenario, "policy:oracle", str(work),
-             "--reps", str(reps)],
+             "--reps", str(reps), *(["--unconfined"] if unconfined else [])],
             work,
             reps,
         )  # fmt: skip
@@ -113,6 +116,7 @@ def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     suite = load_suite(REPO)
     scenario = suite.resolve(scenario_ref)
     ctx = RunContext(suite, base / "bare-work", base / "bare-work" / "results.tsv", new_run_id())
+    ctx.unconfined = True  # the CLI alone, with no sandbox around it
 
     def measure(number: int) -> tuple[float, float]:
         prepared = prepare_rep(ctx, scenario, "policy:oracle", number)
@@ -123,7 +127,7 @@ def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
                     prepared.command,
                     cwd=prepared.cwd,
                     env=prepared.env,
-                    stdin=subprocess.DEVNULL,
+                    input=prepared.prompt,
                     stdout=out,
                     stderr=subprocess.DEVNULL,
                     timeout=300,
@@ -148,6 +152,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--reps", type=int, default=5, help="reps of the multi-rep process")
     parser.add_argument("--scenario", default="P1")
+    parser.add_argument("--no-grid", action="store_true", help="time run alone, not grid")
     args = parser.parse_args()
     n = max(2, args.reps)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -159,10 +164,14 @@ def main() -> None:
             "bare": bare(base, args.scenario),
             "run1": evalkit_run(base, args.scenario, 1),
             "runN": evalkit_run(base, args.scenario, n),
+            "run1u": evalkit_run(base, args.scenario, 1, unconfined=True),
+            "runNu": evalkit_run(base, args.scenario, n, unconfined=True),
             "grid1": evalkit_grid(base, args.scenario, 1),
             "gridN": evalkit_grid(base, args.scenario, n),
             "start": start_only(),
         }
+        if args.no_grid:
+            del kinds["grid1"], kinds["gridN"]
         for measure in kinds.values():
             measure(0)
         walls: dict[str, list[float]] = {k: [] for k in kinds}
@@ -176,7 +185,9 @@ def main() -> None:
     c = {k: statistics.median(v) for k, v in cpus.items()}
     print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"bare CLI: {w['bare']:.2f} s wall, {c['bare']:.2f} CPU s (median of {args.rounds})")
-    for label, one, many in (("run", "run1", "runN"), ("grid --jobs 1", "grid1", "gridN")):
+    pairs = [("run (confined)", "run1", "runN"), ("run --unconfined", "run1u", "runNu")]
+    pairs += [] if args.no_grid else [("grid --jobs 1 (confined)", "grid1", "gridN")]
+    for label, one, many in pairs:
         per_wall = (w[many] - w[one]) / (n - 1)
         per_cpu = (c[many] - c[one]) / (n - 1)
         ratio = per_wall / w["bare"]

@@ -485,6 +485,24 @@ class ResultRow(Model):
 # --------------------------------------------------------------------------- guarded paths
 
 
+class Reach(Model):
+    """What a rep's agent could reach, kept with its process record: the rule that names
+    escapes (scoring/escapes.py) reads it, never the machine, so verify re-derives it."""
+
+    confined: bool
+    """False for a rep run with --unconfined: nothing stopped it, and its row says so."""
+    writable: list[str] = []
+    """The rep's own folders: the project and side stores, config dir, plugin copies, HOME."""
+    private: list[str] = []
+    """Folders private to the sandbox (its /tmp): the rep's own, except where they would
+    shadow a hidden path."""
+    readable: list[str] = []
+    """Read-only mounts: system folders, the CLI install, language runtimes, credentials."""
+    hidden: list[str] = []
+    """Absent from the sandbox: the suite, the results folder, the scratch of every rep, the
+    user's HOME, the guarded paths."""
+
+
 class GuardEntry(Model):
     """One path under a guarded root: [size, mtime_ns] (size -1 for a folder), and the
     sha256 of a file that changed during the rep."""

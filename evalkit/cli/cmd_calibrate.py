@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
+from evalkit.cli.options import UNCONFINED_BANNER, Unconfined
 from evalkit.cli.subject_options import PluginOption, VariantOption
 
 
@@ -19,6 +20,7 @@ def calibrate_command(
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    unconfined: Unconfined = False,
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -31,6 +33,7 @@ def calibrate_command(
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
     from evalkit.reference.calibrate import calibrate
+    from evalkit.reference.escape import ESCAPE
     from evalkit.reference.policy import policy_names
     from evalkit.run.runner import RunContext, new_run_id
     from evalkit.suite.subject import build_subject
@@ -50,10 +53,15 @@ def calibrate_command(
         run_id=new_run_id(),
         timeout=120,
         subject=build_subject(suite, plugin, variant),
+        unconfined=unconfined,
     )
     ctx.allow_reserve = which in ("reserve", "all")
-    chosen = [p for p in policies.split(",") if p] or policy_names(suite)
+    chosen = [p for p in policies.split(",") if p] or [
+        p for p in policy_names(suite) if not (unconfined and p == ESCAPE)
+    ]
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
+    if unconfined:
+        err.print(UNCONFINED_BANNER, style="bold red", markup=False)
     with stop_on_signals(ctx.stop), rep_progress(total) as bar:
         cells = calibrate(ctx, which, jobs, chosen, on_done=bar.done)  # type: ignore[arg-type]
     if ctx.stop.is_set():

@@ -20,8 +20,8 @@ def doctor_command(
         bool, typer.Option("--no-self-test", help="skip the self-test, the slowest check")
     ] = False,
 ) -> None:
-    """Check the CLI, credentials (never printed), plugins, lock and self-test; with --ping,
-    one real request. Exits 1 when any check fails.
+    """Check the CLI, confinement, credentials (never printed), plugins, lock and self-test;
+    with --ping, one real request. Exits 1 when any check fails.
 
     Example: `evalkit doctor --ping`
     """

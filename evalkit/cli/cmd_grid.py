@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
+from evalkit.cli.options import (
+    UNCONFINED_BANNER,
+    JudgeTimeout,
+    MaxTurns,
+    RetryErrors,
+    SkipPreflight,
+    Unconfined,
+    notice,
+)
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.errors import ConfigError
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
@@ -67,6 +75,7 @@ def grid(
     controls: Annotated[
         int, typer.Option("--controls", min=0, help="passing controls per model x level")
     ] = 1,
+    unconfined: Unconfined = False,
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
 
@@ -125,6 +134,7 @@ def grid(
         allow_reserve=which != "run",
         subject=build_subject(suite, plugin, variant),
         skip_preflight=skip_preflight,
+        unconfined=unconfined,
     )
     if failing_from is not None:
         found = failed_rows(failing_from)
@@ -177,6 +187,8 @@ def grid(
             out.print("nothing to run")
             return
         validate_cells(ctx, cells)
+        if unconfined:
+            err.print(UNCONFINED_BANNER, style="bold red", markup=False)
         with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
             done = run_grid(
                 ctx,

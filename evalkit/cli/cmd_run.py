@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
+from evalkit.cli.options import (
+    UNCONFINED_BANNER,
+    JudgeTimeout,
+    MaxTurns,
+    RetryErrors,
+    SkipPreflight,
+    Unconfined,
+    notice,
+)
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
@@ -39,6 +47,7 @@ def run(
     skip_preflight: SkipPreflight = False,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    unconfined: Unconfined = False,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -69,6 +78,7 @@ def run(
         allow_reserve=reserve,
         subject=build_subject(suite, plugin, variant),
         skip_preflight=skip_preflight,
+        unconfined=unconfined,
     )
 
     from contextlib import AbstractContextManager, nullcontext
@@ -80,6 +90,8 @@ def run(
         bar = rep_progress(reps)
     else:
         bar = nullcontext(None)
+    if unconfined:
+        err.print(UNCONFINED_BANNER, style="bold red", markup=False)
     with stop_on_signals(ctx.stop), bar as progress:
         # on one screen, rep lines go through the live bar's console so they print above it
         live = progress.progress if progress is not None else None

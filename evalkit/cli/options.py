@@ -38,6 +38,18 @@ SkipPreflight = Annotated[
         "policy:oracle rep through the CLI); the plan records that it was skipped",
     ),
 ]
+Unconfined = Annotated[
+    bool,
+    typer.Option(
+        "--unconfined",
+        help="run reps without their OS sandbox (where none is available); every row is "
+        "flagged unconfined and the folder never verifies PUBLISHABLE",
+    ),
+]
+UNCONFINED_BANNER = (
+    "UNCONFINED: these reps run without their OS sandbox; the agent can reach the whole "
+    "machine, and the rows are flagged unconfined (never PUBLISHABLE)"
+)
 
 
 def notice(text: str) -> None:

@@ -132,6 +132,14 @@ def print_report(console: Console, built: Report) -> list[str]:
             console.print(Text(line))
     console.print(Text(f"evalkit report: {built.suite} - {built.rows} row(s)", style="bold"))
     console.print(Text(f"from {built.workdir}"))
+    if built.unconfined:
+        console.print(
+            Text(
+                f"UNCONFINED: {built.unconfined} row(s) ran without their OS sandbox; the agent "
+                "could reach the whole machine (never PUBLISHABLE)",
+                style="bold red",
+            )
+        )
     console.print(Text(", ".join(f"{which} set: {label}" for which, label in built.sets.items())))
     if built.subjects:
         _subject_header(console, built)

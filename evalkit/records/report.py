@@ -264,6 +264,9 @@ class Report(Model):
     results_files: dict[str, int] = Field(description="file (as named) -> rows read from it")
     rows: int
     breaches: int = Field(0, description="rows naming a real-vault-breach, any verdict or scenario")
+    unconfined: int = Field(
+        0, description="rows flagged unconfined: run without their OS sandbox (never publishable)"
+    )
     sets: dict[str, str] = Field(description="run / reserve -> contamination label")
     inner_loop: bool = Field(
         False,
@@ -693,6 +696,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         results_files=counts,
         rows=len(rows),
         breaches=sum(1 for r in rows if breached(r)),
+        unconfined=sum(1 for r in rows if "unconfined" in r.flags.split(";")),
         sets=labels,
         inner_loop=bool(inner_runs),
         inner_loop_runs=inner_runs,

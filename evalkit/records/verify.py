@@ -562,6 +562,13 @@ def _publishability(
     errors = sum(1 for x in lines if x.verdict == "ERROR")
     if errors:
         problems.append(f"{errors} ERROR row(s)")
+    unconfined = [x for x in lines if x.declarations.get("confinement") == "none"]
+    if unconfined:
+        named = ", ".join(_trial_name(x) for x in unconfined[:5])
+        more = f" and {len(unconfined) - 5} more" if len(unconfined) > 5 else ""
+        problems.append(
+            f"{len(unconfined)} row(s) ran unconfined, without their OS sandbox: {named}{more}"
+        )
     unfrozen = sum(1 for x in lines if x.declarations.get("lock") != "frozen")
     if unfrozen:
         problems.append(

@@ -80,6 +80,11 @@ class CheckerReference(ABC, Generic[C]):
             for plan in [self.plan_policy(p.name, scenario)]
         ]
         ideal = cases[0].script
+        from evalkit.reference.escape import ESCAPE, escape_plan
+
+        first = self.plan_policy(self.policies[0].name, scenario)
+        escape = escape_plan(first)
+        cases.append(SelfTestCase(ESCAPE, escape.script, escape.expect, escape.judge_answer))
         cases += [
             SelfTestCase(
                 "cut-before-result",

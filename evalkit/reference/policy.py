@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from evalkit.errors import ConfigError
 from evalkit.models import Script
 from evalkit.reference.behaviour import Expectation, PolicyPlan
+from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -51,7 +52,7 @@ def is_policy(model: str) -> bool:
 def policy_names(suite: Suite) -> list[str]:
     own = [p.name for p in suite.reference.policies]
     flaky = [name for name, (played, _) in FLAKY.items() if played in own]
-    return own + list(FAULT_POLICIES) + flaky
+    return own + [ESCAPE] + list(FAULT_POLICIES) + flaky
 
 
 def scripted_agent(
@@ -62,6 +63,9 @@ def scripted_agent(
         played, fault = FLAKY[name]
         plan = suite.reference.plan_policy(played, scenario)
         return ScriptedAgent(name, plan, fault if attempt == 1 else None, expected_attempt=2)
+    if name == ESCAPE:
+        ideal = suite.reference.policies[0].name
+        return ScriptedAgent(name, escape_plan(suite.reference.plan_policy(ideal, scenario)), None)
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
 import sys
 import threading
 import uuid
@@ -51,6 +52,9 @@ _ERROR_TYPES = {
 RETRY_AFTER_SECONDS = 1
 """What a 429 fault's ``retry-after`` header says: short, so a test waits little."""
 LATENCY_ENV = "EVALKIT_SCRIPTED_LATENCY"
+HELD_ENV = "EVALKIT_SCRIPTED_HELD"
+"""A file the ``hang`` fault creates once it holds an answer, so a test knows the agent is
+waiting on its first answer (with its whole process tree alive) without polling the server."""
 SIDE_TEXT = "OK"
 SUBAGENT_HEADER = "x-claude-code-agent-id"
 _CHUNK = 48
@@ -211,12 +215,18 @@ class ScriptedServer:
     """Context manager. Binds 127.0.0.1 on an ephemeral port in a daemon thread."""
 
     def __init__(
-        self, script: Script, fault: str | None = None, latency: float | None = None
+        self,
+        script: Script,
+        fault: str | None = None,
+        latency: float | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
         self.script = script
         self.fault = fault
+        self.tls = tls
+        """Serve https with this context: a stand-in for an https API host or gateway."""
         self.latency = latency_from_env() if latency is None else max(0.0, latency)
         """Seconds each ``/v1/messages`` answer waits first, as a real model would think."""
         self.base_url = ""
@@ -238,8 +248,11 @@ class ScriptedServer:
         self._released.clear()
         httpd = _Server(("127.0.0.1", 0), _Handler)
         httpd.owner = self
+        if self.tls is not None:
+            httpd.socket = self.tls.wrap_socket(httpd.socket, server_side=True)
         self._httpd = httpd
-        self.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        scheme = "https" if self.tls is not None else "http"
+        self.base_url = f"{scheme}://127.0.0.1:{httpd.server_address[1]}"
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
@@ -332,6 +345,7 @@ class ScriptedServer:
         if self.fault == "hang":
             self._log(RequestLog(handler.path, stream, model, None, 200, side))
             handler.open_stream("text/event-stream" if stream else "application/json")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return
@@ -381,6 +395,16 @@ class ScriptedServer:
                 )
         uses_tools = any(b["type"] == "tool_use" for b in blocks)
         return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def _say_held() -> None:
+    held = os.environ.get(HELD_ENV)
+    if held:
+        try:
+            with open(held, "a", encoding="utf-8"):
+                pass
+        except OSError:
+            pass
 
 
 def latency_from_env() -> float:

@@ -20,6 +20,7 @@ from evalkit.forked import forked_map
 from evalkit.models import Verdict
 from evalkit.records.gridlock import hold_grid_lock
 from evalkit.reference.behaviour import Expectation, SelfTestCase
+from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
@@ -101,7 +102,10 @@ def play(
     """Play one case into the fresh sandbox at `sandbox` and decide it; `first` goes first
     on the PATH of its Bash commands."""
     names = list(suite.fixture_dirs())
-    script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
+    values = suite.reference.script_values(guarded)
+    if case.name == ESCAPE:
+        values.update(stand_in_values(sandbox / "escape-stand-ins"))
+    script = render(case.script, sandbox, names, values)
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
     env = {**isolation_env(suite, sandbox, first), **{k: v for k, v in guarded.items() if v}}
     placed = place_wrappers(suite.config.observe, sandbox)

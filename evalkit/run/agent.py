@@ -31,6 +31,7 @@ PASS_THROUGH = (
     "HTTPS_PROXY",
     "HTTP_PROXY",
     "NO_PROXY",
+    "NODE_EXTRA_CA_CERTS",
 )
 KILL_GRACE_SECONDS = 3.0
 POLL_SECONDS = 0.01
@@ -86,6 +87,20 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
+def _feed(proc: subprocess.Popen[bytes], prompt: bytes) -> None:
+    """Write the prompt and close stdin; a process that ended first simply never reads it."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(prompt)
+    except OSError:
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
+
 def run_agent(
     command: list[str],
     cwd: Path,
@@ -94,19 +109,27 @@ def run_agent(
     stderr: Path,
     timeout: float,
     stop: threading.Event | None = None,
+    prompt: bytes | None = None,
 ) -> ProcessOutcome:
-    """Run to completion, timeout or stop; the transcript streams straight into stdout's file."""
+    """Run to completion, timeout or stop; the transcript streams straight into stdout's file.
+    `prompt` is written to the process's stdin, which is then closed: a prompt given as an
+    argument or in the environment would be readable by every user of the machine for the
+    whole run (`ps`, `/proc/<pid>/cmdline`)."""
     started = time.monotonic()
     with stdout.open("wb") as out, stderr.open("wb") as err:
         proc = subprocess.Popen(
             command,
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if prompt is None else subprocess.PIPE,
             stdout=out,
             stderr=err,
             start_new_session=True,
         )
+        if prompt is not None:
+            threading.Thread(
+                target=_feed, args=(proc, prompt), name="evalkit-prompt", daemon=True
+            ).start()
         stopped: str | None = None
         try:
             while proc.poll() is None:

@@ -57,6 +57,16 @@ def check_cli() -> Check:
     return Check("claude cli", True, f"{version} at {cli}{note}")
 
 
+def check_confinement() -> Check:
+    from evalkit.run.confine import unavailable
+
+    why = unavailable()
+    if why is not None:
+        reason, _, fix = why.partition(": ")
+        return Check("confinement", False, reason, fix or why)
+    return Check("confinement", True, "bubblewrap and socat can confine every rep")
+
+
 def check_credentials() -> Check:
     present = credentials_present()
     if not present:
@@ -140,7 +150,7 @@ def ping(model: str) -> Check:
 def doctor(
     suite: Suite | None, ping_model: str | None = None, self_test: bool = True
 ) -> list[Check]:
-    checks = [check_cli(), check_credentials()]
+    checks = [check_cli(), check_confinement(), check_credentials()]
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import NAME_PATTERN, is_name
+from evalkit.reference.escape import ESCAPE
 from evalkit.reference.policy import PREFIX, is_policy, policy_names
 from evalkit.run.retry import MAX_RETRY_ERRORS
 from evalkit.suite.scenarios import ScenarioFile
@@ -130,6 +131,22 @@ def check_results(ctx: RunContext) -> None:
         raise RefusedError(f"{path}: the results file's folder is not writable")
 
 
+def check_confinement(ctx: RunContext, models: list[str]) -> None:
+    """Reps run confined unless --unconfined says otherwise; where they cannot be, refuse."""
+    from evalkit.run.confine import require_confinement, require_reachable_api
+
+    if ctx.unconfined:
+        if f"{PREFIX}{ESCAPE}" in models:
+            raise RefusedError(
+                f"{PREFIX}{ESCAPE} runs only confined: unconfined, its attempts to write outside "
+                "its rep would land in HOME and the results folder; leave out --unconfined"
+            )
+        return
+    require_confinement()
+    for model in models:
+        require_reachable_api(dict(os.environ), is_policy(model))
+
+
 def validate_request(
     ctx: RunContext,
     scenarios: list[ScenarioFile],
@@ -149,6 +166,7 @@ def validate_request(
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
     check_models(ctx, models)
+    check_confinement(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)
     check_tasks(scenarios, models)
     check_workdir(ctx)

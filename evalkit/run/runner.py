@@ -26,6 +26,7 @@ from evalkit.models import (
     GuardRecord,
     Plan,
     PlanCell,
+    Reach,
     ResultRow,
     Transcript,
     Verdict,
@@ -44,10 +45,12 @@ from evalkit.records.evidence import (
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
+from evalkit.reference.escape import PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
@@ -171,6 +174,8 @@ class RunContext:
     """Run a real model without proving the instrument first (--skip-preflight)."""
     preflight: Literal["", "passed", "skipped"] = ""
     """What proving the instrument came to, for the plan: passed, skipped, or empty."""
+    unconfined: bool = False
+    """--unconfined: reps run without their OS sandbox, each row flagged `unconfined`."""
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
@@ -319,12 +324,13 @@ def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
 
 
 def agent_command(
-    cli: Path, task: str, model: str, plugins: list[Path], max_turns: int | None = None
+    cli: Path, model: str, plugins: list[Path], max_turns: int | None = None
 ) -> list[str]:
+    """The CLI's command line. It never holds the Task: `-p` reads the prompt from stdin
+    (PreparedRep.prompt), so no `ps` on the machine shows it."""
     command = [
         str(cli),
         "-p",
-        task,
         "--model",
         model,
         "--output-format",
@@ -424,6 +430,10 @@ class PreparedRep:
     keep: bool = False
     server: ScriptedServer | None = None
     observed: list[Placed] = field(default_factory=list)
+    prompt: bytes = field(default=b"", repr=False)
+    """The Task, written to the CLI's stdin as it is (no newline added), then stdin closed."""
+    reach: Reach | None = None
+    confined: Confined | None = None
 
     @property
     def cwd(self) -> Path:
@@ -435,6 +445,8 @@ class PreparedRep:
         before it exits, while the rep is recorded and printed."""
         if self.server is not None:
             self.server.stop()
+        if self.confined is not None:
+            self.confined.stop()
         if self.keep:
             return
         if background:
@@ -472,11 +484,15 @@ def prepare_rep(
     guarded = rep_guarded_env(suite, model, scratch)
     server: ScriptedServer | None = None
     starting: Future[ScriptedServer] | None = None
+    confined: Confined | None = None
     try:
         agent = scripted_agent(suite, model, scenario, attempt) if is_policy(model) else None
         names = list(suite.fixture_dirs())
         if agent is not None:  # its server starts while the sandbox's git calls run
             values = suite.reference.script_values(guarded)
+            values.update(
+                run_values(Path.home(), ctx.workdir, scenario.path, os.environ.get(PORT_ENV))
+            )
             script = render(agent.plan.script, sandbox, names, values)
             starting = _start_in_background(_scripted_server, script, agent.fault)
         if ctx.template_sandboxes:
@@ -501,10 +517,29 @@ def prepare_rep(
                 judge = FixedJudge(agent.plan.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+        command = agent_command(cli, cli_model, rep_plugins, ctx.max_turns)
+        prompt = read_task(scenario).encode("utf-8")
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
+        writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
+        writable += [config_dir, scratch / "plugins"]
+        hidden = [suite.root, ctx.workdir, scratch, Path.home()]
+        if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
+            hidden.append(root)
+        hidden += [Path(p) for p in suite.checker.guarded_paths(guarded)]
+        if ctx.unconfined:
+            reach = unconfined_reach(writable, hidden)
+        else:
+            shown = []
+            if observed:
+                (sandbox / TRANSCRIPT).touch()
+                shown.append(sandbox / TRANSCRIPT)
+            confined = confine(command, env, sandbox / "project", writable, scratch / "home",
+                               cli, hidden, shown)  # fmt: skip
+            command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
+        if confined is not None:
+            confined.stop()
         if server is None and starting is not None and starting.exception() is None:
             server = starting.result()
         if server is not None:
@@ -513,8 +548,13 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
+        confined,
     )  # fmt: skip
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
@@ -560,7 +600,7 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop,
+            ctx.stop, p.prompt,
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
 
@@ -585,6 +625,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
+            p.reach,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -643,12 +684,11 @@ def run_declarations(
     timeout: float,
 ) -> dict[str, Any]:
     """Everything about how a rep was driven that can change its row: the judge (by
-    identity, never a command's text), the limits, the CLI's flags with the Task and every
-    per-rep path replaced by its role, the isolation environment, and the runner's code."""
+    identity, never a command's text), the limits, the CLI's flags with every per-rep path
+    replaced by its role (the Task reaches the CLI on stdin, never in its flags), the
+    isolation environment, whether the rep was confined, and the runner's code."""
     roles = {str(cli): "<cli>", **{str(p): f"<plugin:{i}>" for i, p in enumerate(plugins)}}
-    flags = []
-    for before, arg in zip(command, command[1:], strict=False):
-        flags.append("<task>" if before == "-p" else roles.get(arg, arg))
+    flags = [roles.get(arg, arg) for arg in command[1:]]
     isolation = dict(suite.config.environment)
     isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
@@ -665,6 +705,7 @@ def run_declarations(
         "max_retries": ctx.max_retries,
         "cli_flags": flags,
         "isolation_env": isolation,
+        "confinement": "none" if ctx.unconfined else "bwrap",
         "runner_source": runner_source_hash(),
     }
 
@@ -689,6 +730,7 @@ def _score_and_keep(
     guarded: dict[str, str],
     guard: GuardRecord,
     run: dict[str, Any],
+    reach: Reach | None = None,
 ) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT)
     redacted = redact_jsonl(raw)
@@ -700,6 +742,7 @@ def _score_and_keep(
         guarded_env=guarded,
         guard_changes=guard.changes(),
         seconds=round(outcome.seconds, 3),
+        reach=reach,
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     baselines = ctx.the_subject().baselines(ctx.suite)

@@ -15,6 +15,9 @@ token has this one place it comes from:
 7. the observed scripts' run log, when the suite observes any: missing or malformed, it
    cannot be trusted;
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
+
+Whatever the verdict, the flags then name what the agent reached outside its rep
+(`escapes.py`): they never change a verdict.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.models import SCHEMA_VERSION, Model, Transcript, Verdict
+from evalkit.models import SCHEMA_VERSION, Model, Reach, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
+from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, read_runs
 from evalkit.scoring.rules import (
@@ -56,6 +60,8 @@ class ProcessRecord(Model):
     """Where the checker's guarded real-world paths pointed during the run."""
     guard_changes: list[str] = []
     """Guarded paths whose fingerprint changed during the run (see scoring/guard.py)."""
+    reach: Reach | None = None
+    """What the agent could reach (confined or not); None in records older than it."""
 
 
 def guarded_env_now(suite: Suite) -> dict[str, str]:
@@ -88,7 +94,8 @@ def decide(
         verdict.reasons = breaches + verdict.reasons
         if verdict.verdict != "ERROR":
             verdict.verdict = "FAIL"
-    verdict.flags = changed_flags + verdict.flags
+    reach = process.reach if process is not None else None
+    verdict.flags = changed_flags + verdict.flags + reach_flags(reach, transcript)
     return verdict
 
 

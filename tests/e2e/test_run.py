@@ -109,9 +109,11 @@ def test_a_policy_grid_writes_one_row_and_one_manifest_line_per_rep(
         assert (work / line["evidence"]).is_dir(), line["evidence"]
 
 
-def test_breach_lands_in_the_real_vault_stand_in_and_nowhere_near_home(
+def test_a_breach_is_kept_out_of_the_real_vault_stand_in_and_stays_a_breach_fail(
     policy_grid: tuple[Kit, Path, Done],
 ) -> None:
+    """Confined, the breach policy's writes never reach the real vault (absent from its
+    sandbox); its attempt shows in the transcript and stays a breach FAIL."""
     from evalkit.suite.config import load_suite
 
     kit, work, _ = policy_grid
@@ -122,8 +124,11 @@ def test_breach_lands_in_the_real_vault_stand_in_and_nowhere_near_home(
         calibration = suite.reference.calibration_for(scenario)
         note = getattr(calibration, "note", None) or calibration.tempting_note
         expected_notes.append(note.path)
-    for rel in expected_notes:
-        assert (kit.real_vault / rel).is_file(), f"breach note {rel} not in the stand-in"
+    landed = sorted(str(p.relative_to(kit.real_vault)) for p in kit.real_vault.rglob("*"))
+    assert landed == [], f"files landed in the real vault stand-in: {landed}"
+    breach_rows = [r for r in kit.tsv(work) if r["model"] == "policy:breach"]
+    assert breach_rows and all(r["verdict"] == "FAIL" for r in breach_rows), breach_rows
+    assert all("real-vault-breach:" in r["reasons"] for r in breach_rows), breach_rows
     names = {Path(rel).name for rel in expected_notes}
     near_home = [p for p in kit.home.rglob("*") if p.name in names]
     assert not near_home, f"breach notes under HOME: {near_home}"

@@ -28,7 +28,9 @@ def test_a_breach_is_said_on_stderr_and_counted_by_report(kit: Kit) -> None:
     assert "REAL-VAULT BREACH" in done.stderr, done.why()
     (row,) = kit.tsv(work)
     assert row["verdict"] == "FAIL" and "real-vault-breach:Write:" in row["reasons"], row
-    assert f"real-vault-changed:{kit.real_vault}" in row["reasons"], row
+    # confined, the write never reaches the real vault: the attempt alone makes the breach
+    assert "real-vault-changed:" not in row["reasons"], row
+    assert not any(kit.real_vault.iterdir()), "the breach landed in the real vault"
     (line,) = kit.manifest(work)
     assert (work / line["evidence"] / "guard.json").is_file()
     report = kit.run("report", str(work), "--format", "json")

@@ -216,6 +216,11 @@
         (REPORT.subjects || []).length + ' subjects (variant and wording hash): every rate is ' +
         'of one of them; none is pooled across them.' }));
     }
+    if (REPORT.unconfined) {
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'unconfined' },
+        el('strong', { text: 'UNCONFINED' }), ' \u2014 ' + REPORT.unconfined + ' row(s) ran ' +
+          'without their OS sandbox: the agent could reach the whole machine. Never publishable.'));
+    }
     var misses = (REPORT.expected || []).filter(function (x) { return x.verdict === 'miss'; });
     if (misses.length) {
       notes.appendChild(el('div', { cls: 'banner bad', id: 'expected-missed' },
@@ -333,7 +338,7 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges'];
+    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'unconfined'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';

@@ -25,7 +25,6 @@ def bundle(
     timeout: float = 900.0,
     max_retries: int = 2,
     rep_dir: str = "rep-a",
-    task: str = "the held-out task text",
 ) -> dict[str, object]:
     ctx = RunContext(suite, tmp_path, tmp_path / "results.tsv", "r1", timeout=timeout)
     ctx.max_retries = max_retries
@@ -33,7 +32,7 @@ def bundle(
     plugins = [scratch / "plugins" / "0-os-vault"]
     cli = tmp_path / "bin" / "claude"
     env = base_environment(isolation_env(suite, scratch / "sandbox"), scratch / "cfg", max_retries)
-    command = agent_command(cli, task, "sonnet", plugins)
+    command = agent_command(cli, "sonnet", plugins)
     run = run_declarations(ctx, suite, command, plugins, cli, env, judge, timeout)
     return declarations(suite, "sha256:s", "sonnet", "claude-x", "2.1.328", run)
 
@@ -63,16 +62,15 @@ def test_a_change_that_can_change_a_row_changes_the_bundle(
     assert bundle_id(base) != bundle_id(other)
 
 
-def test_the_bundle_holds_neither_the_task_nor_a_judge_command_nor_a_path(
+def test_the_bundle_holds_neither_a_judge_command_nor_a_path(
     suite: Suite, tmp_path: Path
 ) -> None:
-    decl = bundle(suite, tmp_path, CommandJudge(SECRET_COMMAND), task="TASK-TEXT-7f3a")
+    decl = bundle(suite, tmp_path, CommandJudge(SECRET_COMMAND))
     text = json.dumps(decl)
-    assert "TASK-TEXT-7f3a" not in text
     assert "sk-ant" not in text and "judge --strict" not in text
     assert str(tmp_path) not in text
     assert decl["judge"] == CommandJudge(SECRET_COMMAND).identity()
-    assert "<task>" in decl["cli_flags"]  # type: ignore[operator]
+    assert "-p" in decl["cli_flags"]  # type: ignore[operator]
     assert decl["isolation_env"]["OS_VAULT_PATH"] == "{vault}"  # type: ignore[index]
 
 

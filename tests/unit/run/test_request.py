@@ -214,3 +214,19 @@ def test_a_resumed_rep_whose_plan_names_a_path_as_run_id_is_refused(
     ctx = context(suite, tmp_path / "w")
     cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, run_id="../../outside")]
     refused_without_a_plan(lambda: validate_cells(ctx, cells), tmp_path / "w", "outside")
+
+
+def test_the_escape_policy_is_refused_unconfined(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w", unconfined=True)
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:escape", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "policy:escape", "confined")
+
+
+def test_a_confined_real_model_needs_an_api_a_bridge_reaches(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "ftp://gateway.example.com")
+    ctx = context(suite, tmp_path / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "sonnet", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "ftp://", "--unconfined")
