@@ -52,6 +52,7 @@ demo: setup
 	$(BIN)/evalkit verify $(DEMO_DIR) > /dev/null
 	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
+# `make bench SCALE=--largest` adds the 100,000-rep folder (about 15 GB, the better part of an hour).
 bench: setup
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/overhead.py
@@ -59,6 +60,7 @@ bench: setup
 	$(BIN)/python bench/selftest.py
 	$(BIN)/python bench/grid_jobs.py
 	$(BIN)/python bench/html_report.py
+	$(BIN)/python bench/scale.py $(SCALE)
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache
