@@ -58,6 +58,8 @@ FILTER_GOAL_MS = 200.0
 @dataclass
 class Run:
     seconds: float
+    cpu: float
+    """user + system seconds of the command and every process it waited for"""
     rss_mb: float
     stdout: str
 
@@ -88,7 +90,7 @@ def evalkit(*args: str, timeout: float = 3600) -> Run:
         sys.exit(
             f"evalkit {' '.join(args[:2])} failed (exit {child.returncode}):\n{stderr[-2000:]}"
         )
-    return Run(seconds, usage.ru_maxrss / 1024, stdout)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout)
 
 
 def template(base: Path) -> Path:
@@ -216,18 +218,21 @@ def _verdict(value: float, goal: float, at_most: bool = True) -> str:
 
 
 def print_size(size: Size, before: Size | None, first: Size) -> None:
-    print(f"\n{size.reps} reps")
+    print(f"\n{size.reps} reps (peak RSS goal < {RSS_GOAL_MB:g} MB)")
     for name, run in size.runs.items():
         growth = ""
         if before is not None and name in before.runs:
             step = size.reps / before.reps
-            ratio = run.seconds / max(before.runs[name].seconds, 1e-9)
             goal = GROWTH_GOAL * step / 10
+            was = before.runs[name]
+            wall = run.seconds / max(was.seconds, 1e-9)
+            cpu = run.cpu / max(was.cpu, 1e-9)
             growth = (
-                f"; x{ratio:.1f} for x{step:g} reps (goal <= x{goal:g}: {_verdict(ratio, goal)})"
+                f"; for x{step:g} reps wall x{wall:.1f} ({_verdict(wall, goal)}), "
+                f"cpu x{cpu:.1f} ({_verdict(cpu, goal)}) (goal <= x{goal:g})"
             )
-        print(f"  {name:14} {run.seconds:7.1f} s  peak RSS {run.rss_mb:6.0f} MB "
-              f"(goal < {RSS_GOAL_MB:g}: {_verdict(run.rss_mb, RSS_GOAL_MB)}){growth}")  # fmt: skip
+        print(f"  {name:14} wall {run.seconds:7.1f} s  cpu {run.cpu:7.1f} s  peak RSS "
+              f"{run.rss_mb:5.0f} MB ({_verdict(run.rss_mb, RSS_GOAL_MB)}){growth}")  # fmt: skip
     report, merge = size.runs["report"].seconds, size.runs["merge"].seconds
     print(f"  report {report:.1f} s (goal <= {REPORT_GOAL_S:g} s at 100,000 reps: "
           f"{_verdict(report, REPORT_GOAL_S)})")  # fmt: skip
@@ -236,7 +241,9 @@ def print_size(size: Size, before: Size | None, first: Size) -> None:
     keep = size.trials_per_s / first.trials_per_s
     said = (size.runs["verify"].stdout.strip().splitlines() or ["(nothing)"])[-1]
     print(f"  verify says: {said}")
-    print(f"  verify {size.trials_per_s:.0f} trials/s, {keep:.2f} of the {first.reps}-rep rate "
+    per_cpu = size.reps / max(size.runs["verify"].cpu, 1e-9)
+    print(f"  verify {size.trials_per_s:.0f} trials/s ({per_cpu:.0f} per cpu-second), "
+          f"{keep:.2f} of the {first.reps}-rep rate "
           f"(goal >= {VERIFY_KEEP:g}: {_verdict(keep, VERIFY_KEEP, at_most=False)})")  # fmt: skip
     print(f"  html page {size.page_mb:.1f} MB; open to overview {size.open_ms:.0f} ms "
           f"(goal <= {OPEN_GOAL_MS:g}: {_verdict(size.open_ms, OPEN_GOAL_MS)}); filter "
