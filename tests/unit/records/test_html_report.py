@@ -7,6 +7,9 @@ import gzip
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from evalkit.records.html_report import mask_transcript_line, script_json, write_html
 from evalkit.suite.config import Suite
@@ -81,3 +84,28 @@ def test_sibling_evidence_files_are_escaped_script(tmp_path: Path) -> None:
 
 def test_task_mask_covers_every_set(suite: Suite) -> None:
     assert repr(task_mask(suite.scenarios("all"))).startswith("TaskMask(")
+
+
+def test_evidence_too_big_to_inline_is_written_out_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the inline limit the page streams each rep's evidence to its sibling folder,
+    so a 100,000-rep folder is never held in memory whole."""
+    import evalkit.records.html_report as html_report
+
+    suite = Suite(REPO)
+    work = tmp_path / "w"
+    rows = make_folder(suite, work, reps=2)
+    monkeypatch.setattr(html_report, "INLINE_LIMIT", 1)
+    read = html_report._detail
+    written: list[int] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        written.append(len(list(tmp_path.rglob("rep-*.js"))))
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(html_report, "_detail", spy)
+    stats = write_html(suite, work, tmp_path / "r.html", "auto")
+    assert stats.sibling_dir is not None
+    assert len(list(stats.sibling_dir.glob("rep-*.js"))) == len(rows)
+    assert len(written) == len(rows) and written[-1] >= len(rows) - 2, written
