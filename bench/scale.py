@@ -10,8 +10,9 @@ process (wait4's rusage):
 
 - `merge` of the 64 shards (into the folder every other command reads, and once more into a
   second folder for `compare`);
-- `report` (table and json), `compare` of the two folders;
 - `verify`, with its trials/s;
+- `report` (table and json, after verify: it holds the folder to verify's record, which
+  lists every kept file), `compare` of the two folders;
 - `report --html`: build time and page size, then in headless Chromium the time to the drawn
   overview and one filter.
 
@@ -185,12 +186,12 @@ def measure(base: Path, source: Path, reps: int) -> Size:
     shard_args = [str(s) for s in shards]
     size.runs["merge"] = evalkit("merge", str(a), *shard_args)
     evalkit("merge", str(b), *shard_args)
+    size.runs["verify"] = evalkit("verify", str(a))
+    size.trials_per_s = reps_in(a) / size.runs["verify"].seconds
+    # after verify, as a user runs them: report then holds the folder to verify's record
     size.runs["report"] = evalkit("report", str(a))
     size.runs["report json"] = evalkit("report", str(a), "--format", "json")
     size.runs["compare"] = evalkit("compare", str(a), str(b), "--allow-confounded")
-    size.runs["verify"] = evalkit("verify", str(a))
-    trials = reps_in(a)
-    size.trials_per_s = trials / size.runs["verify"].seconds
     page = root / "report.html"
     size.runs["report --html"] = evalkit("report", str(a), "--html", str(page))
     size.page_mb = page.stat().st_size / 1e6
