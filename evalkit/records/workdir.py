@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -197,18 +197,25 @@ def _shard_order(label: str) -> tuple[int, int]:
         return 0, 0
 
 
-def _read_jsonl(path: Path, model: type[T], what: str) -> Read[T]:
+def _read_jsonl(
+    path: Path, model: type[T], what: str, keep: Callable[[T], T] | None = None
+) -> Read[T]:
+    """Every line that reads, each passed through `keep` as it is read."""
     found: Read[T] = Read()
     if not path.is_file():
         return found
-    data = path.read_bytes().decode("utf-8", "replace")
-    for number, text in enumerate(data.splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            found.items.append(model.model_validate(json.loads(text)))
-        except (json.JSONDecodeError, ValidationError, TypeError):
-            found.problems.append(f"{path.name}:{number}: unreadable {what} line")
+    number = 0
+    with path.open("rb") as stream:  # line by line: a 100,000-rep manifest is 280 MB
+        for raw in stream:
+            for text in raw.decode("utf-8", "replace").splitlines():
+                number += 1
+                if not text.strip():
+                    continue
+                try:
+                    item = model.model_validate(json.loads(text))
+                    found.items.append(keep(item) if keep else item)
+                except (json.JSONDecodeError, ValidationError, TypeError):
+                    found.problems.append(f"{path.name}:{number}: unreadable {what} line")
     return found
 
 
@@ -328,7 +335,7 @@ class Workdir:
             raise NotFoundError(
                 f"{self.evidence_index}: no manifest; nothing was run into this folder"
             )
-        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest")
+        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest", _shared_declarations())
 
     def evidence_keys(self) -> list[RepKey]:
         """The reps the manifest records: one key per rep's final attempt."""
@@ -399,6 +406,21 @@ class Workdir:
 
     def append_evidence_line(self, line: EvidenceLine) -> None:
         append_locked(self.evidence_index, (line.model_dump_json() + "\n").encode())
+
+
+def _shared_declarations() -> Callable[[EvidenceLine], EvidenceLine]:
+    """Lines that declare the same things (every rep of one bundle) are given one dict as
+    they are read, compared by content: held apart, declarations are most of a line's memory
+    (16 KB a line against 2.5 KB shared, at 10,000 reps). Nothing changes a read line's
+    declarations."""
+    shared: dict[str, dict[str, Any]] = {}
+
+    def keep(line: EvidenceLine) -> EvidenceLine:
+        key = json.dumps(line.declarations, sort_keys=True, default=str)
+        line.declarations = shared.setdefault(key, line.declarations)
+        return line
+
+    return keep
 
 
 def _list_files(listing: Any, path: str, rel: str) -> None:

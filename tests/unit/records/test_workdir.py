@@ -261,3 +261,30 @@ def test_the_evidence_listing_is_every_file_by_path_size_and_time_in_a_fixed_ord
                 expected.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     got = Workdir(work).record_hashes([], [])
     assert got["evidence/ + subjects/"] == "listing:" + expected.hexdigest()
+
+
+def test_manifest_lines_declaring_the_same_things_share_one_declarations_dict(
+    tmp_path: Path,
+) -> None:
+    """Reps of one bundle declare alike: held once, not once a rep (most of a line's memory
+    at 100,000 reps); lines that differ keep their own."""
+    records = Workdir(tmp_path / "w")
+    records.root.mkdir()
+    for rep, model in ((1, "sonnet"), (2, "sonnet"), (3, "haiku")):
+        records.append_evidence_line(
+            EvidenceLine(
+                run_id="r1",
+                scenario="P1-L1-reporting",
+                model=model,
+                rep=rep,
+                evidence=f"evidence/r1/P1-L1-reporting/{model}/rep-{rep}",
+                files={},
+                declarations={"model": model, "fixture_hashes": {"project": "sha256:1"}},
+                bundle_id=f"evb-{model}",
+                verdict="PASS",
+            )  # fmt: skip
+        )
+    first, second, third = records.read_evidence_index().items
+    assert first.declarations is second.declarations
+    assert third.declarations is not first.declarations
+    assert third.declarations == {"model": "haiku", "fixture_hashes": {"project": "sha256:1"}}
