@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.errors import ConfigError
@@ -58,16 +59,17 @@ def replace_file(path: Path, data: bytes) -> None:
         raise cannot_write(path, exc) from None
 
 
-def replace_folder(path: Path, files: dict[str, bytes]) -> None:
-    """Write `files` (name -> bytes) into a hidden folder beside `path`, then swap it in
-    for `path`; the folder it replaces is removed only once the new one is in place."""
+def replace_folder(path: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    """Write `files` ((name, bytes) pairs, which may be made as they are written) into a
+    hidden folder beside `path`, then swap it in for `path`; the folder it replaces is
+    removed only once the new one is in place."""
     make_folder(path.parent, path)
     partial = _partial(path)
     old = path.with_name(f".{path.name}.{os.getpid()}.old")
     try:
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir()
-        for name, data in files.items():
+        for name, data in files:
             (partial / name).write_bytes(data)
         if path.exists():
             os.rename(path, old)
@@ -77,4 +79,7 @@ def replace_folder(path: Path, files: dict[str, bytes]) -> None:
         if old.exists() and not path.exists():
             os.rename(old, path)
         raise cannot_write(path, exc) from None
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     shutil.rmtree(old, ignore_errors=True)

@@ -15,8 +15,10 @@ import base64
 import gzip
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -319,41 +321,56 @@ def write_html(
     rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
 
     reps: list[dict[str, Any]] = []
-    packed: list[str] = []
-    masked_total = 0
-    for index, row in enumerate(rows):
-        folder, line = _evidence_folder(workdir, row, manifest)
-        light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
-        masked_total += masked
-        entry = row.model_dump()
-        decl = decls.get(row.bundle_id, {})
-        entry.update(
-            id=index,
-            variant=variant_of(row, decl),
-            subject_hash=subject_hash_of(row, decl),
-            reasons=_tokens(row.reasons),
-            flags=_tokens(row.flags),
-            evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
-            **light,
-        )
-        entry, n = _mask_value(entry, mask)
-        masked_total += n
-        reps.append(entry)
-        packed.append(_pack(heavy))
+    totals = {"masked": 0, "bytes": 0}
 
-    evidence_bytes = sum(len(p) for p in packed)
-    if placement == "auto":
-        placement = "inline" if evidence_bytes <= INLINE_LIMIT else "files"
+    def evidence() -> Iterator[str]:
+        """Each rep's packed evidence in turn, its overview entry kept in `reps`."""
+        for index, row in enumerate(rows):
+            folder, line = _evidence_folder(workdir, row, manifest)
+            light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
+            entry = row.model_dump()
+            decl = decls.get(row.bundle_id, {})
+            entry.update(
+                id=index,
+                variant=variant_of(row, decl),
+                subject_hash=subject_hash_of(row, decl),
+                reasons=_tokens(row.reasons),
+                flags=_tokens(row.flags),
+                evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
+                **light,
+            )
+            entry, n = _mask_value(entry, mask)
+            totals["masked"] += masked + n
+            reps.append(entry)
+            blob = _pack(heavy)
+            totals["bytes"] += len(blob)
+            yield blob
+
+    # Held only until it is clear the evidence fits inside the page; past that it is written
+    # out rep by rep, so a folder of any size is never held whole.
+    blobs = evidence()
+    packed: list[str] = []
+    if placement != "files":
+        for blob in blobs:
+            packed.append(blob)
+            if placement == "auto" and totals["bytes"] > INLINE_LIMIT:
+                break
+        else:
+            placement = "inline"
     sibling: Path | None = None
-    if placement == "files":
+    if placement != "inline":
+        placement = "files"
         sibling = evidence_folder(out)
         replace_folder(
             sibling,
-            {
-                f"rep-{index}.js": f"evalkitEvidence({index},{script_json(blob)});\n".encode()
-                for index, blob in enumerate(packed)
-            },
+            (
+                (f"rep-{index}.js", f"evalkitEvidence({index},{script_json(blob)});\n".encode())
+                for index, blob in enumerate(chain(packed, blobs))
+            ),
         )
+        packed = []
+    evidence_bytes = totals["bytes"]
+    masked_total = totals["masked"]
 
     report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
     masked_total += n

@@ -14,12 +14,12 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -197,18 +197,25 @@ def _shard_order(label: str) -> tuple[int, int]:
         return 0, 0
 
 
-def _read_jsonl(path: Path, model: type[T], what: str) -> Read[T]:
+def _read_jsonl(
+    path: Path, model: type[T], what: str, keep: Callable[[T], T] | None = None
+) -> Read[T]:
+    """Every line that reads, each passed through `keep` as it is read."""
     found: Read[T] = Read()
     if not path.is_file():
         return found
-    data = path.read_bytes().decode("utf-8", "replace")
-    for number, text in enumerate(data.splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            found.items.append(model.model_validate(json.loads(text)))
-        except (json.JSONDecodeError, ValidationError, TypeError):
-            found.problems.append(f"{path.name}:{number}: unreadable {what} line")
+    number = 0
+    with path.open("rb") as stream:  # line by line: a 100,000-rep manifest is 280 MB
+        for raw in stream:
+            for text in raw.decode("utf-8", "replace").splitlines():
+                number += 1
+                if not text.strip():
+                    continue
+                try:
+                    item = model.model_validate(json.loads(text))
+                    found.items.append(keep(item) if keep else item)
+                except (json.JSONDecodeError, ValidationError, TypeError):
+                    found.problems.append(f"{path.name}:{number}: unreadable {what} line")
     return found
 
 
@@ -328,7 +335,7 @@ class Workdir:
             raise NotFoundError(
                 f"{self.evidence_index}: no manifest; nothing was run into this folder"
             )
-        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest")
+        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest", _shared_declarations())
 
     def evidence_keys(self) -> list[RepKey]:
         """The reps the manifest records: one key per rep's final attempt."""
@@ -348,9 +355,7 @@ class Workdir:
             files.setdefault(self.path(name).resolve(), None)
         return list(files)
 
-    def record_hashes(
-        self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]
-    ) -> dict[str, str]:
+    def record_hashes(self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]) -> dict[str, str]:
         """The records a verdict on this folder is drawn from, by hash: plans, manifest and
         each results file by content (`absent` when missing); the evidence and kept subjects
         by a listing of every file's path, size and modification time, so an edited or
@@ -358,14 +363,8 @@ class Workdir:
         files = [self.plans, self.evidence_index, *self.results_files(plans, lines)]
         found = {self.relative(path): _content_hash(path) for path in files}
         listing = hashlib.sha256()
-        for folder in (self.evidence, self.root / SUBJECTS):
-            for dirpath, dirnames, filenames in os.walk(folder):
-                dirnames.sort()
-                for name in sorted(filenames):
-                    path = os.path.join(dirpath, name)
-                    info = os.lstat(path)
-                    rel = os.path.relpath(path, self.root)
-                    listing.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        for folder in (EVIDENCE, SUBJECTS):
+            _list_files(listing, str(self.root / folder), f"{folder}/")
         found[f"{EVIDENCE}/ + {SUBJECTS}/"] = "listing:" + listing.hexdigest()
         return found
 
@@ -407,6 +406,42 @@ class Workdir:
 
     def append_evidence_line(self, line: EvidenceLine) -> None:
         append_locked(self.evidence_index, (line.model_dump_json() + "\n").encode())
+
+
+def _shared_declarations() -> Callable[[EvidenceLine], EvidenceLine]:
+    """Lines that declare the same things (every rep of one bundle) are given one dict as
+    they are read, compared by content: held apart, declarations are most of a line's memory
+    (16 KB a line against 2.5 KB shared, at 10,000 reps). Nothing changes a read line's
+    declarations."""
+    shared: dict[str, dict[str, Any]] = {}
+
+    def keep(line: EvidenceLine) -> EvidenceLine:
+        key = json.dumps(line.declarations, sort_keys=True, default=str)
+        line.declarations = shared.setdefault(key, line.declarations)
+        return line
+
+    return keep
+
+
+def _list_files(listing: Any, path: str, rel: str) -> None:
+    """`rel/name NUL size NUL mtime_ns` for each file under `path`: a folder's files (sorted)
+    before its subfolders (sorted), links listed and never followed. One stat per file, the
+    floor of a listing: a 100,000-rep folder holds about 700,000 files."""
+    try:
+        with os.scandir(path) as found:
+            entries = list(found)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    folders = sorted((e for e in entries if e.is_dir()), key=lambda e: e.name)
+    files = sorted((e for e in entries if not e.is_dir()), key=lambda e: e.name)
+    lines = []
+    for entry in files:
+        info = entry.stat(follow_symlinks=False)
+        lines.append(f"{rel}{entry.name}\0{info.st_size}\0{info.st_mtime_ns}\n")
+    listing.update("".join(lines).encode())
+    for entry in folders:
+        if not entry.is_symlink():
+            _list_files(listing, entry.path, f"{rel}{entry.name}/")
 
 
 def _content_hash(path: Path) -> str:

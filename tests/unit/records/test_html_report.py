@@ -8,6 +8,9 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from evalkit.records.html_report import (
     mask_transcript_line,
@@ -111,3 +114,28 @@ def test_a_folder_inside_the_suite_is_shown_relative_to_it(tmp_path: Path) -> No
     suite = tmp_path / "suite"
     assert shown_folder(suite, suite / "results" / "demo") == "results/demo"
     assert shown_folder(suite, tmp_path / "elsewhere" / "demo") == "demo"
+
+
+def test_evidence_too_big_to_inline_is_written_out_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the inline limit the page streams each rep's evidence to its sibling folder,
+    so a 100,000-rep folder is never held in memory whole."""
+    import evalkit.records.html_report as html_report
+
+    suite = Suite(REPO)
+    work = tmp_path / "w"
+    rows = make_folder(suite, work, reps=2)
+    monkeypatch.setattr(html_report, "INLINE_LIMIT", 1)
+    read = html_report._detail
+    written: list[int] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        written.append(len(list(tmp_path.rglob("rep-*.js"))))
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(html_report, "_detail", spy)
+    stats = write_html(suite, work, tmp_path / "r.html", "auto")
+    assert stats.sibling_dir is not None
+    assert len(list(stats.sibling_dir.glob("rep-*.js"))) == len(rows)
+    assert len(written) == len(rows) and written[-1] >= len(rows) - 2, written

@@ -266,3 +266,36 @@ def test_one_shard_named_twice_in_one_merge_is_refused(
     with pytest.raises(RefusedError, match="merged twice"):
         merge(out, [shards["1/2"], shards["1/2"]])
     assert not out.exists()
+
+
+def _evidence_pairs(out: Path, shard: Path) -> list[tuple[Path, Path]]:
+    return [
+        (path, shard / path.relative_to(out))
+        for path in sorted((out / "evidence").rglob("*"))
+        if path.is_file()
+    ]
+
+
+def test_merged_evidence_is_hard_linked_to_the_shards_on_one_file_system(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    pairs = _evidence_pairs(out, shards["1/2"]) + _evidence_pairs(out, shards["2/2"])
+    linked = [merged.samefile(kept) for merged, kept in pairs if kept.is_file()]
+    assert len(linked) >= 2 and all(linked), [str(m) for m, _ in pairs]
+
+
+def test_merge_copies_evidence_where_a_hard_link_is_refused(
+    suite: Suite, shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cross_device(source: str, target: str) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr("evalkit.records.merge.os.link", cross_device)
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    pairs = [(m, k) for m, k in _evidence_pairs(out, shards["1/2"]) if k.is_file()]
+    assert pairs and not any(m.samefile(k) for m, k in pairs)
+    assert all(m.read_bytes() == k.read_bytes() for m, k in pairs)
+    assert verify_workdir(suite, out).publishable

@@ -229,3 +229,62 @@ def test_an_evidence_folder_is_claimed_once(tmp_path: Path) -> None:
     assert folder.is_dir() and folder.name == "rep-1"
     with pytest.raises(ConfigError, match="already exists"):
         records.claim_evidence_folder("r1", "P1", "policy:oracle", 1)
+
+
+def test_the_evidence_listing_is_every_file_by_path_size_and_time_in_a_fixed_order(
+    tmp_path: Path,
+) -> None:
+    """The key a verification record holds: one line per file, `path NUL size NUL mtime_ns`,
+    a folder's files (sorted) before its subfolders (sorted), evidence/ then subjects/. A
+    record written by an earlier evalkit stays fresh only while this format holds."""
+    import hashlib
+
+    work = tmp_path / "w"
+    for rel, text in {
+        "evidence/r1/P1/m/rep-1/transcript.jsonl": "a\n",
+        "evidence/r1/P1/m/rep-1/z.diff": "zz",
+        "evidence/r1/P1/m/rep-10/check.json": "{}",
+        "evidence/r1/P1/m/top.txt": "t",
+        "evidence/r1/N1/m/rep-1/check.json": "{ }",
+        "subjects/sha256-1/SKILL.md": "s",
+    }.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    (work / "evidence" / "r1" / "P1" / "m" / "rep-1" / "link").symlink_to("z.diff")
+    expected = hashlib.sha256()
+    for folder in ("evidence", "subjects"):
+        for dirpath, dirnames, filenames in os.walk(work / folder):
+            dirnames.sort()
+            for name in sorted(filenames):
+                info = os.lstat(os.path.join(dirpath, name))
+                rel = os.path.relpath(os.path.join(dirpath, name), work)
+                expected.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    got = Workdir(work).record_hashes([], [])
+    assert got["evidence/ + subjects/"] == "listing:" + expected.hexdigest()
+
+
+def test_manifest_lines_declaring_the_same_things_share_one_declarations_dict(
+    tmp_path: Path,
+) -> None:
+    """Reps of one bundle declare alike: held once, not once a rep (most of a line's memory
+    at 100,000 reps); lines that differ keep their own."""
+    records = Workdir(tmp_path / "w")
+    records.root.mkdir()
+    for rep, model in ((1, "sonnet"), (2, "sonnet"), (3, "haiku")):
+        records.append_evidence_line(
+            EvidenceLine(
+                run_id="r1",
+                scenario="P1-L1-reporting",
+                model=model,
+                rep=rep,
+                evidence=f"evidence/r1/P1-L1-reporting/{model}/rep-{rep}",
+                files={},
+                declarations={"model": model, "fixture_hashes": {"project": "sha256:1"}},
+                bundle_id=f"evb-{model}",
+                verdict="PASS",
+            )  # fmt: skip
+        )
+    first, second, third = records.read_evidence_index().items
+    assert first.declarations is second.declarations
+    assert third.declarations is not first.declarations
+    assert third.declarations == {"model": "haiku", "fixture_hashes": {"project": "sha256:1"}}
