@@ -40,6 +40,7 @@ from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import (
+    NO_SUBJECT_VARIANT,
     SUBJECTS,
     fixture_subject_paths,
     kept_subject,
@@ -375,6 +376,7 @@ def replay_decide(
             line.model,
             ReplayJudge(kept.judge),
             kept.process,
+            without_subject=line.declarations.get("variant") == NO_SUBJECT_VARIANT,
         )
 
 

@@ -7,7 +7,7 @@ in one way so the harness can show it scores the run as an ERROR.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evalkit.errors import ConfigError
 from evalkit.models import Script
@@ -55,6 +55,23 @@ def policy_names(suite: Suite) -> list[str]:
 
 
 def scripted_agent(
+    suite: Suite,
+    model: str,
+    scenario: ScenarioFile,
+    attempt: int = 1,
+    without_subject: bool = False,
+) -> ScriptedAgent:
+    """The policy `model` names; `without_subject` holds it to the verdicts its checker
+    declares for the no-plugin arm."""
+    agent = _scripted_agent(suite, model, scenario, attempt)
+    if not without_subject or agent.policy in FAULT_POLICIES:
+        return agent
+    played = FLAKY.get(agent.policy, (agent.policy, ""))[0]
+    expect = suite.reference.expect_without_subject(played, scenario, agent.plan)
+    return replace(agent, plan=replace(agent.plan, expect=expect))
+
+
+def _scripted_agent(
     suite: Suite, model: str, scenario: ScenarioFile, attempt: int = 1
 ) -> ScriptedAgent:
     name = model[len(PREFIX) :]

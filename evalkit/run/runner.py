@@ -61,7 +61,7 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import Subject, build_subject
+from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject, build_subject
 from evalkit.suite.task import read_task
 
 if TYPE_CHECKING:
@@ -689,7 +689,8 @@ def _score_and_keep(
         seconds=round(outcome.seconds, 3),
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
-    verdict = decide(ctx.suite, scenario, sandbox, transcript, model, judge, process, folder)
+    bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
+    verdict = decide(ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, bare)
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
