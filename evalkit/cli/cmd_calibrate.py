@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.subject_options import PluginOption, VariantOption
+from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 
 
 @command("calibrate")
@@ -19,6 +19,7 @@ def calibrate_command(
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    cli: CliOption = None,
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -32,6 +33,7 @@ def calibrate_command(
     from evalkit.cli.progress import rep_progress
     from evalkit.reference.calibrate import calibrate
     from evalkit.reference.policy import policy_names
+    from evalkit.run.cli_versions import chosen_cli
     from evalkit.run.runner import RunContext, new_run_id
     from evalkit.suite.subject import build_subject
 
@@ -51,6 +53,7 @@ def calibrate_command(
         timeout=120,
         subject=build_subject(suite, plugin, variant),
     )
+    ctx.use_cli(chosen_cli(cli))
     ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ import typer
 
 from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, notice
-from evalkit.cli.subject_options import PluginOption, VariantOption
+from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ def run(
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    cli: CliOption = None,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -46,6 +47,7 @@ def run(
     """
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
+    from evalkit.run.cli_versions import chosen_cli
     from evalkit.run.runner import RepOutcome, RunContext, default_workdir, new_run_id, run_reps
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
@@ -68,6 +70,7 @@ def run(
         allow_reserve=reserve,
         subject=build_subject(suite, plugin, variant),
     )
+    ctx.use_cli(chosen_cli(cli))
 
     from contextlib import AbstractContextManager, nullcontext
 

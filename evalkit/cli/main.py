@@ -7,6 +7,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_build,
     cmd_calibrate,
     cmd_check,
+    cmd_cli,
     cmd_compare,
     cmd_doctor,
     cmd_grid,

@@ -24,3 +24,12 @@ VariantOption = Annotated[
         "(default: the suite's own)",
     ),
 ]
+CliOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cli",
+        metavar="VERSION",
+        help="the Claude Code version to run, installed once into the version cache "
+        "(default: the pinned one)",
+    ),
+]

@@ -20,7 +20,7 @@ from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
-SELECTOR_KINDS = ("variant", "model", "run")
+SELECTOR_KINDS = ("variant", "model", "run", "cli")
 FACTORS = ("subject", "model", "instrument", "cli_version")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = ("fixture_hashes", "rubric_sha256", "checker", "checker_source")
@@ -71,7 +71,9 @@ class Side:
 def parse_selector(text: str) -> tuple[str, str]:
     kind, _, value = text.partition(":")
     if kind not in SELECTOR_KINDS or not value:
-        raise ConfigError(f"selector '{text}': expected variant:NAME, model:NAME or run:ID")
+        raise ConfigError(
+            f"selector '{text}': expected variant:NAME, model:NAME, run:ID or cli:VERSION"
+        )
     return kind, value
 
 
@@ -102,6 +104,8 @@ def load_side(label: str, workdir: Path, selector: str = "") -> Side:
             kept = [r for r in rows if r.model == value]
         elif kind == "run":
             kept = [r for r in rows if r.run_id == value]
+        elif kind == "cli":
+            kept = [r for r in rows if r.cli_version == value]
         else:
             kept = [r for r in rows if side.variant(r) == value]
         if not kept:

@@ -48,6 +48,7 @@ from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
@@ -167,6 +168,10 @@ class RunContext:
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
+    cli_path: Path | None = None
+    """The CLI a `--cli VERSION` run launches (from the version cache); None: `find_cli`."""
+    cli_integrity: str = ""
+    """That version's npm integrity hash, declared by every rep it runs."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -179,6 +184,11 @@ class RunContext:
             if self.subject is None:
                 self.subject = build_subject(self.suite)
             return self.subject
+
+    def use_cli(self, cli: InstalledCli | None) -> None:
+        """Run every rep with this installed version (`--cli`); None keeps `find_cli`'s."""
+        if cli is not None:
+            self.cli_path, self.cli_integrity, self._cli_version = cli.path, cli.integrity, None
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
@@ -452,7 +462,8 @@ def prepare_rep(
     in the results folder, so a prepared rep that never launches leaves no trace there;
     `close()` removes it."""
     suite = ctx.suite
-    _, cli = preflight(suite)
+    checked_plugin_dirs(suite)
+    cli = rep_cli(ctx)
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()
@@ -606,6 +617,11 @@ def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path]
     return checked_plugin_dirs(suite), find_cli()
 
 
+def rep_cli(ctx: RunContext) -> Path:
+    """The CLI a rep launches: the version the run asked for, else the one `find_cli` finds."""
+    return ctx.cli_path if ctx.cli_path is not None else find_cli()
+
+
 _RUNNER_HASH: str | None = None
 
 
@@ -646,7 +662,7 @@ def run_declarations(
         if name.startswith(("ANTHROPIC_", "CLAUDE_CODE_")) and name not in isolation:
             loopback = env[name].startswith("http://127.0.0.1:")
             isolation[name] = "<scripted-server>" if loopback else "<set>"
-    return {
+    declared = {
         "judge": judge.identity(),
         "timeout": timeout,
         "max_retries": ctx.max_retries,
@@ -654,6 +670,9 @@ def run_declarations(
         "isolation_env": isolation,
         "runner_source": runner_source_hash(),
     }
+    if ctx.cli_integrity:
+        declared["cli_integrity"] = ctx.cli_integrity
+    return declared
 
 
 def _read_text(path: Path) -> str:

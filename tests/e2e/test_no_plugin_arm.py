@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.e2e
 
 ADR = Path(__file__).resolve().parents[2] / "suites" / "adr-discrimination"
+RUNS_TESTS = ADR.parent / "runs-tests"
 
 
 @pytest.fixture
@@ -40,10 +41,11 @@ def test_a_grid_with_and_without_the_plugin_verifies_and_compares(adr: Kit) -> N
     manifest = [json.loads(x) for x in (work / "manifest.jsonl").read_text().splitlines()]
     for line in manifest:
         if line["declarations"]["variant"] == "none":
-            assert not any("plugin" in f for f in line["declarations"]["run"]["cli_flags"])
+            assert not any("plugin" in f for f in line["declarations"]["cli_flags"])
             transcript = (work / line["evidence"] / line["files"]["transcript"]).read_text()
             init = next(json.loads(x) for x in transcript.splitlines() if '"init"' in x)
-            assert init["plugins"] == [], line["evidence"]
+            loaded = [p["name"] for p in init["plugins"] if p.get("path") != "builtin"]
+            assert loaded == [], line["evidence"]
     verified = adr.run("verify", str(work), timeout=600)
     assert verified.returncode == 0, verified.why()
     assert verified.stdout.strip().endswith("PUBLISHABLE")
@@ -53,9 +55,16 @@ def test_a_grid_with_and_without_the_plugin_verifies_and_compares(adr: Kit) -> N
     assert "95% interval" in compared.stdout
 
 
-def test_calibrate_holds_the_policies_to_their_verdicts_without_the_plugin(adr: Kit) -> None:
-    work = adr.base / "cal"
-    done = adr.run("calibrate", str(work), "--variant", "none", "--policies",
-                   "oracle,always-create,never-consult", timeout=600)  # fmt: skip
+def test_calibrate_holds_the_policies_to_their_verdicts_without_the_plugin(
+    new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    kit = new_kit(tmp_path, suite=RUNS_TESTS)
+    work = kit.base / "cal"
+    done = kit.run("calibrate", str(work), "--variant", "none", "--policies",
+                   "oracle,never-act", timeout=600)  # fmt: skip
     assert done.returncode == 0, done.why()
-    assert {r["variant"] for r in adr.tsv(work)} == {"none"}
+    rows = kit.tsv(work)
+    assert {r["variant"] for r in rows} == {"none"} and len(rows) == 8
+    assert all("required-hooks-not-applied" in r["flags"] for r in rows)
+    verified = kit.run("verify", str(work), timeout=600)
+    assert verified.returncode == 0, verified.why()

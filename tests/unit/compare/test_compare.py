@@ -200,3 +200,16 @@ def test_markdown_names_both_sides_and_the_weak_design(suite: Suite, tmp_path: P
     assert done.exit_code == 0, done.output
     assert "A and B differ in model only" in done.stdout
     assert "| run | all | specificity | per-scenario | 6/6 (0) | 0/6 (0) | -1.000 |" in done.stdout
+
+
+def test_two_cli_versions_in_one_folder_compare_by_version_alone(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS, cli="2.1.327")
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, cli="2.1.328")
+    a = load_side("A", work, "cli:2.1.327")
+    b = load_side("B", work, "cli:2.1.328")
+    assert len(a.rows) == len(b.rows) == 12
+    result = compare(suite, a, b)
+    assert result.differing == ["cli_version"]
+    assert pooled(result, "specificity", "per-rep").difference == -1.0
