@@ -30,10 +30,11 @@ OPTIONS = (
     "--dangerously-skip-permissions",
     "--no-session-persistence",
     "--setting-sources",
-    "--max-turns",
     "--plugin-dir",
 )
-"""Every option `runner.agent_command` passes: a version lacking one cannot run a rep."""
+"""Every option `runner.agent_command` passes that `--help` lists: a version lacking one
+cannot run a rep. (`--max-turns`, passed only when asked for, is not listed even by the
+pinned version.)"""
 _SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?$")
 
 

@@ -478,7 +478,8 @@ def prepare_rep(
         if agent is not None:  # its server starts while the sandbox's git calls run
             values = suite.reference.script_values(guarded)
             script = render(agent.plan.script, sandbox, names, values)
-            starting = _start_in_background(_scripted_server, script, agent.fault)
+            choose = agent.chooser(scenario.id, rep, lambda s: render(s, sandbox, names, values))
+            starting = _start_in_background(_scripted_server, script, agent.fault, choose)
         if ctx.template_sandboxes:
             TEMPLATES.copy(suite, scenario, sandbox, root)
         else:
@@ -516,10 +517,12 @@ def prepare_rep(
     )  # fmt: skip
 
 
-def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
+def _scripted_server(
+    script: Script, fault: str | None, choose: Callable[[str], Script] | None = None
+) -> ScriptedServer:
     from evalkit.reference.scripted_server import ScriptedServer
 
-    return ScriptedServer(script, fault).start()
+    return ScriptedServer(script, fault, choose=choose).start()
 
 
 def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:

@@ -62,3 +62,13 @@ def test_a_version_not_in_the_cache_and_not_on_npm_is_one_line_before_planning(
     assert done.returncode == 2, done.why()
     assert done.stderr.count("\n") == 1 and "--cli 0.0.1" in done.stderr
     assert not (work / "plans.jsonl").exists()
+
+
+def test_a_planted_regression_is_played_by_the_version_each_cli_names(versioned: Kit) -> None:
+    work = versioned.base / "w"
+    grid = versioned.run("grid", str(work), "--models", "policy:regress-from:2.1.328",
+                         "--scenarios", "P1", "--reps", "1", "--cli", "2.1.327,2.1.328",
+                         timeout=600)  # fmt: skip
+    assert grid.returncode == 0, grid.why()
+    verdicts = {r["cli_version"]: r["verdict"] for r in versioned.tsv(work)}
+    assert verdicts == {"2.1.327": "PASS", "2.1.328": "FAIL"}
