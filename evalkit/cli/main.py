@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evalkit.cli import (  # noqa: F401
     cmd_baseline,
+    cmd_bisect,
     cmd_build,
     cmd_calibrate,
     cmd_check,

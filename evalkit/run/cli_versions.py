@@ -162,14 +162,49 @@ def _ask(cli: InstalledCli, flag: str) -> str:
     return done.stdout.strip()
 
 
+_CHECKED: dict[Path, InstalledCli] = {}
+
+
 def resolve(versions: list[str], root: Path | None = None) -> dict[str, InstalledCli]:
-    """Each version installed (once) and checked, before anything is planned."""
+    """Each version installed (once) and checked (once per process), before anything is
+    planned."""
     found = {}
     for version in versions:
         cli = install(version, root)
-        check(cli)
+        if cli.folder.resolve() not in _CHECKED:
+            check(cli)
+            _CHECKED[cli.folder.resolve()] = cli
         found[version] = cli
     return found
+
+
+def registry_versions() -> list[str]:
+    """Every version npm serves, in semver order (one line when npm cannot say)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PrerequisiteError("npm is not on PATH; name the versions with --versions")
+    try:
+        done = subprocess.run(
+            [npm, "view", PACKAGE, "versions", "--json"], capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        listed = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        listed = None
+    if not isinstance(listed, list):
+        raise ConfigError(f"npm view {PACKAGE} versions: no answer; name them with --versions")
+    return sort_versions([str(v) for v in listed if _SEMVER.match(str(v))])
+
+
+def versions_between(good: str, bad: str, known: list[str]) -> list[str]:
+    """The versions from good to bad inclusive, in semver order; both must be known."""
+    low, high = semver_key(good), semver_key(bad)
+    if not low < high:
+        raise ConfigError(f"--good {good} must be an older version than --bad {bad}")
+    for end in (good, bad):
+        if end not in known:
+            raise ConfigError(f"{end}: not among the versions to bisect")
+    return [v for v in sort_versions(known) if low <= semver_key(v) <= high]
 
 
 def prune(root: Path | None = None, keep: list[str] | None = None) -> list[str]:

@@ -72,3 +72,17 @@ def test_a_planted_regression_is_played_by_the_version_each_cli_names(versioned:
     assert grid.returncode == 0, grid.why()
     verdicts = {r["cli_version"]: r["verdict"] for r in versioned.tsv(work)}
     assert verdicts == {"2.1.327": "PASS", "2.1.328": "FAIL"}
+
+
+def test_bisect_names_the_planted_first_bad_version_through_three_clis(versioned: Kit) -> None:
+    work = versioned.base / "w"
+    done = versioned.run("bisect", str(work), "--good", "2.1.326", "--bad", "2.1.328",
+                         "--versions", ",".join(VERSIONS), "--model",
+                         "policy:regress-from:2.1.327", "--scenarios", "P1", "--n0", "5",
+                         timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.why()
+    assert "first bad version: 2.1.327 (last good: 2.1.326)" in done.stdout, done.why()
+    rows = versioned.tsv(work)
+    assert {r["cli_version"] for r in rows} == set(VERSIONS)
+    verified = versioned.run("verify", str(work), timeout=600)
+    assert verified.returncode == 0, verified.why()
