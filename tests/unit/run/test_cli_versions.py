@@ -108,3 +108,14 @@ def test_cli_list_and_prune_through_the_command(own_cache: Path) -> None:
     pruned = CliRunner().invoke(app, ["cli", "prune"])
     assert pruned.exit_code == 0 and "2.1.326" in pruned.stdout
     assert [c.version for c in installed()] == [cli_versions.PINNED_VERSION]
+
+
+def test_doctor_checks_the_version_it_is_given(own_cache: Path) -> None:
+    from evalkit.run.doctor import check_cli
+
+    fake_cli(own_cache, "2.1.326")
+    fake_cli(own_cache, "2.0.0", help_text="--model")
+    ok = check_cli("2.1.326")
+    assert ok.ok and ok.detail.endswith("(sha512-2.1.326)")
+    old = check_cli("2.0.0")
+    assert not old.ok and "lacks --output-format" in old.detail
