@@ -49,6 +49,11 @@ def test_a_grid_with_and_without_the_plugin_verifies_and_compares(adr: Kit) -> N
     verified = adr.run("verify", str(work), timeout=600)
     assert verified.returncode == 0, verified.why()
     assert verified.stdout.strip().endswith("PUBLISHABLE")
+    report = json.loads(adr.run("report", str(work), "--format", "json").stdout)
+    assert sorted(s["variant"] for s in report["subjects"]) == ["none", "suite"]
+    assert sorted(m["variant"] for m in report["models"]) == ["none", "none", "suite", "suite"]
+    page = adr.run("report", str(work), "--html", str(adr.base / "page.html"))
+    assert page.returncode == 0, page.why()
     compared = adr.run("compare", str(work), "--a", "variant:none", "--b", "variant:suite")
     assert compared.returncode == 0, compared.why()
     assert "recall" in compared.stdout and "specificity" in compared.stdout
