@@ -46,6 +46,7 @@ def test_a_grid_of_two_versions_interleaves_them_and_compares_by_version(version
     assert len(integrity) == 2 and all(i.startswith("sha512-") for i in integrity)
     verified = versioned.run("verify", str(work), timeout=600)
     assert verified.returncode == 0, verified.why()
+    assert verified.stdout.strip().splitlines()[-1].startswith("PUBLISHABLE"), verified.why()
     report = json.loads(versioned.run("report", str(work), "--format", "json").stdout)
     assert report["cli_versions"] == ["2.1.327", "2.1.328"]
     assert sorted(m["cli_version"] for m in report["models"]) == ["2.1.327", "2.1.328"]
@@ -86,3 +87,4 @@ def test_bisect_names_the_planted_first_bad_version_through_three_clis(versioned
     assert {r["cli_version"] for r in rows} == set(VERSIONS)
     verified = versioned.run("verify", str(work), timeout=600)
     assert verified.returncode == 0, verified.why()
+    assert verified.stdout.strip().splitlines()[-1].startswith("PUBLISHABLE"), verified.why()
