@@ -4,11 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
+# The versions the CLI-version tests run (the pinned one and the two before it), in the cache
+# folder the tests point EVALKIT_CLI_CACHE at; tests never reach the registry themselves.
+CLI_CACHE := .tools/cli-cache
+CLI_VERSIONS := 2.1.326 2.1.327 $(CLAUDE_VERSION)
+CACHED_CLIS := $(foreach v,$(CLI_VERSIONS),$(CLI_CACHE)/$(v)/node_modules/.bin/claude)
 DEMO_DIR := results/demo
 
 .PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench clean
 
-setup: $(BIN)/.installed $(CLAUDE) suites
+setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) suites
 
 # Built fixture files (a suite's `build:` steps, e.g. a code graph): never committed.
 suites: $(BIN)/.installed
@@ -24,6 +29,11 @@ $(CLAUDE):
 	npm install --prefix .tools/claude --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	$(CLAUDE) --version
+
+$(CLI_CACHE)/%/node_modules/.bin/claude:
+	npm install --prefix $(CLI_CACHE)/$* --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code@$*
+	$@ --version
 
 lint: setup
 	$(BIN)/ruff check evalkit tests bench

@@ -581,6 +581,7 @@ class PlanCell(Model):
     model: str
     reps: int
     variant: str = Field("", description="the subject variant; empty for the run's own")
+    cli: str = Field("", description="the CLI version asked for (--cli); empty for the default")
     rep_numbers: list[int] = Field(
         default_factory=list, description="which reps, when not 1..reps (a shard's slice)"
     )

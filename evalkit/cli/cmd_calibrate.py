@@ -9,7 +9,7 @@ import typer
 
 from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import UNCONFINED_BANNER, Unconfined
-from evalkit.cli.subject_options import PluginOption, VariantOption
+from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 
 
 @command("calibrate")
@@ -21,6 +21,7 @@ def calibrate_command(
     plugin: PluginOption = None,
     variant: VariantOption = None,
     unconfined: Unconfined = False,
+    cli: CliOption = None,
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -35,6 +36,7 @@ def calibrate_command(
     from evalkit.reference.calibrate import calibrate
     from evalkit.reference.escape import ESCAPE
     from evalkit.reference.policy import policy_names
+    from evalkit.run.cli_versions import chosen_cli
     from evalkit.run.runner import RunContext, new_run_id
     from evalkit.suite.subject import build_subject
 
@@ -55,6 +57,7 @@ def calibrate_command(
         subject=build_subject(suite, plugin, variant),
         unconfined=unconfined,
     )
+    ctx.use_cli(chosen_cli(cli))
     ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or [
         p for p in policy_names(suite) if not (unconfined and p == ESCAPE)

@@ -31,10 +31,10 @@ def compare_command(
         typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
     ] = None,
     a: Annotated[
-        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME or run:ID")
+        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME, run:ID or cli:VERSION")
     ] = "",
     b: Annotated[
-        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME or run:ID")
+        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME, run:ID or cli:VERSION")
     ] = "",
     allow_confounded: Annotated[
         bool, typer.Option("--allow-confounded", help="compare although several factors differ")

@@ -65,6 +65,14 @@ def grid(
     variants: Annotated[
         str, typer.Option("--variants", help="several variants, interleaved rep by rep")
     ] = "",
+    cli: Annotated[
+        str | None,
+        typer.Option(
+            "--cli",
+            metavar="VERSION[,VERSION...]",
+            help="Claude Code versions, interleaved rep by rep (default: the pinned one)",
+        ),
+    ] = None,
     failing_from: Annotated[
         Path | None,
         typer.Option(
@@ -81,11 +89,13 @@ def grid(
 
     Example: `evalkit grid --models sonnet,haiku --reps 3 --jobs 4`, or
     `evalkit grid W2 --variants baseline,terse-skill --models sonnet`, or
-    `evalkit grid W2 --failing-from W1 --reps 2`
+    `evalkit grid W2 --failing-from W1 --reps 2`, or
+    `evalkit grid --models policy:oracle --cli 2.1.327,2.1.328`
     """
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
+    from evalkit.run.cli_versions import parse_versions, resolve
     from evalkit.run.grid import (
         expand_cells,
         failed_rows,
@@ -110,6 +120,10 @@ def grid(
     variant_list = variants.split(",") if variants else []
     for name in variant_list:
         build_subject(suite, plugin, name)  # a bad variant fails before anything runs
+    cli_list = parse_versions(cli) if cli else []
+    if len(cli_list) > 1 and (resume or shard or failing_from):
+        raise typer.BadParameter("several --cli versions run as a whole grid only")
+    chosen = resolve(cli_list)  # an unknown or unfit version fails before anything runs
     pool = suite.scenarios(which)  # type: ignore[arg-type]
     if scenarios:
         pool = [suite.resolve(ref, which) for ref in scenarios.split(",") if ref]  # type: ignore[arg-type]
@@ -136,6 +150,8 @@ def grid(
         skip_preflight=skip_preflight,
         unconfined=unconfined,
     )
+    if len(cli_list) == 1:
+        ctx.use_cli(chosen[cli_list[0]])
     if failing_from is not None:
         found = failed_rows(failing_from)
         if model_list:
@@ -143,7 +159,8 @@ def grid(
         cells = failing_cells(suite, found, reps, controls)
         out.print(f"inner loop: {len(cells)} rep(s) of failed cells and controls")
     else:
-        cells = expand_cells(pool, model_list, reps, variant_list)
+        several = cli_list if len(cli_list) > 1 else None
+        cells = expand_cells(pool, model_list, reps, variant_list, several)
     if run_id is not None:
         ctx.run_id = run_id
     if shard is not None:
@@ -172,6 +189,7 @@ def grid(
     command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
     command += " --resume" if resume else ""
     command += f" --variants {variants}" if variants else ""
+    command += f" --cli {cli}" if cli else ""
     command += " --failing-from" if failing_from else ""
     with ctx.records.hold_grid(command, ctx.notes):
         _say_notes(ctx.notes)

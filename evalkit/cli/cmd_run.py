@@ -17,7 +17,7 @@ from evalkit.cli.options import (
     Unconfined,
     notice,
 )
-from evalkit.cli.subject_options import PluginOption, VariantOption
+from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ def run(
     plugin: PluginOption = None,
     variant: VariantOption = None,
     unconfined: Unconfined = False,
+    cli: CliOption = None,
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -56,6 +57,7 @@ def run(
     """
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
+    from evalkit.run.cli_versions import chosen_cli
     from evalkit.run.runner import RepOutcome, RunContext, default_workdir, new_run_id, run_reps
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
@@ -80,6 +82,7 @@ def run(
         skip_preflight=skip_preflight,
         unconfined=unconfined,
     )
+    ctx.use_cli(chosen_cli(cli))
 
     from contextlib import AbstractContextManager, nullcontext
 

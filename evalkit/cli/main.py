@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from evalkit.cli import (  # noqa: F401
     cmd_baseline,
+    cmd_bisect,
     cmd_build,
     cmd_calibrate,
     cmd_check,
+    cmd_cli,
     cmd_compare,
     cmd_doctor,
     cmd_gate,

@@ -18,6 +18,7 @@ from evalkit.records.report import (
     breach_line,
     calibration_lead,
     calibration_tail,
+    cli_cells,
     earned_rows,
     expected_columns,
     expected_line,
@@ -39,7 +40,7 @@ from evalkit.records.report import (
 )
 from evalkit.records.row_subject import short_hash
 
-_KNOWN = {"model", "polarity", "variant", "subject_hash"}
+_KNOWN = {"model", "polarity", "variant", "subject_hash", "cli_version"}
 _LEGEND = (
     "The interval counts scenarios: clustered by scenario over G scenarios with design effect "
     "deff; indep: reps as independent (Wilson), optimistic when a scenario's reps are alike. "
@@ -71,7 +72,11 @@ def level_table(table: LevelTable, report: Report) -> tuple[list[str], list[list
     columns += ["B:FAIL", "A-via (PASS)", "flags (rows)"]
     rows = []
     for c in table.cells:
-        row = [c.model, *subject_cells(report, c.variant, c.subject_hash)]
+        row = [
+            c.model,
+            *subject_cells(report, c.variant, c.subject_hash),
+            *cli_cells(report, c.cli_version),
+        ]
         row += [*(str(getattr(c, k, "")) for k in keys), c.polarity]
         row += [compact_rate(c.pass_rate), str(c.pass_rate.errors)]
         row += [_optional_count(c, "breaches") or "0"] if breaches else []
@@ -89,6 +94,7 @@ def model_table(report: Report, which: str) -> list[list[str]]:
         [
             m.model,
             *subject_cells(report, m.variant, m.subject_hash),
+            *cli_cells(report, m.cli_version),
             compact_rate(m.recall),
             str(m.recall.errors),
             compact_rate(m.specificity),

@@ -18,5 +18,18 @@ PluginOption = Annotated[
 ]
 VariantOption = Annotated[
     str | None,
-    typer.Option("--variant", help="a variant named in evalkit.yaml (default: the suite's own)"),
+    typer.Option(
+        "--variant",
+        help="a variant named in evalkit.yaml, or none: no plugin and no subject file "
+        "(default: the suite's own)",
+    ),
+]
+CliOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cli",
+        metavar="VERSION",
+        help="the Claude Code version to run, installed once into the version cache "
+        "(default: the pinned one)",
+    ),
 ]

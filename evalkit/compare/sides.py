@@ -22,7 +22,7 @@ from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
-SELECTOR_KINDS = ("variant", "model", "run", "judge")
+SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli")
 FACTORS = ("subject", "model", "instrument", "cli_version", "judge")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = (
@@ -81,7 +81,8 @@ def parse_selector(text: str) -> tuple[str, str]:
     kind, _, value = text.partition(":")
     if kind not in SELECTOR_KINDS or not value:
         raise ConfigError(
-            f"selector '{text}': expected variant:NAME, model:NAME, run:ID or judge:IDENTITY"
+            f"selector '{text}': expected variant:NAME, model:NAME, run:ID, judge:IDENTITY or "
+            "cli:VERSION"
         )
     return kind, value
 
@@ -115,6 +116,8 @@ def load_side(label: str, workdir: Path, selector: str = "") -> Side:
             kept = [r for r in rows if r.run_id == value]
         elif kind == "judge":
             kept = [r for r in rows if judge_of(side.decl(r)) == value]
+        elif kind == "cli":
+            kept = [r for r in rows if r.cli_version == value]
         else:
             kept = [r for r in rows if side.variant(r) == value]
         if not kept:

@@ -284,3 +284,15 @@ def clustered_interval(counts: Sequence[tuple[int, int]]) -> Clustered | None:
     deff = min(max(robust / (p * (1 - p) / total), 1.0), mean_size)
     low, high = wilson_at(p, total / deff, _t975(g - 1))
     return Clustered(low, high, deff, g, robust)
+
+
+def fisher_greater(k1: int, n1: int, k2: int, n2: int) -> float | None:
+    """One-sided Fisher exact p that the first rate exceeds the second: the probability,
+    given the margins, of a first-row count at least k1. None when either side is empty."""
+    if n1 == 0 or n2 == 0:
+        return None
+    successes = k1 + k2
+    denominator = math.comb(n1 + n2, successes)
+    high = min(n1, successes)
+    total = sum(math.comb(n1, x) * math.comb(n2, successes - x) for x in range(k1, high + 1))
+    return min(1.0, total / denominator)

@@ -38,6 +38,7 @@ from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, va
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
 from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
+from evalkit.run.cli_versions import semver_key
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
 from evalkit.suite.scenarios import ScenarioFile
@@ -49,6 +50,8 @@ LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 SubjectKey = tuple[str, str]
+ModelKey = tuple[str, str]
+"""model, and the CLI version when the rows ran several (else empty)."""
 """variant, subject hash: the wording under test a row ran with."""
 # --------------------------------------------------------------------------- the model
 
@@ -104,6 +107,7 @@ class Cell(Model):
     model: str
     variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
     subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
+    cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
     polarity: Polarity
     scenarios: list[str]
     pass_rate: Rate
@@ -144,6 +148,7 @@ class ModelSummary(Model):
     model: str
     variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
     subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
+    cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
 
@@ -282,6 +287,9 @@ class Report(Model):
         description="judge identity -> rows it decided (claude:<model>, command:sha256:<hash>, "
         "scripted); rows that declare none are left out",
     )
+    cli_versions: list[str] = Field(
+        default_factory=list, description="the CLI versions rows ran with, in semver order"
+    )
     levels: list[LevelTable]
     models: list[ModelSummary]
     expected: list[ExpectedCheck] = Field(
@@ -377,7 +385,7 @@ def breached(row: ResultRow) -> bool:
 
 
 def _cell(
-    model: str, subject: SubjectKey, polarity: Polarity, rows: list[ResultRow], ids: list[str]
+    model: ModelKey, subject: SubjectKey, polarity: Polarity, rows: list[ResultRow], ids: list[str]
 ) -> Cell:
     flags: Counter[str] = Counter()
     via: Counter[str] = Counter()
@@ -389,7 +397,8 @@ def _cell(
             routes = {t.split(":")[1] for t in tokens(row) if t.startswith("B-via:")}
             b_via.update(routes or {"none named"})
     return Cell(
-        model=model,
+        model=model[0],
+        cli_version=model[1],
         variant=subject[0],
         subject_hash=subject[1],
         polarity=polarity,
@@ -629,9 +638,13 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     )
     order = {key: i for i, (key, _) in enumerate(subjects)}
     variants = {variant for variant, _ in subject_of.values()}
+    versions = cli_versions_of(rows)
+    split_cli = len(versions) > 1
     labels = {which: folder_label(lock, which, variants) for which in SETS}
     known: dict[str, ScenarioFile | None] = {}
-    groups: dict[tuple[ScenarioSet, str, str, SubjectKey, Polarity], list[tuple[str, ResultRow]]]
+    groups: dict[
+        tuple[ScenarioSet, str, ModelKey, SubjectKey, Polarity], list[tuple[str, ResultRow]]
+    ]
     groups = {}
     unknown: dict[tuple[str, str], list[ResultRow]] = {}
     for row in rows:
@@ -646,10 +659,14 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             continue
         s = sf.scenario
         group_name = s.level or f"kind:{s.kind or '-'}"
-        key = (s.set, group_name, row.model, subject_of[id(row)], s.polarity)
+        model_key = (row.model, row.cli_version if split_cli else "")
+        key = (s.set, group_name, model_key, subject_of[id(row)], s.polarity)
         groups.setdefault(key, []).append((sf.id, row))
 
-    columns = sorted({(key[2], key[3]) for key in groups}, key=lambda c: (c[0], order[c[1]]))
+    columns = sorted(
+        {(key[2], key[3]) for key in groups},
+        key=lambda c: (c[0][0], _version_order(c[0][1]), order[c[1]]),
+    )
     kinds = sorted({key[1] for key in groups if key[1].startswith("kind:")})
     levels = []
     for which in SETS:
@@ -668,14 +685,15 @@ def build_report(suite: Suite, workdir: Path) -> Report:
                 LevelTable(set=which, label=labels[which], level=level, kind=kind, cells=cells)
             )
 
-    pooled: dict[tuple[ScenarioSet, str, SubjectKey, Polarity], list[ResultRow]] = {}
+    pooled: dict[tuple[ScenarioSet, ModelKey, SubjectKey, Polarity], list[ResultRow]] = {}
     for (which, _, model, subject, pol), group in groups.items():
         pooled.setdefault((which, model, subject, pol), []).extend(r for _, r in group)
     summaries = [
         ModelSummary(
             set=which,
             label=set_label(lock, which, subject[0]),
-            model=model,
+            model=model[0],
+            cli_version=model[1],
             variant=subject[0],
             subject_hash=subject[1],
             recall=rate(pooled.get((which, model, subject, "positive"), [])),
@@ -702,6 +720,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         inner_loop_runs=inner_runs,
         subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in subjects],
         judges=dict(sorted(judge_counts(decls.get(r.bundle_id, {}) for r in rows).items())),
+        cli_versions=versions,
         levels=levels,
         models=summaries,
         expected=expected_checks(suite.config.expected, levels),
@@ -787,6 +806,18 @@ SUBJECT_COLUMNS = ("variant", "subject")
 EXPECTED_COLUMNS = ("set", "level", "model", "polarity", "verdict", "bar", "PASS k/n [Wilson 95%]")
 
 
+def cli_versions_of(rows: list[ResultRow]) -> list[str]:
+    """The CLI versions the rows ran with, in semver order (unparseable ones last)."""
+    return sorted({r.cli_version for r in rows if r.cli_version}, key=_version_order)
+
+
+def _version_order(version: str) -> tuple[int, Any]:
+    try:
+        return (0, semver_key(version))
+    except EvalkitError:
+        return (1, version)
+
+
 def split_by_subject(report: Report) -> bool:
     """Several subjects: every table names each row's, since their rates are apart."""
     return len(report.subjects) > 1
@@ -796,9 +827,17 @@ def subject_cells(report: Report, variant: str, subject_hash: str) -> tuple[str,
     return (variant, short_hash(subject_hash)) if split_by_subject(report) else ()
 
 
+def cli_cells(report: Report, cli_version: str) -> tuple[str, ...]:
+    """The CLI version column, when the rows ran several versions."""
+    return (cli_version or "-",) if len(report.cli_versions) > 1 else ()
+
+
 def with_subject(report: Report, columns: tuple[str, ...]) -> tuple[str, ...]:
-    """The columns, with variant and subject after the model when the report is split."""
-    return (columns[0], *subject_cells(report, *SUBJECT_COLUMNS), *columns[1:])
+    """The columns, with variant and subject after the model when the report is split by
+    subject, and the CLI version when rows ran several."""
+    subject = SUBJECT_COLUMNS if split_by_subject(report) else ()
+    cli = ("cli",) if len(report.cli_versions) > 1 else ()
+    return (columns[0], *subject, *cli, *columns[1:])
 
 
 def subject_lines(report: Report) -> list[str]:
@@ -913,6 +952,7 @@ def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[st
         (
             c.model,
             *(subject_cells(report, c.variant, c.subject_hash) if report else ()),
+            *(cli_cells(report, c.cli_version) if report else ()),
             c.polarity,
             fmt_rate(c.pass_rate),
             str(c.pass_rate.errors),
@@ -930,6 +970,7 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
         (
             m.model,
             *subject_cells(report, m.variant, m.subject_hash),
+            *cli_cells(report, m.cli_version),
             fmt_rate(m.recall),
             str(m.recall.errors),
             fmt_rate(m.specificity),

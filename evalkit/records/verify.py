@@ -42,6 +42,7 @@ from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import (
+    NO_SUBJECT_VARIANT,
     SUBJECTS,
     fixture_subject_paths,
     kept_subject,
@@ -380,6 +381,7 @@ def replay_decide(
             ReplayJudge(kept.judge),
             kept.process,
             fixtures=fixtures,
+            without_subject=line.declarations.get("variant") == NO_SUBJECT_VARIANT,
         )
 
 
@@ -474,7 +476,7 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
         baselines.close()
     counts = _count(report, lines, rows, plans.items)
     counted = [x for x in final_lines(lines) if evidence_key(x) not in replaced]
-    _publishability(report, counted, counts)
+    _publishability(report, counted, counts, planned_versions(plans.items))
     older = sum(1 for t in report.trials if t.older_code and not t.rescored)
     if older:
         report.publish_problems.append(
@@ -529,9 +531,19 @@ def _count(
     return counts
 
 
+def planned_versions(plans: list[Plan]) -> set[str]:
+    """The CLI versions the plans asked for by name (`--cli`)."""
+    return {c.cli for p in plans for c in p.cells if c.cli}
+
+
 def _publishability(
-    report: VerifyReport, lines: list[EvidenceLine], counts: list[CellCount]
+    report: VerifyReport,
+    lines: list[EvidenceLine],
+    counts: list[CellCount],
+    versions: set[str] | None = None,
 ) -> None:
+    """`versions`: CLI versions asked for by name; rows that all ran one of them differ in
+    version by design (a version grid or a bisect), so the version is then no drift."""
     problems = report.publish_problems
     if not lines:
         problems.append("nothing recorded")
@@ -575,9 +587,9 @@ def _publishability(
             f"{unfrozen} row(s) were run without a frozen suite (no evalkit.lock, or past a "
             "drift with --allow-unfrozen)"
         )
-    frozen = {
-        json.dumps({k: x.declarations.get(k) for k in FROZEN_KEYS}, sort_keys=True) for x in lines
-    }
+    ran = {str(x.declarations.get("cli_version")) for x in lines}
+    keys = [k for k in FROZEN_KEYS if k != "cli_version" or not ran <= (versions or set())]
+    frozen = {json.dumps({k: x.declarations.get(k) for k in keys}, sort_keys=True) for x in lines}
     if len(frozen) > 1:
         problems.append(f"rows were run against {len(frozen)} different sets of frozen hashes")
     judges = judge_counts(x.declarations for x in lines)

@@ -20,6 +20,9 @@ from evalkit.models import Polarity, Script, VerdictValue
 from evalkit.scoring.checker import Checker
 from evalkit.suite.scenarios import ScenarioFile
 
+NO_SUBJECT = "none"
+"""The no-plugin arm's variant name (`evalkit.suite.subject.NO_SUBJECT_VARIANT`)."""
+
 Fault = Literal["cut-before-result", "is-error-result", "no-hook"]
 C = TypeVar("C", bound=Checker)
 
@@ -41,6 +44,8 @@ class SelfTestCase:
     expect: Expectation
     judge_answer: str = "NO"
     fault: Fault | None = None
+    without_subject: bool = False
+    """Played as the no-plugin arm: no plugin hook, skill or tool, and no subject file."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,26 @@ class CheckerReference(ABC, Generic[C]):
                 "hook-missing", ideal, Expectation("FAIL", "hook-missing"), fault="no-hook"
             ),
         ]
+        cases += [
+            SelfTestCase(
+                f"{p.name}@{NO_SUBJECT}",
+                plan.script,
+                self.expect_without_subject(p.name, scenario, plan),
+                plan.judge_answer,
+                without_subject=True,
+            )
+            for p in self.policies
+            for plan in [self.plan_policy(p.name, scenario)]
+        ]
         return cases + self.own_self_test_cases(scenario)
+
+    def expect_without_subject(
+        self, policy: str, scenario: ScenarioFile, plan: PolicyPlan
+    ) -> Expectation:
+        """What a policy's script must score in the no-plugin arm (`--variant none`), where
+        the plugin's skills and tools are absent and its hooks silent. Declared per checker:
+        by default, what it scores with the plugin."""
+        return plan.expect
 
     @abstractmethod
     def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:

@@ -19,6 +19,7 @@ from evalkit.reference.selftest import meets
 from evalkit.run.grid import GridCell, run_grid
 from evalkit.run.runner import RepOutcome, RunContext
 from evalkit.suite.config import Which
+from evalkit.suite.subject import NO_SUBJECT_VARIANT
 
 HANG_TIMEOUT = 5.0
 CALIBRATION_RETRIES = 1
@@ -54,13 +55,14 @@ def calibrate(
     suite = ctx.suite
     ctx.max_retries = min(ctx.max_retries, CALIBRATION_RETRIES)
     chosen = policies or policy_names(suite)
+    bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
     scenarios = suite.scenarios(which)
     expect: dict[tuple[str, str], tuple[Expectation, int]] = {}
     cells = []
     for scenario in scenarios:
         for policy in chosen:
             model = PREFIX + policy
-            agent = scripted_agent(suite, model, scenario)
+            agent = scripted_agent(suite, model, scenario, without_subject=bare)
             expect[(scenario.id, model)] = (agent.plan.expect, agent.expected_attempt)
             timeout = HANG_TIMEOUT if FAULT_POLICIES.get(policy) == "hang" else None
             retries = agent.expected_attempt - 1 if policy in FLAKY else None

@@ -40,8 +40,11 @@ class _Lines:
         return f"{prefix}_fab{self.counter:04d}"
 
 
-def _apply(block: ToolUseBlock, project: Path, env: dict[str, str]) -> tuple[str, bool | None]:
-    """Carry out one tool call as the CLI would; return its result text and is_error."""
+def _apply(
+    block: ToolUseBlock, project: Path, env: dict[str, str], plugins: bool = True
+) -> tuple[str, bool | None]:
+    """Carry out one tool call as the CLI would; return its result text and is_error. With no
+    plugin loaded, every skill is unknown (the fabricated session has only plugin skills)."""
     data = block.input
     if block.name == "Write":
         path = Path(data["file_path"])
@@ -77,6 +80,8 @@ def _apply(block: ToolUseBlock, project: Path, env: dict[str, str]) -> tuple[str
         if done.returncode:
             return f"Exit code {done.returncode}\n{out}", True
         return out, False
+    if block.name == "Skill" and not plugins:
+        return f"<tool_use_error>Unknown skill: {data.get('skill', '')}</tool_use_error>", True
     if block.name == "Skill":
         return f"Launching skill: {data.get('skill', '')}", None
     if block.name in ("Glob", "Grep"):
@@ -109,13 +114,15 @@ def fabricate(
     fault: Fault | None = None,
     model: str = "fabricated",
     stream: Path | None = None,
+    plugins: bool = True,
 ) -> list[str]:
     """Play script in sandbox; return the stream-json lines a real run would have printed,
-    also written to `stream` line by line as they happen (an observed script counts them)."""
+    also written to `stream` line by line as they happen (an observed script counts them).
+    `plugins` False is the no-plugin arm: no hook fires and no skill is known."""
     out = _Lines(stream)
     project = sandbox / "project"
     run_env = dict(os.environ, **env)
-    if fault != "no-hook":
+    if fault != "no-hook" and plugins:
         out.add(
             {
                 "type": "system",
@@ -175,7 +182,7 @@ def fabricate(
             )
             if block_ids:
                 assert isinstance(block, ToolUseBlock)
-                text, is_error = _apply(block, project, run_env)
+                text, is_error = _apply(block, project, run_env, plugins)
                 latest = text
                 result: dict[str, Any] = {
                     "type": "tool_result",

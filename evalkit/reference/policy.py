@@ -7,12 +7,14 @@ in one way so the harness can show it scores the run as an ERROR.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from evalkit.errors import ConfigError
 from evalkit.models import Script
 from evalkit.reference.behaviour import Expectation, PolicyPlan
 from evalkit.reference.escape import ESCAPE, escape_plan
+from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -38,6 +40,20 @@ class ScriptedAgent:
     fault: str | None
     expected_attempt: int = 1
     """The attempt whose row carries plan.expect (2 for a flaky policy retried once)."""
+    regression: Regression | None = None
+    """A planted regression: `bad_plan` is played to the CLI versions it names."""
+    bad_plan: PolicyPlan | None = None
+
+    def chooser(
+        self, scenario: str, rep: int, render: Callable[[Script], Script]
+    ) -> Callable[[str], Script] | None:
+        """For a planted regression, the script each CLI version is served (by the version
+        its User-Agent names); None for every other policy."""
+        regression, bad = self.regression, self.bad_plan
+        if regression is None or bad is None:
+            return None
+        good_script, bad_script = render(self.plan.script), render(bad.script)
+        return lambda v: bad_script if regression.plays_bad(v, scenario, rep) else good_script
 
     @property
     def cli_model(self) -> str:
@@ -56,6 +72,23 @@ def policy_names(suite: Suite) -> list[str]:
 
 
 def scripted_agent(
+    suite: Suite,
+    model: str,
+    scenario: ScenarioFile,
+    attempt: int = 1,
+    without_subject: bool = False,
+) -> ScriptedAgent:
+    """The policy `model` names; `without_subject` holds it to the verdicts its checker
+    declares for the no-plugin arm."""
+    agent = _scripted_agent(suite, model, scenario, attempt)
+    if not without_subject or agent.policy in FAULT_POLICIES:
+        return agent
+    played = FLAKY.get(agent.policy, (agent.policy, ""))[0]
+    expect = suite.reference.expect_without_subject(played, scenario, agent.plan)
+    return replace(agent, plan=replace(agent.plan, expect=expect))
+
+
+def _scripted_agent(
     suite: Suite, model: str, scenario: ScenarioFile, attempt: int = 1
 ) -> ScriptedAgent:
     name = model[len(PREFIX) :]
@@ -69,9 +102,28 @@ def scripted_agent(
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])
+    regression = Regression.parse(name)
+    if regression is not None:
+        return _regressing(suite, name, scenario, regression)
     if name not in {p.name for p in suite.reference.policies}:
         known = ", ".join(policy_names(suite))
         raise ConfigError(
             f"unknown policy '{name}' for checker {suite.checker.name}; known: {known}"
         )
     return ScriptedAgent(name, suite.reference.plan_policy(name, scenario), None)
+
+
+def _regressing(
+    suite: Suite, name: str, scenario: ScenarioFile, regression: Regression
+) -> ScriptedAgent:
+    """The ideal policy, and the checker's never-acting one (its first `never-` policy) to
+    play to the versions the regression names."""
+    policies = [p.name for p in suite.reference.policies]
+    never = next((p for p in policies if p.startswith("never-")), None)
+    if never is None:
+        raise ConfigError(
+            f"policy:{name}: checker {suite.checker.name} has no never- policy to regress to"
+        )
+    ideal = suite.reference.plan_policy(policies[0], scenario)
+    bad = suite.reference.plan_policy(never, scenario)
+    return ScriptedAgent(name, ideal, None, regression=regression, bad_plan=bad)

@@ -31,7 +31,7 @@ import ssl
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 from evalkit.models import Script, TextBlock
 from evalkit.reference.reactive import fill, latest_tool_result
+from evalkit.reference.regression import version_in_user_agent
 
 FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
@@ -220,10 +221,15 @@ class ScriptedServer:
         fault: str | None = None,
         latency: float | None = None,
         tls: ssl.SSLContext | None = None,
+        choose: Callable[[str], Script] | None = None,
     ) -> None:
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
         self.script = script
+        self.choose = choose
+        """The script a CLI version is served, by the version its User-Agent names."""
+        self.versions: list[str] = []
+        """The CLI version each /v1/messages request named ('' when none)."""
         self.fault = fault
         self.tls = tls
         """Serve https with this context: a stand-in for an https API host or gateway."""
@@ -313,6 +319,10 @@ class ScriptedServer:
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
         step = None if side else _assistant_turns(request.get("messages"))
+        version = version_in_user_agent(handler.headers.get("User-Agent", ""))
+        with self._lock:
+            self.versions.append(version)
+        script = self.choose(version) if self.choose is not None else self.script
         if self.latency and self._released.wait(self.latency):
             handler.drop_connection()
             return
@@ -325,7 +335,8 @@ class ScriptedServer:
             handler.reply_json(status, error, extra)
             return
 
-        blocks, stop_reason = self._blocks(step, latest_tool_result(request.get("messages")))
+        latest = latest_tool_result(request.get("messages"))
+        blocks, stop_reason = self._blocks(script, step, latest)
         message: dict[str, Any] = {
             "id": _new_id("msg"),
             "type": "message",
@@ -372,16 +383,18 @@ class ScriptedServer:
             handler.write_chunk(data)
         handler.write_chunk(b"")
 
-    def _blocks(self, step: int | None, latest: str) -> tuple[list[dict[str, Any]], str]:
+    def _blocks(
+        self, script: Script, step: int | None, latest: str
+    ) -> tuple[list[dict[str, Any]], str]:
         """The content blocks and stop reason a step (or side request) answers with; a
         reactive text quotes from ``latest``, the conversation's last tool result."""
         if step is None:
             return [{"type": "text", "text": SIDE_TEXT}], "end_turn"
-        if step >= len(self.script.steps):
-            final = fill(self.script.final_text, self.script.final_quote, latest)
+        if step >= len(script.steps):
+            final = fill(script.final_text, script.final_quote, latest)
             return [{"type": "text", "text": final}], "end_turn"
         blocks: list[dict[str, Any]] = []
-        for block in self.script.steps[step].blocks:
+        for block in script.steps[step].blocks:
             if isinstance(block, TextBlock):
                 blocks.append({"type": "text", "text": fill(block.text, block.quote, latest)})
             else:

@@ -32,6 +32,7 @@ from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite, Which
 from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.subject import leave_out_subject
 
 
 @dataclass
@@ -54,11 +55,15 @@ def meets(verdict: Verdict, expect: Expectation) -> bool:
     return any(expect.reason in r for r in verdict.reasons + verdict.flags)
 
 
-def isolation_env(suite: Suite, sandbox: Path, first: Path | None = None) -> dict[str, str]:
-    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it,
-    after `first` (interpreters started without their launcher, see `launchers`)."""
+def isolation_env(
+    suite: Suite, sandbox: Path, first: Path | None = None, plugins: bool = True
+) -> dict[str, str]:
+    """The suite's isolation environment, with each plugin's bin/ on PATH as the CLI puts it
+    (none in the no-plugin arm), after `first` (interpreters started without their launcher,
+    see `launchers`)."""
     env = sandbox_isolation_env(suite, sandbox)
-    bins = [str(p / "bin") for p in suite.plugin_dirs() if (p / "bin").is_dir()]
+    loaded = suite.plugin_dirs() if plugins else []
+    bins = [str(p / "bin") for p in loaded if (p / "bin").is_dir()]
     front = [str(first)] if first is not None else []
     env["PATH"] = os.pathsep.join([*front, os.environ.get("PATH", ""), *bins])
     return env
@@ -107,9 +112,17 @@ def play(
         values.update(stand_in_values(sandbox / "escape-stand-ins"))
     script = render(case.script, sandbox, names, values)
     hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
-    env = {**isolation_env(suite, sandbox, first), **{k: v for k, v in guarded.items() if v}}
+    plugins = not case.without_subject
+    if not plugins:
+        leave_out_subject(suite, sandbox)
+    env = {
+        **isolation_env(suite, sandbox, first, plugins),
+        **{k: v for k, v in guarded.items() if v},
+    }
     placed = place_wrappers(suite.config.observe, sandbox)
-    lines = fabricate(script, sandbox, env, hook_output, case.fault, stream=sandbox / TRANSCRIPT)
+    lines = fabricate(
+        script, sandbox, env, hook_output, case.fault, stream=sandbox / TRANSCRIPT, plugins=plugins
+    )
     restore_scripts(placed)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
@@ -122,6 +135,7 @@ def play(
         FixedJudge(case.judge_answer),
         record,
         sandbox,
+        without_subject=case.without_subject,
     )
     return Cell(scenario.id, case.name, case.expect, verdict)
 

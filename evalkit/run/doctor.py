@@ -17,6 +17,7 @@ from evalkit.errors import EvalkitError
 from evalkit.reference.selftest import self_test
 from evalkit.run.agent import base_environment, run_agent
 from evalkit.run.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
+from evalkit.run.cli_versions import chosen_cli
 from evalkit.run.credentials import WAYS, credentials_present
 from evalkit.scoring.transcript import invalid_reason, read_transcript
 from evalkit.suite.config import Suite
@@ -45,7 +46,16 @@ class Check:
     fix: str = ""
 
 
-def check_cli() -> Check:
+def check_cli(version: str | None = None) -> Check:
+    """The CLI `find_cli` finds, or with `version` that version from the cache (installed
+    and probed for every option evalkit passes)."""
+    if version:
+        try:
+            found = chosen_cli(version)
+        except EvalkitError as exc:
+            return Check("claude cli", False, str(exc), "see `evalkit cli list`")
+        assert found is not None
+        return Check("claude cli", True, f"{version} at {found.path} ({found.integrity})")
     try:
         cli = find_cli()
     except EvalkitError as exc:
@@ -148,9 +158,12 @@ def ping(model: str) -> Check:
 
 
 def doctor(
-    suite: Suite | None, ping_model: str | None = None, self_test: bool = True
+    suite: Suite | None,
+    ping_model: str | None = None,
+    self_test: bool = True,
+    cli: str | None = None,
 ) -> list[Check]:
-    checks = [check_cli(), check_confinement(), check_credentials()]
+    checks = [check_cli(cli), check_confinement(), check_credentials()]
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test:

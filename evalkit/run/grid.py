@@ -12,11 +12,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from copy import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import read_rows
 from evalkit.records.workdir import tally
+from evalkit.run.cli_versions import resolve as resolve_versions
 from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
 from evalkit.run.preflight import prove_instrument
 from evalkit.run.request import check_run_id, validate_request
@@ -48,21 +50,31 @@ class GridCell:
     """Overrides the run's --retry-errors for this cell (calibrate's flaky policies)."""
     variant: str = ""
     """The subject variant this rep runs with; empty for the context's own subject."""
+    cli: str = ""
+    """The CLI version this rep runs with (`--cli`); empty for the context's own CLI."""
+
+    @property
+    def arm(self) -> tuple[str, str]:
+        return (self.variant, self.cli)
 
 
 def expand_cells(
-    scenarios: list[ScenarioFile], models: list[str], reps: int, variants: list[str] | None = None
+    scenarios: list[ScenarioFile],
+    models: list[str],
+    reps: int,
+    variants: list[str] | None = None,
+    clis: list[str] | None = None,
 ) -> list[GridCell]:
-    """Every rep; several variants are interleaved rep by rep, so drift in a real API over
-    the grid's hours falls on each variant alike. A rep's number is unique within its
-    scenario and model across variants (see `variant_rep`)."""
-    names = variants or [""]
+    """Every rep; several variants or CLI versions are interleaved rep by rep, so drift in a
+    real API over the grid's hours falls on each alike. A rep's number is unique within its
+    scenario and model across them (see `variant_rep`)."""
+    arms = [(v, c) for v in variants or [""] for c in clis or [""]]
     return [
-        GridCell(s, m, variant_rep(k, i, len(names)), variant=v)
+        GridCell(s, m, variant_rep(k, i, len(arms)), variant=v, cli=c)
         for s in scenarios
         for m in models
         for k in range(1, reps + 1)
-        for i, v in enumerate(names)
+        for i, (v, c) in enumerate(arms)
     ]
 
 
@@ -126,8 +138,7 @@ def _refuse_renumbered(
         if (cell.scenario.id, cell.model, cell.rep, mine) in done or not others & set(ours):
             continue
         first = {
-            v: min((r for (_, _, r), vs in held.items() if v in vs), default=1 << 30)
-            for v in ours
+            v: min((r for (_, _, r), vs in held.items() if v in vs), default=1 << 30) for v in ours
         }
         fitting = ",".join(sorted(ours, key=lambda v: first[v]))
         raise RefusedError(
@@ -177,9 +188,9 @@ def _key(cell: GridCell, own: str) -> tuple[str, str, int, str]:
 
 def plan_cells(cells: list[GridCell], own: str = "") -> list[PlanCell]:
     """The plan's cells; `own` names the variant of cells that name none (the context's)."""
-    reps: dict[tuple[str, str, str], list[int]] = {}
+    reps: dict[tuple[str, str, str, str], list[int]] = {}
     for c in cells:
-        reps.setdefault((c.scenario.id, c.model, c.variant or own), []).append(c.rep)
+        reps.setdefault((c.scenario.id, c.model, c.variant or own, c.cli), []).append(c.rep)
     return [
         PlanCell(
             scenario=s,
@@ -189,8 +200,9 @@ def plan_cells(cells: list[GridCell], own: str = "") -> list[PlanCell]:
             if sorted(numbers) == list(range(1, len(numbers) + 1))
             else sorted(numbers),
             variant=v,
+            cli=cli,
         )
-        for (s, m, v), numbers in reps.items()
+        for (s, m, v, cli), numbers in reps.items()
     ]
 
 
@@ -212,11 +224,20 @@ def run_grid(
     models = sorted({c.model for c in cells})
     preflight(ctx.suite, models)
     validate_cells(ctx, cells)
-    contexts = {
-        v: replace(ctx, subject=build_subject(ctx.suite, plugins, v))
+    subjects = {
+        v: build_subject(ctx.suite, plugins, v)
         for v in sorted({c.variant for c in cells if c.variant})
     }
-    contexts[""] = ctx
+    clis = resolve_versions(sorted({c.cli for c in cells if c.cli}))
+    contexts: dict[tuple[str, str], RunContext] = {}
+    for variant, version in {c.arm for c in cells}:
+        changes: dict[str, Any] = {}
+        if variant:
+            changes["subject"] = subjects[variant]
+        if version:
+            cli = clis[version]
+            changes.update(cli_path=cli.path, cli_integrity=cli.integrity, _cli_version=None)
+        contexts[(variant, version)] = replace(ctx, **changes) if changes else ctx
     with ctx.records.hold_grid(command, ctx.notes):
         return _run_held(ctx, cells, jobs, command, models, on_done, contexts, inner_loop)
 
@@ -228,7 +249,7 @@ def _run_held(
     command: str,
     models: list[str],
     on_done: Callable[[RepOutcome], None] | None,
-    contexts: dict[str, RunContext],
+    contexts: dict[tuple[str, str], RunContext],
     inner_loop: bool,
 ) -> list[RepOutcome]:
     ctx.check_records()
@@ -261,10 +282,10 @@ def _run_pipelined(
     cells: list[GridCell],
     jobs: int,
     on_done: Callable[[RepOutcome], None] | None,
-    contexts: dict[str, RunContext],
+    contexts: dict[tuple[str, str], RunContext],
 ) -> tuple[list[RepOutcome], list[GridCell]]:
     planned = [
-        RepJob(contexts[c.variant], c.scenario, c.model, c.rep, c.timeout, c.run_id, c.retries)
+        RepJob(contexts[c.arm], c.scenario, c.model, c.rep, c.timeout, c.run_id, c.retries)
         for c in cells
     ]
     cell_of = {id(job): cell for job, cell in zip(planned, cells, strict=True)}
@@ -277,7 +298,7 @@ def _run_pooled(
     cells: list[GridCell],
     jobs: int,
     on_done: Callable[[RepOutcome], None] | None,
-    contexts: dict[str, RunContext],
+    contexts: dict[tuple[str, str], RunContext],
 ) -> tuple[list[RepOutcome], list[GridCell]]:
     """Each rep start to row on a pool of `jobs` threads (EVALKIT_PIPELINE=0)."""
     done: list[RepOutcome] = []
@@ -287,7 +308,7 @@ def _run_pooled(
         if ctx.over_budget():
             return None
         return run_rep(
-            contexts[cell.variant],
+            contexts[cell.arm],
             cell.scenario,
             cell.model,
             cell.rep,

@@ -16,6 +16,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import NAME_PATTERN, is_name
 from evalkit.reference.escape import ESCAPE
 from evalkit.reference.policy import PREFIX, is_policy, policy_names
+from evalkit.reference.regression import Regression
 from evalkit.run.retry import MAX_RETRY_ERRORS
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.template_tasks import refuse_placeholders
@@ -67,7 +68,8 @@ def check_models(ctx: RunContext, models: list[str]) -> None:
     for model in models:
         if not model.strip() or any(c.isspace() for c in model):
             raise ConfigError(f"model {model!r}: a model name holds no whitespace")
-        if is_policy(model) and model[len(PREFIX) :] not in known:
+        name = model[len(PREFIX) :]
+        if is_policy(model) and name not in known and Regression.parse(name) is None:
             raise ConfigError(
                 f"unknown policy '{model[len(PREFIX):]}' for checker "
                 f"{ctx.suite.checker.name}; known: {', '.join(known)}"

@@ -50,6 +50,7 @@ from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
@@ -65,7 +66,7 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import Subject, build_subject
+from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject, build_subject
 from evalkit.suite.task import read_task
 
 if TYPE_CHECKING:
@@ -179,6 +180,10 @@ class RunContext:
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
+    cli_path: Path | None = None
+    """The CLI a `--cli VERSION` run launches (from the version cache); None: `find_cli`."""
+    cli_integrity: str = ""
+    """That version's npm integrity hash, declared by every rep it runs."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -191,6 +196,11 @@ class RunContext:
             if self.subject is None:
                 self.subject = build_subject(self.suite)
             return self.subject
+
+    def use_cli(self, cli: InstalledCli | None) -> None:
+        """Run every rep with this installed version (`--cli`); None keeps `find_cli`'s."""
+        if cli is not None:
+            self.cli_path, self.cli_integrity, self._cli_version = cli.path, cli.integrity, None
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
@@ -475,7 +485,8 @@ def prepare_rep(
     in the results folder, so a prepared rep that never launches leaves no trace there;
     `close()` removes it."""
     suite = ctx.suite
-    _, cli = preflight(suite)
+    checked_plugin_dirs(suite)
+    cli = rep_cli(ctx)
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()
@@ -494,7 +505,8 @@ def prepare_rep(
                 run_values(Path.home(), ctx.workdir, scenario.path, os.environ.get(PORT_ENV))
             )
             script = render(agent.plan.script, sandbox, names, values)
-            starting = _start_in_background(_scripted_server, script, agent.fault)
+            choose = agent.chooser(scenario.id, rep, lambda s: render(s, sandbox, names, values))
+            starting = _start_in_background(_scripted_server, script, agent.fault, choose)
         if ctx.template_sandboxes:
             TEMPLATES.copy(suite, scenario, sandbox, root)
         else:
@@ -557,10 +569,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
+def _scripted_server(
+    script: Script, fault: str | None, choose: Callable[[str], Script] | None = None
+) -> ScriptedServer:
     from evalkit.reference.scripted_server import ScriptedServer
 
-    return ScriptedServer(script, fault).start()
+    return ScriptedServer(script, fault, choose=choose).start()
 
 
 def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:
@@ -660,6 +674,11 @@ def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path]
     return checked_plugin_dirs(suite), find_cli()
 
 
+def rep_cli(ctx: RunContext) -> Path:
+    """The CLI a rep launches: the version the run asked for, else the one `find_cli` finds."""
+    return ctx.cli_path if ctx.cli_path is not None else find_cli()
+
+
 _RUNNER_HASH: str | None = None
 
 
@@ -699,7 +718,7 @@ def run_declarations(
         if name.startswith(("ANTHROPIC_", "CLAUDE_CODE_")) and name not in isolation:
             loopback = env[name].startswith("http://127.0.0.1:")
             isolation[name] = "<scripted-server>" if loopback else "<set>"
-    return {
+    declared = {
         "judge": judge.identity(),
         "timeout": timeout,
         "max_retries": ctx.max_retries,
@@ -708,6 +727,9 @@ def run_declarations(
         "confinement": "none" if ctx.unconfined else "bwrap",
         "runner_source": runner_source_hash(),
     }
+    if ctx.cli_integrity:
+        declared["cli_integrity"] = ctx.cli_integrity
+    return declared
 
 
 def _read_text(path: Path) -> str:
@@ -746,9 +768,11 @@ def _score_and_keep(
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     baselines = ctx.the_subject().baselines(ctx.suite)
+    bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
     verdict = decide(
-        ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines
-    )
+        ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines,
+        without_subject=bare,
+    )  # fmt: skip
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")

@@ -12,6 +12,8 @@ token has this one place it comes from:
 4. a required hook that started and failed;
 5. trace validity (empty, unparseable, no init, no result line, an error result);
 6. a required hook that never fired (a FAIL: only a valid trace can show that);
+   steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
+   flagged `required-hooks-not-applied` instead;
 7. the observed scripts' run log, when the suite observes any: missing or malformed, it
    cannot be trusted;
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
@@ -27,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.models import SCHEMA_VERSION, Model, Reach, Transcript, Verdict
+from evalkit.models import SCHEMA_VERSION, Model, Reach, RequiredHook, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.judge import Judge
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from evalkit.suite.scenarios import ScenarioFile
 
 CHECKER_ERROR = "checker-error.txt"
+HOOKS_NOT_APPLIED = "required-hooks-not-applied"
 
 
 class ProcessRecord(Model):
@@ -81,25 +84,32 @@ def decide(
     process: ProcessRecord | None = None,
     evidence: Path | None = None,
     fixtures: Mapping[str, Path] | None = None,
+    without_subject: bool = False,
 ) -> Verdict:
     """One verdict, in the order above. `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback; `fixtures` are
-    the fixtures as the agent found them (the subject applied), the suite's own when None."""
+    the fixtures as the agent found them (the subject applied), the suite's own when None;
+    `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
     inp = CheckInput(suite, scenario, sandbox, transcript, model, judge, fixtures=fixtures)
     guarded = process.guarded_env if process is not None else guarded_env_now(suite)
     changes = process.guard_changes if process is not None else []
     breaches, changed_flags = breach_reasons(inp, suite.checker.guarded_paths(guarded), changes)
-    verdict = _before_scoring(inp, process) or _score(inp, evidence)
+    required = [] if without_subject else inp.suite.config.required_hooks
+    verdict = _before_scoring(inp, process, required) or _score(inp, evidence)
     if breaches:
         verdict.reasons = breaches + verdict.reasons
         if verdict.verdict != "ERROR":
             verdict.verdict = "FAIL"
     reach = process.reach if process is not None else None
     verdict.flags = changed_flags + verdict.flags + reach_flags(reach, transcript)
+    if without_subject and inp.suite.config.required_hooks:
+        verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict
 
 
-def _before_scoring(inp: CheckInput, process: ProcessRecord | None) -> Verdict | None:
+def _before_scoring(
+    inp: CheckInput, process: ProcessRecord | None, required: list[RequiredHook]
+) -> Verdict | None:
     transcript = inp.transcript
     if process is not None and process.stopped == "timeout":
         return error_verdict(inp, f"timeout:{process.timeout:g}s")
@@ -121,7 +131,6 @@ def _before_scoring(inp: CheckInput, process: ProcessRecord | None) -> Verdict |
         return verdict
     if words is not None:
         return error_verdict(inp, words)
-    required = inp.suite.config.required_hooks
     failed = failed_hooks(transcript, required)
     if failed:
         return error_verdict(inp, failed[0])

@@ -30,6 +30,9 @@ SUBJECTS = "subjects"
 """WORKDIR/subjects/<hash>/: each distinct subject a rep ran with, kept once."""
 SUITE_VARIANT = RESERVED_VARIANTS[0]
 """The variant name of the suite's own wording (no overlay)."""
+NO_SUBJECT_VARIANT = "none"
+"""The no-plugin arm: no plugin loaded and every subject path left out of the sandbox, so a
+rate with it against one with the suite's wording says what the wording itself causes."""
 
 
 def subject_entries(suite: Suite) -> list[str]:
@@ -152,6 +155,13 @@ class Subject:
         return dest
 
 
+def leave_out_subject(suite: Suite, sandbox: Path) -> None:
+    """Remove every subject path from a freshly built sandbox: the no-plugin arm's layout."""
+    for name, inner in fixture_subject_paths(suite).items():
+        for rel in inner:
+            _overlay(Path(os.devnull) / "absent", sandbox / name / rel)
+
+
 def subject_baselines(suite: Suite, root: Path) -> dict[str, Path]:
     """Each fixture with the subject files under `root` laid over it (the fixture itself where
     the subject has nothing inside it)."""
@@ -208,6 +218,8 @@ def build_subject(
     plugin_rels = [Path(p).as_posix().strip("/") for p in suite.config.plugins]
     root = Path(tempfile.mkdtemp(prefix="evalkit-subject-"))
     atexit.register(shutil.rmtree, root, True)
+    if variant == NO_SUBJECT_VARIANT:
+        return _no_subject(root, entries, plugins)
     for rel in entries:
         source = suite.root / rel
         if source.is_dir():
@@ -239,6 +251,13 @@ def build_subject(
     for rel in plugin_rels:
         check_plugin_folder(root / rel, f"{suite.config_path}: plugins")
     return Subject(root, entries, plugin_rels, name, tree_hash(root), outside)
+
+
+def _no_subject(root: Path, entries: list[str], plugins: list[Path] | None) -> Subject:
+    """An empty subject: applied to a sandbox, each subject path is removed from it."""
+    if plugins:
+        raise ConfigError("--plugin: --variant none loads no plugin; drop one of the two")
+    return Subject(root, entries, [], NO_SUBJECT_VARIANT, tree_hash(root))
 
 
 def _apply_variant(suite: Suite, variant: str, root: Path, allowed: list[str]) -> None:

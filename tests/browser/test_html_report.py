@@ -331,3 +331,34 @@ def test_the_page_names_each_judge_and_warns_when_two_are_pooled(
     chips = [c.text for c in driver.find_elements("css selector", "header .chip.judge")]
     assert chips[0] == "judged by: claude:haiku (3 rows)" and len(chips) == 2
     assert "JUDGES: 2" in driver.find_element("id", "judges-pooled").text
+
+
+def test_rows_of_two_cli_versions_are_tabled_apart_and_each_cell_finds_its_reps(
+    driver: Any, folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    work = tmp_path / "results"
+    shutil.copytree(folder, work)
+    lines = (work / "results.tsv").read_text().splitlines()
+    column = lines[0].split("\t").index("cli_version")
+    for number in range(1, len(lines)):
+        cells = lines[number].split("\t")
+        cells[column] = "2.1.327" if number % 2 else "2.1.328"
+        lines[number] = "\t".join(cells)
+    (work / "results.tsv").write_text("\n".join(lines) + "\n")
+    data = json.loads(_cli("report", str(work), "--format", "json"))
+    assert data["cli_versions"] == ["2.1.327", "2.1.328"]
+    out = tmp_path / "report.html"
+    _cli("report", str(work), "--html", str(out), "--evidence", "inline")
+    open_page(driver, out)
+    heads = [h.text for h in driver.find_elements("css selector", "#models thead th")]
+    assert "cli" in heads
+    expected = [(c["model"], c["cli_version"], c["pass_rate"]["n"])
+                for level in data["levels"] for c in level["cells"]]  # fmt: skip
+    rows = driver.find_elements("css selector", "#overview .level tbody tr")
+    assert len(rows) == len(expected)
+    for row, (model, version, n) in zip(rows, expected, strict=True):
+        assert version in row.text and row.get_attribute("data-model") == model
+        shown = row.find_element("css selector", "td.pass-rate").text.split()[0]
+        assert int(shown.split("/")[1]) == n

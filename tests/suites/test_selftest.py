@@ -41,3 +41,12 @@ def test_the_self_test_command_passes_and_says_how_many_cells() -> None:
     assert code == 0
     assert out.strip().splitlines()[-1].endswith("cells as designed")
     assert "WRONG" not in out
+
+
+def test_self_test_plays_every_policy_without_the_plugin_too(suite: Suite) -> None:
+    cells = self_test(suite, which="run")
+    bare = [c for c in cells if c.case.endswith("@none")]
+    policies = {p.name for p in suite.reference.policies}
+    assert {c.case.removesuffix("@none") for c in bare} == policies
+    assert [(c.scenario, c.case) for c in bare if not c.ok] == []
+    assert all("required-hooks-not-applied" in c.verdict.flags for c in bare)

@@ -103,6 +103,15 @@ class AdrEvalBReference(AdrDiscriminationReference):
         )
         return Expectation("PASS", "B-via:cited-governing") if found else Expectation("FAIL", "B-")
 
+    def expect_without_subject(
+        self, policy: str, scenario: ScenarioFile, plan: PolicyPlan
+    ) -> Expectation:
+        """Without the plugin `adr-find` is not on PATH: the lookup-only policies find
+        nothing, so the records they would have cited are never retrieved."""
+        if policy in ("grep-only", "graph-only") and plan.expect.verdict == "PASS":
+            return Expectation("FAIL", "B-fail:governing-not-retrieved")
+        return plan.expect
+
     def plan_policy(self, policy: str, scenario: ScenarioFile) -> PolicyPlan:
         kind = _kind(scenario)
         cal: EvalBCalibration = self.calibration_for(scenario)

@@ -12,6 +12,8 @@
   /* several subjects (variants or wording hashes): every table names each row's, since their
      rates are kept apart */
   var SPLIT = (REPORT.subjects || []).length > 1;
+  /* rows of several CLI versions: rates are split by version (a group column) */
+  var VERSIONS = (REPORT.cli_versions || []).length > 1;
   var INNER = !!REPORT.inner_loop;
   var state = { filters: {}, selected: null, compare: null, showAll: false };
   var LIST_PAGE = 400;
@@ -277,6 +279,7 @@
     var keys = [];
     cells.forEach(function (c) {
       Object.keys(c).forEach(function (k) {
+        if (k === 'cli_version' && !VERSIONS) return;
         if (!GROUP_SKIP[k] && typeof c[k] === 'string' && keys.indexOf(k) < 0) keys.push(k);
       });
     });
@@ -381,7 +384,7 @@
     (REPORT.models || []).forEach(function (m) {
       var reps = REPS.filter(function (r) {
         return r.model === m.model && facts(r).set === m.set && r.variant === m.variant &&
-          r.subject_hash === m.subject_hash;
+          r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version);
       });
       var bundles = {};
       reps.forEach(function (r) { if (r.bundle_id) bundles[r.bundle_id] = 1; });
@@ -390,6 +393,7 @@
         el('td', { text: m.set }),
         el('td', { cls: 'name', text: m.model }),
         subjectCells(m),
+        VERSIONS ? el('td', { cls: 'name', text: m.cli_version }) : null,
         el('td', { cls: 'num recall', text: fmtRate(m.recall) }), el('td', null, bar(m.recall)),
         el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
         el('td', null, bar(m.specificity)),
@@ -398,7 +402,7 @@
         el('td', { cls: 'bundles', text: Object.keys(bundles).sort().join(' ') || '-' })));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
-      ['set', 'model'].concat(subjectHeads(), [INNER ? 'PASS (chosen positives)' :
+      ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], [INNER ? 'PASS (chosen positives)' :
         'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
         '', 'ERROR', 'breaches', 'bundle ids']).map(function (h) {
         return el('th', { text: h }); }))), tbody));

@@ -257,3 +257,7 @@ def test_every_self_test_cell_comes_out_as_designed(eval_b: Suite) -> None:
     assert {
         reach[(s, "grep-only")] for s in ("R1-postgres", "R2-long-exports", "R3-review-email")
     } == {"PASS"}
+    bare = {(c.scenario, c.case): c.verdict.verdict for c in cells if c.case.endswith("@none")}
+    assert bare[("R4-digest-by-kind", "graph-only@none")] == "FAIL"  # adr-find is not on PATH
+    assert bare[("R1-postgres", "grep-only@none")] == "FAIL"
+    assert bare[("R1-postgres", "oracle@none")] == "PASS"

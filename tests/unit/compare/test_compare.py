@@ -232,3 +232,16 @@ def test_a_pooled_side_on_the_command_line_exits_2_with_one_line(
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 2 and done.stderr.strip().count("\n") == 0, done.output
     assert "A holds 2 subjects" in done.stderr
+
+
+def test_two_cli_versions_in_one_folder_compare_by_version_alone(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS, cli="2.1.327")
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, cli="2.1.328")
+    a = load_side("A", work, "cli:2.1.327")
+    b = load_side("B", work, "cli:2.1.328")
+    assert len(a.rows) == len(b.rows) == 12
+    result = compare(suite, a, b)
+    assert result.differing == ["cli_version"]
+    assert pooled(result, "specificity", "per-rep").difference == -1.0

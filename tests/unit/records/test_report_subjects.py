@@ -299,3 +299,23 @@ def test_the_table_form_of_an_inner_loop_says_so(tmp_path: Path) -> None:
     out = invoke(_folder(tmp_path, rows, inner_loop=True))
     assert "INNER LOOP: this folder holds an inner-loop grid (r1)" in out
     assert "PASS (pos)" in out and "recall (pos)" not in out
+
+
+# --------------------------------------------------------------------------- CLI versions
+
+
+def test_rows_of_two_cli_versions_are_split_by_version_in_semver_order(
+    suite: Suite, tmp_path: Path
+) -> None:
+    rows = []
+    for rep in range(1, 5):
+        version = "2.1.32" if rep % 2 else "2.1.321"
+        rows.append(_row(P1, "PASS" if rep % 2 else "FAIL", rep, "suite", SUITE_HASH,
+                         cli_version=version))  # fmt: skip
+        rows.append(_row(N1, "PASS", rep, "suite", SUITE_HASH, cli_version=version))
+    got = build_report(suite, _folder(tmp_path, rows))
+    assert got.cli_versions == ["2.1.32", "2.1.321"]
+    recall = [(m.cli_version, m.recall.k, m.recall.n) for m in got.models]
+    assert recall == [("2.1.32", 2, 2), ("2.1.321", 0, 2)]
+    md = to_markdown(got)
+    assert "| haiku | 2.1.321 | positive | 0/2" in md

@@ -409,3 +409,17 @@ def test_stop_is_idempotent_and_frees_the_port() -> None:
     server.stop()
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(url + "/api/hello", timeout=2)
+
+
+def test_each_cli_version_is_served_the_script_its_user_agent_calls_for() -> None:
+    other = Script(final_text="Nothing to do here.")
+
+    def choose(version: str) -> Script:
+        return other if version == "2.1.328" else SCRIPT
+
+    with ScriptedServer(SCRIPT, choose=choose) as server:
+        new = message(server, body(conversation(0)), headers={"User-Agent": "claude-cli/2.1.328"})
+        old = message(server, body(conversation(0)), headers={"User-Agent": "claude-cli/2.1.327"})
+        assert server.versions == ["2.1.328", "2.1.327"]
+    assert new["content"] == [{"type": "text", "text": "Nothing to do here."}]
+    assert old["content"][0] == {"type": "text", "text": "Writing two files at once."}

@@ -230,3 +230,21 @@ def test_a_confined_real_model_needs_an_api_a_bridge_reaches(
     ctx = context(suite, tmp_path / "w")
     call = lambda: run_reps(ctx, suite.resolve("P1"), "sonnet", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "ftp://", "--unconfined")
+
+
+def test_a_malformed_planted_regression_is_refused_before_a_plan(
+    suite: Suite, tmp_path: Path
+) -> None:
+    ctx = context(suite, tmp_path / "w")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:regress-from:2.1:p=2", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "regress-from:VERSION")
+
+
+def test_a_grid_of_an_unknown_cli_version_is_refused_before_a_plan(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALKIT_CLI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("npm_config_offline", "true")
+    ctx = context(suite, tmp_path / "w")
+    cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, cli="0.0.1")]
+    refused_without_a_plan(lambda: run_grid(ctx, cells, 1, "grid"), tmp_path / "w", "--cli 0.0.1")

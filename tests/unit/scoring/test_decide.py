@@ -257,3 +257,17 @@ def test_a_slow_judge_says_it_is_waiting_and_stops_at_its_limit(
     record = CommandJudge("sleep 30", timeout=0.5, notify=said.append).ask("p")
     assert record.error == "judge-timeout"
     assert len(said) == 1 and "waiting for the judge" in said[0]
+
+
+def test_the_no_plugin_arm_is_not_held_to_required_hooks_and_says_so(
+    suite: Suite, tmp_path: Path
+) -> None:
+    sandbox = fabricated(suite, tmp_path, "N1", [])
+    path = sandbox / "transcript.jsonl"
+    path.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
+    verdict = decide(
+        suite, suite.resolve("N1"), sandbox, read_transcript(path), "m", CountingJudge(),
+        process(), without_subject=True,
+    )  # fmt: skip
+    assert verdict.verdict == "PASS", verdict.reasons
+    assert "required-hooks-not-applied" in verdict.flags

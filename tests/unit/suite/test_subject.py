@@ -192,3 +192,27 @@ def test_the_variant_suite_on_the_command_line_is_the_suites_own_wording(tmp_pat
     suite = copy_suite(tmp_path, VARIANTS)
     own = build_subject(suite, variant="suite")
     assert own.variant == "suite" and own.hash == build_subject(suite).hash
+
+
+def test_the_none_variant_leaves_out_every_subject_path(tmp_path: Path) -> None:
+    extra = "subject: [fixtures/plugins/os-vault, fixtures/project/CLAUDE.md]\n"
+    suite = copy_suite(tmp_path / "s", extra)
+    (suite.root / "fixtures/project/CLAUDE.md").write_text("wording under test\n")
+    suite = Suite(suite.root)
+    subject = build_subject(suite, variant="none")
+    assert subject.variant == "none" and subject.plugin_dirs() == []
+    assert subject.hash != build_subject(suite).hash
+    sandbox = tmp_path / "sandbox"
+    shutil.copytree(suite.root / "fixtures/project", sandbox / "project")
+    subject.apply(suite, sandbox)
+    assert not (sandbox / "project/CLAUDE.md").exists()
+    baseline = subject.baselines(suite)["project"]
+    assert not (baseline / "CLAUDE.md").exists()
+
+
+def test_the_none_variant_takes_no_plugin_copy(tmp_path: Path) -> None:
+    suite = copy_suite(tmp_path / "suite")
+    copy = tmp_path / "checkout" / "os-vault"
+    shutil.copytree(tmp_path / "suite/fixtures/plugins/os-vault", copy)
+    with pytest.raises(ConfigError, match="--variant none loads no plugin"):
+        build_subject(suite, [copy], "none")

@@ -1,0 +1,228 @@
+"""Claude Code versions as an axis: each installed once from npm into a cache of its own.
+
+`$XDG_CACHE_HOME/evalkit/claude/<version>/` (`~/.cache` when unset) holds one npm prefix per
+version. A version is usable when its `claude --version` answers it and its `--help` names
+every option evalkit passes; its integrity hash (from the install's package-lock) goes into
+each rep's declarations. The pinned version stays the default and is never pruned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.run.claude_cli import PINNED_VERSION
+
+PACKAGE = "@anthropic-ai/claude-code"
+CACHE_ENV = "EVALKIT_CLI_CACHE"
+"""Points straight at the folder holding one folder per version (tests and `make setup`)."""
+OPTIONS = (
+    "--model",
+    "--output-format",
+    "--verbose",
+    "--include-hook-events",
+    "--dangerously-skip-permissions",
+    "--no-session-persistence",
+    "--setting-sources",
+    "--plugin-dir",
+)
+"""Every option `runner.agent_command` passes that `--help` lists: a version lacking one
+cannot run a rep. (`--max-turns`, passed only when asked for, is not listed even by the
+pinned version.)"""
+_SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?$")
+
+
+def semver_key(version: str) -> tuple[int, int, int, int, tuple[str, ...]]:
+    """Order versions as numbers, never as strings (2.1.32 < 2.1.321); a prerelease comes
+    before its release."""
+    match = _SEMVER.match(version)
+    if match is None:
+        raise ConfigError(f"--cli {version}: not a version (expected MAJOR.MINOR.PATCH)")
+    major, minor, patch, pre = match.groups()
+    return (int(major), int(minor), int(patch), 0 if pre else 1, tuple((pre or "").split(".")))
+
+
+def sort_versions(versions: list[str]) -> list[str]:
+    return sorted(set(versions), key=semver_key)
+
+
+def parse_versions(text: str) -> list[str]:
+    """`--cli A,B`: each a version, none twice, in the order given."""
+    found = [v.strip() for v in text.split(",") if v.strip()]
+    if not found:
+        raise ConfigError("--cli: name at least one version")
+    for version in found:
+        semver_key(version)
+    if len(set(found)) != len(found):
+        raise ConfigError(f"--cli {text}: a version is named twice")
+    return found
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "evalkit" / "claude"
+
+
+@dataclass(frozen=True)
+class InstalledCli:
+    version: str
+    folder: Path
+
+    @property
+    def path(self) -> Path:
+        return self.folder / "node_modules" / ".bin" / "claude"
+
+    @property
+    def integrity(self) -> str:
+        """The package's integrity hash as npm recorded it on install ('' if unreadable)."""
+        try:
+            lock = json.loads((self.folder / "package-lock.json").read_text(encoding="utf-8"))
+            entry = lock["packages"][f"node_modules/{PACKAGE}"]
+            return str(entry.get("integrity", ""))
+        except (OSError, ValueError, KeyError, TypeError):
+            return ""
+
+
+def installed(root: Path | None = None) -> list[InstalledCli]:
+    """Every version in the cache whose CLI is there, in semver order."""
+    root = root or cache_root()
+    if not root.is_dir():
+        return []
+    found = [
+        InstalledCli(p.name, p)
+        for p in root.iterdir()
+        if _SEMVER.match(p.name) and (p / "node_modules" / ".bin" / "claude").exists()
+    ]
+    return sorted(found, key=lambda c: semver_key(c.version))
+
+
+def install(version: str, root: Path | None = None) -> InstalledCli:
+    """The version's CLI, installed from npm on first use; refused in one line when npm
+    does not have it or cannot be reached."""
+    semver_key(version)
+    root = root or cache_root()
+    cli = InstalledCli(version, root / version)
+    if cli.path.exists():
+        return cli
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PrerequisiteError(f"--cli {version}: not installed in {root}, and npm is not on PATH")
+    staging = root / f".{version}.installing"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    command = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
+               "--loglevel=error", f"{PACKAGE}@{version}"]  # fmt: skip
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise PrerequisiteError(f"--cli {version}: npm install failed ({exc})") from exc
+    if done.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        words = (done.stderr.strip().splitlines() or ["no output"])[-1][:160]
+        raise ConfigError(f"--cli {version}: unknown or unreachable on npm ({words})")
+    staging.rename(cli.folder)
+    return cli
+
+
+def check(cli: InstalledCli) -> None:
+    """Refuse, naming what is wrong, a CLI that does not answer its version or lacks an
+    option evalkit passes."""
+    answer = _ask(cli, "--version")
+    if answer.split(" ")[0] != cli.version:
+        raise ConfigError(f"--cli {cli.version}: {cli.path} answers --version with {answer[:60]!r}")
+    missing = missing_options(_ask(cli, "--help"))
+    if missing:
+        raise ConfigError(
+            f"--cli {cli.version}: lacks {missing[0]}, which evalkit passes to every rep"
+        )
+
+
+def missing_options(help_text: str) -> list[str]:
+    return [o for o in OPTIONS if not re.search(re.escape(o) + r"\b", help_text)]
+
+
+def _ask(cli: InstalledCli, flag: str) -> str:
+    try:
+        done = subprocess.run(
+            [str(cli.path), flag], capture_output=True, text=True, timeout=120,
+            env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip()
+
+
+_CHECKED: dict[Path, InstalledCli] = {}
+
+
+def resolve(versions: list[str], root: Path | None = None) -> dict[str, InstalledCli]:
+    """Each version installed (once) and checked (once per process), before anything is
+    planned."""
+    found = {}
+    for version in versions:
+        cli = install(version, root)
+        if cli.folder.resolve() not in _CHECKED:
+            check(cli)
+            _CHECKED[cli.folder.resolve()] = cli
+        found[version] = cli
+    return found
+
+
+def registry_versions() -> list[str]:
+    """Every version npm serves, in semver order (one line when npm cannot say)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PrerequisiteError("npm is not on PATH; name the versions with --versions")
+    try:
+        done = subprocess.run(
+            [npm, "view", PACKAGE, "versions", "--json"], capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        listed = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        listed = None
+    if not isinstance(listed, list):
+        raise ConfigError(f"npm view {PACKAGE} versions: no answer; name them with --versions")
+    return sort_versions([str(v) for v in listed if _SEMVER.match(str(v))])
+
+
+def versions_between(good: str, bad: str, known: list[str]) -> list[str]:
+    """The versions from good to bad inclusive, in semver order; both must be known."""
+    low, high = semver_key(good), semver_key(bad)
+    if not low < high:
+        raise ConfigError(f"--good {good} must be an older version than --bad {bad}")
+    for end in (good, bad):
+        if end not in known:
+            raise ConfigError(f"{end}: not among the versions to bisect")
+    return [v for v in sort_versions(known) if low <= semver_key(v) <= high]
+
+
+def prune(root: Path | None = None, keep: list[str] | None = None) -> list[str]:
+    """Remove every cached version but the pinned one and `keep`; return what went."""
+    kept = {PINNED_VERSION, *(keep or [])}
+    gone = []
+    for cli in installed(root):
+        if cli.version not in kept:
+            shutil.rmtree(cli.folder) if not cli.folder.is_symlink() else cli.folder.unlink()
+            gone.append(cli.version)
+    return gone
+
+
+def chosen_cli(text: str | None) -> InstalledCli | None:
+    """`--cli VERSION` of a command that runs one version (run, calibrate, doctor)."""
+    if not text:
+        return None
+    versions = parse_versions(text)
+    if len(versions) > 1:
+        raise ConfigError(f"--cli {text}: this command takes one version; grid takes several")
+    return resolve(versions)[versions[0]]
