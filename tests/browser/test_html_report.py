@@ -286,3 +286,28 @@ def test_a_calibration_folder_s_page_leads_with_its_calibration(
     assert driver.find_elements("css selector", "#publishability") == []
     shown = driver.find_element("tag name", "body").text
     assert ("PUBLISHABLE" in shown) is False
+
+
+def test_a_calibration_folder_s_page_draws_its_matrix_with_each_differing_cell_marked(
+    driver: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    work = tmp_path_factory.mktemp("matrix") / "work"
+    calibration_folder(Suite(REPO), work, expect={("N1-L1-reporting", "policy:oracle"): "FAIL"})
+    page = work.parent / "report.html"
+    _cli("report", str(work), "--html", str(page))
+    open_page(driver, page)
+    matrix = driver.find_element("css selector", "#calibration-matrix")
+    policies = [
+        r.get_attribute("data-policy") for r in matrix.find_elements("css selector", "tr.policy")
+    ]
+    assert policies == ["policy:oracle", "policy:fault-cut"]
+    differs = [
+        (
+            c.find_element("xpath", "..").get_attribute("data-policy"),
+            c.get_attribute("data-scenario"),
+            c.text,
+        )
+        for c in matrix.find_elements("css selector", "td.cal.differs")
+    ]
+    assert differs == [("policy:oracle", "N1-L1-reporting", "PASS \u2260 FAIL")]
+    assert len(matrix.find_elements("css selector", "td.cal.same")) == 2
