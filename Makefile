@@ -6,7 +6,7 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
 DEMO_DIR := results/demo
 
-.PHONY: setup suites unit check test calibrate-suites lint self-test demo bench clean
+.PHONY: setup suites unit check test calibrate-suites lint self-test demo bench docs clean
 
 setup: $(BIN)/.installed $(CLAUDE) suites
 
@@ -52,6 +52,14 @@ demo: setup
 	$(BIN)/evalkit verify $(DEMO_DIR) > /dev/null
 	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
+# The guide: built with --strict, so a broken link or reference fails the build.
+docs: $(BIN)/.docs-installed
+	$(BIN)/mkdocs build --strict --quiet
+
+$(BIN)/.docs-installed: $(BIN)/.installed
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,docs]'
+	touch $@
+
 bench: setup
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/overhead.py
@@ -61,4 +69,4 @@ bench: setup
 	$(BIN)/python bench/html_report.py
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache site
