@@ -11,7 +11,7 @@ CLI_VERSIONS := 2.1.326 2.1.327 $(CLAUDE_VERSION)
 CACHED_CLIS := $(foreach v,$(CLI_VERSIONS),$(CLI_CACHE)/$(v)/node_modules/.bin/claude)
 DEMO_DIR := results/demo
 
-.PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench clean
+.PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench docs clean
 
 setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) suites
 
@@ -67,6 +67,14 @@ demo: setup
 	$(BIN)/evalkit verify $(DEMO_DIR) > /dev/null
 	$(BIN)/evalkit report $(DEMO_DIR) --html $(DEMO_DIR)/report.html
 
+# The guide: built with --strict, so a broken link or reference fails the build.
+docs: $(BIN)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+$(BIN)/.docs-installed: $(BIN)/.installed
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,docs]'
+	touch $@
+
 # `make bench SCALE=--largest` adds the 100,000-rep folder (about 15 GB, the better part of an hour).
 bench: setup
 	$(BIN)/python bench/startup.py
@@ -78,4 +86,4 @@ bench: setup
 	$(BIN)/python bench/scale.py $(SCALE)
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache site

@@ -42,6 +42,14 @@ def compare_command(
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
         Format.table
     ),
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="OUT",
+            help="also write a forest plot page to OUT: one row per cell, B-A with its interval",
+        ),
+    ] = None,
 ) -> None:
     """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
     sign-flip test, and what the current n could detect. Given one folder and no --a, A is
@@ -49,7 +57,8 @@ def compare_command(
 
     Example: `evalkit compare results/terse` (against the baseline),
     `evalkit compare results/base results/terse` or
-    `evalkit compare results/ --a variant:baseline --b variant:terse-skill`
+    `evalkit compare results/ --a variant:baseline --b variant:terse-skill`,
+    `evalkit compare results/terse --html compare.html`
     """
     from evalkit.compare.baseline import baseline_side
     from evalkit.compare.compare import compare
@@ -64,7 +73,19 @@ def compare_command(
     else:
         side_a = load_side("A", first, a)
     side_b = load_side("B", second or first, b)
+    if html is not None:
+        from evalkit.compare.forest import check_forest_target
+
+        check_forest_target(suite, [side_a.workdir, side_b.workdir], html)
     built = compare(suite, side_a, side_b, allow_confounded)
+    if html is not None:
+        from rich.text import Text
+
+        from evalkit.cli.app import err
+        from evalkit.compare.forest import write_forest
+
+        drawn = write_forest(suite, built, [side_a.workdir, side_b.workdir], html)
+        err.print(Text(f"wrote {html}: {drawn} cell(s)"))
     if fmt is Format.json:
         print(built.model_dump_json(indent=2))
     elif fmt is Format.markdown:

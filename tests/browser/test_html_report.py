@@ -362,3 +362,28 @@ def test_rows_of_two_cli_versions_are_tabled_apart_and_each_cell_finds_its_reps(
         assert version in row.text and row.get_attribute("data-model") == model
         shown = row.find_element("css selector", "td.pass-rate").text.split()[0]
         assert int(shown.split("/")[1]) == n
+
+
+def test_a_calibration_folder_s_page_draws_its_matrix_with_each_differing_cell_marked(
+    driver: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    work = tmp_path_factory.mktemp("matrix") / "work"
+    calibration_folder(Suite(REPO), work, expect={("N1-L1-reporting", "policy:oracle"): "FAIL"})
+    page = work.parent / "report.html"
+    _cli("report", str(work), "--html", str(page))
+    open_page(driver, page)
+    matrix = driver.find_element("css selector", "#calibration-matrix")
+    policies = [
+        r.get_attribute("data-policy") for r in matrix.find_elements("css selector", "tr.policy")
+    ]
+    assert policies == ["policy:oracle", "policy:fault-cut"]
+    differs = [
+        (
+            c.find_element("xpath", "..").get_attribute("data-policy"),
+            c.get_attribute("data-scenario"),
+            c.text,
+        )
+        for c in matrix.find_elements("css selector", "td.cal.differs")
+    ]
+    assert differs == [("policy:oracle", "N1-L1-reporting", "PASS \u2260 FAIL")]
+    assert len(matrix.find_elements("css selector", "td.cal.same")) == 2

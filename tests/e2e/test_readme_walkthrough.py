@@ -1,5 +1,6 @@
-"""The README's "Write your own eval" walkthrough, followed literally: its shell blocks run in
-order in an empty folder, its rules example loads, its entry-point example names the group."""
+"""The guide's "Write your own eval" walkthrough (its in-depth page), followed literally: its
+shell blocks run in order in an empty folder, its rules example loads, its entry-point
+example names the group."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ FENCE = re.compile(r"^( *)```(\w+)\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "usage.md").read_text(encoding="utf-8")
     start = text.index("## Write your own eval")
     end = text.index("\n## ", start + 1)
     return text[start:end]

@@ -333,10 +333,48 @@
         el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
           head.map(function (h) { return el('th', { text: h }); }))), tbody)));
     });
+    if (REPORT.calibration) sec.appendChild(calibrationMatrix(REPORT.calibration));
     sec.appendChild(models());
     if ((REPORT.expected || []).length) sec.appendChild(expected());
     sec.appendChild(extras());
     return sec;
+  }
+
+  /* A calibration folder's cells as policy x scenario: what each got, and where that is not
+     what was expected, the expected verdict beside it and the cell marked. */
+  function calibrationMatrix(cal) {
+    var runs = {};
+    cal.cells.forEach(function (c) { runs[c.run_id] = 1; });
+    var several = Object.keys(runs).length > 1;
+    var scenarios = [];
+    var policies = [];
+    var by = {};
+    cal.cells.forEach(function (c) {
+      var policy = c.model + (several ? ' (run ' + c.run_id + ')' : '');
+      if (scenarios.indexOf(c.scenario) < 0) scenarios.push(c.scenario);
+      if (policies.indexOf(policy) < 0) policies.push(policy);
+      by[policy + '\u0000' + c.scenario] = c;
+    });
+    var tbody = el('tbody');
+    policies.forEach(function (policy) {
+      tbody.appendChild(el('tr', { cls: 'policy', 'data-policy': policy },
+        el('td', { cls: 'name', text: policy }),
+        scenarios.map(function (s) {
+          var c = by[policy + '\u0000' + s];
+          if (!c) return el('td', { cls: 'cal none', text: '-' });
+          var got = c.got.length ? c.got.join(', ') : 'no row';
+          var want = c.expected.verdict + (c.expected.reason ? ' (' + c.expected.reason + ')' : '');
+          return el('td', { cls: 'cal ' + (c.as_expected ? 'same' : 'differs hot'),
+            'data-scenario': s, title: 'expected ' + want,
+            text: c.as_expected ? got : got + ' \u2260 ' + want });
+        })));
+    });
+    return el('div', { id: 'calibration-matrix' },
+      el('h3', { text: 'Calibration: got (\u2260 expected where it differs)' }),
+      el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
+        [el('th', { text: 'policy' })].concat(scenarios.map(function (s) {
+          return el('th', { text: s });
+        })))), tbody));
   }
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',

@@ -1,4 +1,5 @@
-"""`evalkit --help` reads cleanly, and the README's synopsis of each command matches it."""
+"""`evalkit --help` reads cleanly, and the guide's synopsis of each command (its in-depth
+page) matches it."""
 
 from __future__ import annotations
 
@@ -36,9 +37,9 @@ def test_the_policy_model_spelling_survives_the_markup() -> None:
 
 
 def _readme_synopses() -> dict[str, str]:
-    """command -> the synopsis in its first README heading (`### `evalkit NAME …``)."""
+    """command -> the synopsis in its first in-depth heading (`### `evalkit NAME …``)."""
     found: dict[str, str] = {}
-    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in (REPO / "docs" / "usage.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("### "):
             for span in re.findall(r"`(evalkit [^`]+)`", line):
                 found.setdefault(span.split()[1], span)

@@ -108,14 +108,19 @@ CALIBRATION = [
 """(scenario, model, expected verdict, the self-test case that plays it)"""
 
 
-def calibration_folder(suite: Suite, work: Path, run_id: str = "c1") -> RunContext:
+def calibration_folder(
+    suite: Suite, work: Path, run_id: str = "c1", expect: dict[tuple[str, str], str] | None = None
+) -> RunContext:
     """Three cells as `calibrate` plans them: the oracle on a positive and a negative, and a
-    fault policy whose transcript is cut before its result line (an ERROR by design)."""
+    fault policy whose transcript is cut before its result line (an ERROR by design).
+    `expect` overrides the verdict expected of a (scenario, model) cell."""
     ctx = context(suite, work, run_id)
+    wanted = expect or {}
     ctx.plan_extra = {
         "calibration": True,
         "expected_verdicts": [
-            {"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION
+            {"scenario": s, "model": m, "verdict": wanted.get((s, m), v)}
+            for s, m, v, _ in CALIBRATION
         ],
     }
     cells = [PlanCell(scenario=s, model=m, reps=1) for s, m, _, _ in CALIBRATION]
