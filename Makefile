@@ -4,11 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 CLAUDE_VERSION := 2.1.328
 CLAUDE := .tools/claude/node_modules/.bin/claude
+CODEX_VERSION := 0.169.0
+CODEX := .tools/codex/node_modules/.bin/codex
+GEMINI_VERSION := 0.61.0
+GEMINI := .tools/gemini/node_modules/.bin/gemini
 DEMO_DIR := results/demo
 
 .PHONY: setup suites unit check test calibrate-suites lint self-test demo bench clean
 
-setup: $(BIN)/.installed $(CLAUDE) suites
+setup: $(BIN)/.installed $(CLAUDE) $(CODEX) $(GEMINI) suites
 
 # Built fixture files (a suite's `build:` steps, e.g. a code graph): never committed.
 suites: $(BIN)/.installed
@@ -24,6 +28,16 @@ $(CLAUDE):
 	npm install --prefix .tools/claude --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	$(CLAUDE) --version
+
+$(CODEX):
+	npm install --prefix .tools/codex --no-audit --no-fund --loglevel=error \
+		@openai/codex@$(CODEX_VERSION)
+	$(CODEX) --version
+
+$(GEMINI):
+	npm install --prefix .tools/gemini --no-audit --no-fund --loglevel=error \
+		@google/gemini-cli@$(GEMINI_VERSION)
+	$(GEMINI) --version
 
 lint: setup
 	$(BIN)/ruff check evalkit tests bench
