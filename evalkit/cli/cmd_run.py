@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
+from evalkit.cli.options import (
+    AgentOption,
+    JudgeTimeout,
+    MaxTurns,
+    RetryErrors,
+    SkipPreflight,
+    notice,
+)
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
@@ -39,6 +46,7 @@ def run(
     skip_preflight: SkipPreflight = False,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -69,6 +77,7 @@ def run(
         allow_reserve=reserve,
         subject=build_subject(suite, plugin, variant),
         skip_preflight=skip_preflight,
+        agent=agent,
     )
 
     from contextlib import AbstractContextManager, nullcontext

@@ -94,19 +94,30 @@ def run_agent(
     stderr: Path,
     timeout: float,
     stop: threading.Event | None = None,
+    stdin_text: str | None = None,
 ) -> ProcessOutcome:
-    """Run to completion, timeout or stop; the transcript streams straight into stdout's file."""
+    """Run to completion, timeout or stop; the transcript streams straight into stdout's file.
+    `stdin_text`, when given, is what the process reads on stdin (from a file beside stdout's,
+    so a large Task never blocks on a pipe)."""
     started = time.monotonic()
-    with stdout.open("wb") as out, stderr.open("wb") as err:
+    source = stdout.with_name(stdout.name + ".stdin")
+    if stdin_text is not None:
+        source.write_text(stdin_text, encoding="utf-8")
+    with (
+        stdout.open("wb") as out,
+        stderr.open("wb") as err,
+        open(source if stdin_text is not None else os.devnull, "rb") as feed,
+    ):
         proc = subprocess.Popen(
             command,
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=feed,
             stdout=out,
             stderr=err,
             start_new_session=True,
         )
+        source.unlink(missing_ok=True)
         stopped: str | None = None
         try:
             while proc.poll() is None:

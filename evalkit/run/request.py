@@ -68,7 +68,7 @@ def check_models(ctx: RunContext, models: list[str]) -> None:
             raise ConfigError(f"model {model!r}: a model name holds no whitespace")
         if is_policy(model) and model[len(PREFIX) :] not in known:
             raise ConfigError(
-                f"unknown policy '{model[len(PREFIX):]}' for checker "
+                f"unknown policy '{model[len(PREFIX) :]}' for checker "
                 f"{ctx.suite.checker.name}; known: {', '.join(known)}"
             )
 
@@ -130,6 +130,21 @@ def check_results(ctx: RunContext) -> None:
         raise RefusedError(f"{path}: the results file's folder is not writable")
 
 
+def check_agent(ctx: RunContext, models: list[str]) -> None:
+    """An agent evalkit knows, and for one besides Claude Code only the scripted models:
+    a real Codex or Gemini model is not wired to its credentials yet."""
+    from evalkit.run.agents.clis import agent_name
+
+    agent = agent_name(ctx.agent)
+    if agent == "claude":
+        return
+    if agent != "codex":
+        raise ConfigError(f"--agent {agent} is not wired yet; known to run: claude, codex")
+    real = [m for m in models if not is_policy(m)]
+    if real:
+        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far, not {real[0]!r}")
+
+
 def validate_request(
     ctx: RunContext,
     scenarios: list[ScenarioFile],
@@ -148,6 +163,7 @@ def validate_request(
     for seconds in {ctx.timeout, *timeouts}:
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
+    check_agent(ctx, models)
     check_models(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)
     check_tasks(scenarios, models)

@@ -47,7 +47,9 @@ from evalkit.records.workdir import Workdir
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
-from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
+from evalkit.run.agents.hooks import HOOK_LOG
+from evalkit.run.claude_cli import find_cli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
@@ -173,6 +175,8 @@ class RunContext:
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
     each sandbox is built in place, which is quicker when a command runs one rep."""
+    agent: str = "claude"
+    """The agent CLI each rep runs (--agent): claude, codex or gemini."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -188,7 +192,7 @@ class RunContext:
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
-            self._cli_version = cli_version(cli)
+            self._cli_version = agent_version(self.agent, cli)
         return self._cli_version
 
     def spend(self, usd: float) -> None:
@@ -422,6 +426,8 @@ class PreparedRep:
     cli: Path
     keep: bool = False
     server: ScriptedServer | None = None
+    stdin: str | None = None
+    """What the agent reads on stdin (the Task, for an agent that takes it there)."""
 
     @property
     def cwd(self) -> Path:
@@ -462,6 +468,8 @@ def prepare_rep(
     `close()` removes it."""
     suite = ctx.suite
     _, cli = preflight(suite)
+    if ctx.agent != "claude":
+        cli = find_agent_cli(agent_name(ctx.agent))
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()
@@ -476,7 +484,9 @@ def prepare_rep(
         if agent is not None:  # its server starts while the sandbox's git calls run
             values = suite.reference.script_values(guarded)
             script = render(agent.plan.script, sandbox, names, values)
-            starting = _start_in_background(_scripted_server, script, agent.fault)
+            starting = _start_in_background(
+                _scripted_server, script, agent.fault, ctx.agent, scratch
+            )
         if ctx.template_sandboxes:
             TEMPLATES.copy(suite, scenario, sandbox, root)
         else:
@@ -498,7 +508,14 @@ def prepare_rep(
                 judge = FixedJudge(agent.plan.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+        stdin: str | None = None
+        if ctx.agent == "claude":
+            command = agent_command(cli, read_task(scenario), cli_model, rep_plugins, ctx.max_turns)
+        else:
+            command, env = _other_agent(
+                ctx.agent, cli, scratch, server, cli_model, rep_plugins, env
+            )
+            stdin = read_task(scenario)
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
     except BaseException:
@@ -510,14 +527,41 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, stdin,
     )  # fmt: skip
 
 
-def _scripted_server(script: Script, fault: str | None) -> ScriptedServer:
+def _scripted_server(
+    script: Script, fault: str | None, agent: str = "claude", scratch: Path | None = None
+) -> ScriptedServer:
+    if agent == "codex" and scratch is not None:
+        from evalkit.reference.wire.responses import ResponsesServer
+        from evalkit.run.agents.codex import skills_root
+
+        return ResponsesServer(script, fault, skills_root(scratch)).start()
     from evalkit.reference.scripted_server import ScriptedServer
 
     return ScriptedServer(script, fault).start()
+
+
+def _other_agent(
+    agent: str,
+    cli: Path,
+    scratch: Path,
+    server: ScriptedServer | None,
+    model: str,
+    plugins: list[Path],
+    env: dict[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of an agent other than Claude Code."""
+    if agent != "codex" or server is None:
+        raise ConfigError(
+            f"--agent {agent} runs only policy:* models with this evalkit, through the codex agent"
+        )
+    from evalkit.run.agents.codex import prepare_codex
+
+    launch = prepare_codex(cli, scratch, server.base_url, model, plugins, env)
+    return launch.command, launch.env
 
 
 def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:
@@ -557,7 +601,7 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop,
+            ctx.stop, p.stdin,
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
 
@@ -648,6 +692,8 @@ def run_declarations(
     isolation = dict(suite.config.environment)
     isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
+    if "CODEX_HOME" in env:
+        isolation["CODEX_HOME"] = "<per-rep>"
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"
@@ -655,7 +701,9 @@ def run_declarations(
         if name.startswith(("ANTHROPIC_", "CLAUDE_CODE_")) and name not in isolation:
             loopback = env[name].startswith("http://127.0.0.1:")
             isolation[name] = "<scripted-server>" if loopback else "<set>"
+    agent = {} if ctx.agent == "claude" else {"agent": ctx.agent}
     return {
+        **agent,
         "judge": judge.identity(),
         "timeout": timeout,
         "max_retries": ctx.max_retries,
@@ -686,7 +734,7 @@ def _score_and_keep(
     guard: GuardRecord,
     run: dict[str, Any],
 ) -> Attempt:
-    raw = _read_text(sandbox / TRANSCRIPT)
+    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(

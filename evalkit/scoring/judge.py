@@ -205,4 +205,3 @@ class UnavailableJudge(Judge):
 
     def identity(self) -> str:
         return f"unavailable:{self.reason}"
-

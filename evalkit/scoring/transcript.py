@@ -24,6 +24,7 @@ from evalkit.models import (
     ToolCall,
     Transcript,
 )
+from evalkit.scoring.streams.codex import CodexStream, is_codex_event
 
 WORDS_LIMIT = 40
 
@@ -43,6 +44,8 @@ def parse_lines(lines: list[str]) -> Transcript:
     order: list[dict[str, Any]] = []
     count = 0
     bad: list[int] = []
+    codex: CodexStream | None = None
+    first = True
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -55,8 +58,14 @@ def parse_lines(lines: list[str]) -> Transcript:
         if not isinstance(event, dict):
             bad.append(number)
             continue
+        if first:  # another agent's stream is known by its opening event
+            first = False
+            codex = CodexStream(t, order) if is_codex_event(event) else None
         try:
-            _absorb(t, calls, order, event)
+            if codex is not None:
+                codex.absorb(event)
+            else:
+                _absorb(t, calls, order, event)
         except (ValidationError, AttributeError, TypeError, ValueError):
             # Hostile or unforeseen input: the trace is not a measurement, and says where.
             bad.append(number)

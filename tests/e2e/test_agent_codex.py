@@ -1,0 +1,54 @@
+"""`run --agent codex`: the real pinned Codex CLI against the scripted Responses server
+lands each policy on the verdict the Claude Code CLI lands it on, and the bundle says which
+agent ran. Held-out rule: nothing here reads or prints a Task."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from evalkit.run.agents.clis import CLIS
+
+if TYPE_CHECKING:
+    from conftest import Kit
+
+pytestmark = pytest.mark.e2e
+
+EXPECTED = {
+    ("oracle", "P1"): "PASS",
+    ("oracle", "N1"): "PASS",
+    ("always-write", "P1"): "PASS",
+    ("always-write", "N1"): "FAIL",
+    ("fault-500", "P1"): "ERROR",
+}
+
+
+@pytest.fixture(scope="module")
+def codex_cli() -> None:
+    if not os.access(CLIS["codex"].local_copy, os.X_OK) and not os.environ.get("EVALKIT_CODEX"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("no pinned Codex CLI; run `make setup`")
+        pytest.skip("no pinned Codex CLI; run `make setup`")
+
+
+def test_policies_land_on_their_verdicts_through_codex(
+    codex_cli: None, new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    kit = new_kit(tmp_path)
+    work = kit.base / "work"
+    for policy, scenario in EXPECTED:
+        done = kit.run("run", scenario, f"policy:{policy}", str(work), "--agent", "codex")
+        assert done.returncode == 0, done.why()
+    rows = kit.tsv(work)
+    got = {(r["model"].removeprefix("policy:"), r["scenario"][:2]): r["verdict"] for r in rows}
+    assert got == EXPECTED
+    fault = next(r for r in rows if r["model"] == "policy:fault-500")
+    assert fault["reasons"].startswith("agent-error:server-error:500"), fault["reasons"]
+    assert {r["cli_version"] for r in rows} == {f"codex/{CLIS['codex'].version}"}
+    assert {line["declarations"]["run"]["agent"] for line in kit.manifest(work)} == {"codex"}
+    verify = kit.run("verify", str(work))
+    assert "re-derived" in verify.stdout, verify.why()
