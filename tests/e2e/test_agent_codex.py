@@ -49,6 +49,6 @@ def test_policies_land_on_their_verdicts_through_codex(
     fault = next(r for r in rows if r["model"] == "policy:fault-500")
     assert fault["reasons"].startswith("agent-error:server-error:500"), fault["reasons"]
     assert {r["cli_version"] for r in rows} == {f"codex/{CLIS['codex'].version}"}
-    assert {line["declarations"]["run"]["agent"] for line in kit.manifest(work)} == {"codex"}
+    assert {line["declarations"]["agent"] for line in kit.manifest(work)} == {"codex"}
     verify = kit.run("verify", str(work))
     assert "re-derived" in verify.stdout, verify.why()
