@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
+from evalkit.cli.options import AgentOption
 from evalkit.cli.subject_options import PluginOption, VariantOption
 
 
@@ -19,6 +20,7 @@ def calibrate_command(
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -50,6 +52,7 @@ def calibrate_command(
         run_id=new_run_id(),
         timeout=120,
         subject=build_subject(suite, plugin, variant),
+        agent=agent,
     )
     ctx.allow_reserve = which in ("reserve", "all")
     chosen = [p for p in policies.split(",") if p] or policy_names(suite)

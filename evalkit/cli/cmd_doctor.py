@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, state
+from evalkit.cli.options import AgentOption
 from evalkit.errors import EvalkitError
 
 
@@ -19,6 +20,7 @@ def doctor_command(
     no_self_test: Annotated[
         bool, typer.Option("--no-self-test", help="skip the self-test, the slowest check")
     ] = False,
+    agent: AgentOption = "claude",
 ) -> None:
     """Check the CLI, credentials (never printed), plugins, lock and self-test; with --ping,
     one real request. Exits 1 when any check fails.
@@ -33,7 +35,7 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None, not no_self_test)
+    checks = doctor(suite, model if ping else None, not no_self_test, agent)
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import JudgeTimeout, MaxTurns, RetryErrors, SkipPreflight, notice
+from evalkit.cli.options import (
+    AgentOption,
+    JudgeTimeout,
+    MaxTurns,
+    RetryErrors,
+    SkipPreflight,
+    notice,
+)
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.errors import ConfigError
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
@@ -54,6 +61,7 @@ def grid(
     ] = None,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    agent: AgentOption = "claude",
     variants: Annotated[
         str, typer.Option("--variants", help="several variants, interleaved rep by rep")
     ] = "",
@@ -121,6 +129,7 @@ def grid(
         notify=notice,
         allow_reserve=which == "reserve",
         subject=build_subject(suite, plugin, variant),
+        agent=agent,
         skip_preflight=skip_preflight,
     )
     if failing_from is not None:

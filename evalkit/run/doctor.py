@@ -57,6 +57,22 @@ def check_cli() -> Check:
     return Check("claude cli", True, f"{version} at {cli}{note}")
 
 
+def check_agent_cli(agent: str) -> Check:
+    """Another agent's pinned CLI: found, answering --version, at its pin."""
+    from evalkit.run.agents.clis import CLIS, agent_cli_version, agent_name, find_agent_cli
+
+    cli = CLIS[agent_name(agent)]
+    try:
+        path = find_agent_cli(cli.agent)
+    except EvalkitError as exc:
+        return Check(f"{agent} cli", False, str(exc).split(";")[0], cli.how())
+    version = agent_cli_version(path)
+    if not version:
+        return Check(f"{agent} cli", False, f"{path} does not answer --version", cli.how())
+    note = "" if version == cli.version else f" (evalkit is measured with {cli.version})"
+    return Check(f"{agent} cli", True, f"{version} at {path}{note}")
+
+
 def check_credentials() -> Check:
     present = credentials_present()
     if not present:
@@ -138,9 +154,14 @@ def ping(model: str) -> Check:
 
 
 def doctor(
-    suite: Suite | None, ping_model: str | None = None, self_test: bool = True
+    suite: Suite | None,
+    ping_model: str | None = None,
+    self_test: bool = True,
+    agent: str = "claude",
 ) -> list[Check]:
-    checks = [check_cli(), check_credentials()]
+    """For another agent, its CLI stands where Claude Code's and its credentials stood: it
+    runs scripted models only, which need none."""
+    checks = [check_cli(), check_credentials()] if agent == "claude" else [check_agent_cli(agent)]
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test:

@@ -51,3 +51,20 @@ def test_a_missing_cli_names_how_to_install_it(
 def test_an_unknown_agent_is_refused() -> None:
     with pytest.raises(ConfigError, match="known: claude, codex, gemini"):
         agent_name("cursor")
+
+
+def test_doctor_checks_the_chosen_agents_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run.doctor import doctor
+
+    fake = tmp_path / "codex"
+    fake.write_text("#!/bin/sh\necho 'codex-cli 0.1.0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("EVALKIT_CODEX", str(fake))
+    (check,) = doctor(None, agent="codex")
+    assert (check.name, check.ok) == ("codex cli", True)
+    assert "evalkit is measured with 0.169.0" in check.detail
+    monkeypatch.setenv("EVALKIT_CODEX", str(tmp_path / "absent"))
+    (check,) = doctor(None, agent="codex")
+    assert not check.ok and "@openai/codex@0.169.0" in check.fix
