@@ -51,6 +51,6 @@ AgentOption = Annotated[
     str,
     typer.Option(
         "--agent",
-        help="the agent CLI each rep runs: claude, or codex (policy:<name> models only)",
+        help="the agent CLI each rep runs: claude, or codex or gemini (policy:<name> models only)",
     ),
 ]

@@ -189,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.read_body()
         path = urlsplit(self.path).path.rstrip("/")
-        answered = self.server.owner.PATH
+        answered = path if self.server.owner.serves(path) else self.server.owner.PATH
         if path != answered:
             self.server.owner._note(f"POST {self.path}")
         if path == "/v1/messages/count_tokens":
@@ -215,6 +215,10 @@ class ScriptedServer:
     `_answer`, the same script, faults and plumbing."""
 
     PATH = "/v1/messages"
+
+    def serves(self, path: str) -> bool:
+        """Whether a POST to `path` is a model request this server answers."""
+        return path == self.PATH
 
     def __init__(
         self, script: Script, fault: str | None = None, latency: float | None = None

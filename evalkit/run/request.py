@@ -138,8 +138,6 @@ def check_agent(ctx: RunContext, models: list[str]) -> None:
     agent = agent_name(ctx.agent)
     if agent == "claude":
         return
-    if agent != "codex":
-        raise ConfigError(f"--agent {agent} is not wired yet; known to run: claude, codex")
     real = [m for m in models if not is_policy(m)]
     if real:
         raise ConfigError(f"--agent {agent} runs only policy:<name> models so far, not {real[0]!r}")

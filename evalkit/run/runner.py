@@ -539,6 +539,10 @@ def _scripted_server(
         from evalkit.run.agents.codex import skills_root
 
         return ResponsesServer(script, fault, skills_root(scratch)).start()
+    if agent == "gemini":
+        from evalkit.reference.wire.gemini import GeminiServer
+
+        return GeminiServer(script, fault).start()
     from evalkit.reference.scripted_server import ScriptedServer
 
     return ScriptedServer(script, fault).start()
@@ -553,11 +557,14 @@ def _other_agent(
     plugins: list[Path],
     env: dict[str, str],
 ) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of an agent other than Claude Code."""
-    if agent != "codex" or server is None:
-        raise ConfigError(
-            f"--agent {agent} runs only policy:* models with this evalkit, through the codex agent"
-        )
+    """The command line and environment of an agent other than Claude Code (its adapter in
+    `evalkit.run.agents`); only scripted models reach here (see `request.check_agent`)."""
+    if server is None:
+        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far")
+    if agent == "gemini":
+        from evalkit.run.agents.gemini import prepare_gemini
+
+        return prepare_gemini(cli, scratch, server.base_url, model, plugins, env)
     from evalkit.run.agents.codex import prepare_codex
 
     launch = prepare_codex(cli, scratch, server.base_url, model, plugins, env)
@@ -694,6 +701,12 @@ def run_declarations(
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
     if "CODEX_HOME" in env:
         isolation["CODEX_HOME"] = "<per-rep>"
+    if "GOOGLE_GEMINI_BASE_URL" in env:
+        isolation.update(
+            HOME="<per-rep>",
+            GOOGLE_GEMINI_BASE_URL="<scripted-server>",
+            GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"],
+        )
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"

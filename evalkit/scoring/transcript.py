@@ -25,6 +25,7 @@ from evalkit.models import (
     Transcript,
 )
 from evalkit.scoring.streams.codex import CodexStream, is_codex_event
+from evalkit.scoring.streams.gemini import GeminiStream, is_gemini_event
 
 WORDS_LIMIT = 40
 
@@ -44,7 +45,7 @@ def parse_lines(lines: list[str]) -> Transcript:
     order: list[dict[str, Any]] = []
     count = 0
     bad: list[int] = []
-    codex: CodexStream | None = None
+    other: CodexStream | GeminiStream | None = None
     first = True
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -60,10 +61,13 @@ def parse_lines(lines: list[str]) -> Transcript:
             continue
         if first:  # another agent's stream is known by its opening event
             first = False
-            codex = CodexStream(t, order) if is_codex_event(event) else None
+            if is_codex_event(event):
+                other = CodexStream(t, order)
+            elif is_gemini_event(event):
+                other = GeminiStream(t, order)
         try:
-            if codex is not None:
-                codex.absorb(event)
+            if other is not None:
+                other.absorb(event)
             else:
                 _absorb(t, calls, order, event)
         except (ValidationError, AttributeError, TypeError, ValueError):

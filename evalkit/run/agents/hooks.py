@@ -23,10 +23,11 @@ def plugin_hooks(plugin: Path) -> dict[str, Any]:
 
 
 def wrapped_hooks(
-    plugins: list[Path], log: Path, events: dict[str, str]
+    plugins: list[Path], log: Path, events: dict[str, str], timeout_scale: int = 1
 ) -> dict[str, list[dict[str, Any]]]:
     """Each plugin's command hooks under the agent's event names (`events` maps Claude's
-    name to the agent's; an event missing there is dropped), recording into `log`."""
+    name to the agent's; an event missing there is dropped), recording into `log`. A
+    timeout is in seconds, times `timeout_scale` for an agent that counts milliseconds."""
     out: dict[str, list[dict[str, Any]]] = {}
     for plugin in plugins:
         for event, groups in plugin_hooks(plugin).items():
@@ -43,6 +44,9 @@ def wrapped_hooks(
                     wrapped = shlex.join(
                         [sys.executable, str(HOOKREC), str(log), event, name, command]
                     )
+                    timeout = hook.get("timeout")
+                    if isinstance(timeout, int | float):
+                        hook = {**hook, "timeout": timeout * timeout_scale}
                     hooks.append({**hook, "command": wrapped})
                 if hooks:
                     out.setdefault(theirs, []).append({"hooks": hooks})

@@ -1,6 +1,6 @@
-"""`run --agent codex`: the real pinned Codex CLI against the scripted Responses server
-lands each policy on the verdict the Claude Code CLI lands it on, and the bundle says which
-agent ran. Held-out rule: nothing here reads or prints a Task."""
+"""`run --agent codex|gemini`: the real pinned Codex and Gemini CLIs against their scripted
+servers land each policy on the verdict the Claude Code CLI lands it on, and the bundle says
+which agent ran. Held-out rule: nothing here reads or prints a Task."""
 
 from __future__ import annotations
 
@@ -27,28 +27,30 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def codex_cli() -> None:
-    if not os.access(CLIS["codex"].local_copy, os.X_OK) and not os.environ.get("EVALKIT_CODEX"):
+def require_cli(agent: str) -> None:
+    cli = CLIS[agent]  # type: ignore[index]
+    if not os.access(cli.local_copy, os.X_OK) and not os.environ.get(cli.variable):
         if os.environ.get("CI") == "true":
-            pytest.fail("no pinned Codex CLI; run `make setup`")
-        pytest.skip("no pinned Codex CLI; run `make setup`")
+            pytest.fail(f"no pinned {agent} CLI; run `make setup`")
+        pytest.skip(f"no pinned {agent} CLI; run `make setup`")
 
 
-def test_policies_land_on_their_verdicts_through_codex(
-    codex_cli: None, new_kit: Callable[..., Kit], tmp_path: Path
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_policies_land_on_their_verdicts_through_the_agent(
+    agent: str, new_kit: Callable[..., Kit], tmp_path: Path
 ) -> None:
+    require_cli(agent)
     kit = new_kit(tmp_path)
     work = kit.base / "work"
     for policy, scenario in EXPECTED:
-        done = kit.run("run", scenario, f"policy:{policy}", str(work), "--agent", "codex")
+        done = kit.run("run", scenario, f"policy:{policy}", str(work), "--agent", agent)
         assert done.returncode == 0, done.why()
     rows = kit.tsv(work)
     got = {(r["model"].removeprefix("policy:"), r["scenario"][:2]): r["verdict"] for r in rows}
     assert got == EXPECTED
     fault = next(r for r in rows if r["model"] == "policy:fault-500")
     assert fault["reasons"].startswith("agent-error:server-error:500"), fault["reasons"]
-    assert {r["cli_version"] for r in rows} == {f"codex/{CLIS['codex'].version}"}
-    assert {line["declarations"]["agent"] for line in kit.manifest(work)} == {"codex"}
+    assert {r["cli_version"] for r in rows} == {f"{agent}/{CLIS[agent].version}"}  # type: ignore[index]
+    assert {line["declarations"]["agent"] for line in kit.manifest(work)} == {agent}
     verify = kit.run("verify", str(work))
     assert "re-derived" in verify.stdout, verify.why()
