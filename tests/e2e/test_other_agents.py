@@ -20,11 +20,11 @@ pytestmark = pytest.mark.e2e
 
 EXPECTED = {
     ("oracle", "P1"): "PASS",
-    ("oracle", "N1"): "PASS",
-    ("always-write", "P1"): "PASS",
     ("always-write", "N1"): "FAIL",
     ("fault-500", "P1"): "ERROR",
 }
+"""A pass, a fail and an error; whole-suite calibrations through each agent are measured by
+hand (`evalkit calibrate --agent codex`), not in `make test`."""
 
 
 def require_cli(agent: str) -> None:
