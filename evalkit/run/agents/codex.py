@@ -1,9 +1,9 @@
 """Launching the Codex CLI for one rep.
 
 A per-rep CODEX_HOME holds everything Codex reads: config.toml (the scripted server as its
-only provider, retries off so a fault is one ERROR), the suite's skills under ``skills/``
-(each folder named ``<plugin>:<skill>``, as Claude Code names them) and the plugins' hooks in
-``hooks.json`` (measured with 0.169.0: SessionStart and Stop run under
+only provider, retries off so a fault is one ERROR, analytics off), the suite's skills under
+``skills/`` (each folder named ``<plugin>:<skill>``, as Claude Code names them) and the
+plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop run under
 ``--dangerously-bypass-hook-trust``, a SessionStart's stdout reaches the model, and the
 ``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
 is the confinement. The Task goes on stdin.
@@ -68,7 +68,9 @@ def config_toml(base_url: str) -> str:
         f'env_key = "{KEY_ENV}"\n'
         'wire_api = "responses"\n'
         "request_max_retries = 0\n"
-        "stream_max_retries = 0\n"
+        "stream_max_retries = 0\n\n"
+        "[analytics]\n"
+        "enabled = false\n"
     )
 
 

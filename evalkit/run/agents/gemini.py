@@ -46,7 +46,7 @@ def prepare_gemini(
 ) -> tuple[list[str], dict[str, str]]:
     settings_dir = home(scratch) / ".gemini"
     tmp = scratch / "tmp"  # where it writes its error reports
-    tmp.mkdir(exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
     place_skills(plugins, settings_dir / "skills")
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
