@@ -670,11 +670,13 @@ _RUNNER_HASH: str | None = None
 
 
 def runner_source_hash() -> str:
-    """sha256 over the code that runs a rep (this package): a change there is a new bundle."""
+    """sha256 over the code that runs a rep (this package and its agents' adapters): a change
+    there is a new bundle."""
     global _RUNNER_HASH
     if _RUNNER_HASH is None:
         root = Path(__file__).resolve().parent
-        parts = [p.name.encode() + b"\0" + p.read_bytes() for p in sorted(root.glob("*.py"))]
+        files = sorted(root.rglob("*.py"))  # the agents' launch adapters included
+        parts = [str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() for p in files]
         _RUNNER_HASH = "sha256:" + sha256_bytes(b"\0".join(parts))
     return _RUNNER_HASH
 

@@ -7,6 +7,8 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from evalkit.run.agents.codex import prepare_codex
 from evalkit.run.agents.gemini import prepare_gemini
 
@@ -72,3 +74,20 @@ def test_gemini_home(tmp_path: Path) -> None:
     assert (home / ".gemini" / "skills" / "write" / "SKILL.md").is_file()
     assert child["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:9"
     assert "-p" not in command and "--skip-trust" in command
+
+
+def test_an_agents_adapter_is_part_of_the_runner_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run import runner
+
+    package = tmp_path / "run"
+    (package / "agents").mkdir(parents=True)
+    (package / "runner.py").write_text("x = 1\n")
+    (package / "agents" / "codex.py").write_text("y = 1\n")
+    monkeypatch.setattr(runner, "__file__", str(package / "runner.py"))
+    monkeypatch.setattr(runner, "_RUNNER_HASH", None)
+    before = runner.runner_source_hash()
+    (package / "agents" / "codex.py").write_text("y = 2\n")
+    monkeypatch.setattr(runner, "_RUNNER_HASH", None)
+    assert runner.runner_source_hash() != before
