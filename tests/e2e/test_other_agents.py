@@ -4,6 +4,7 @@ which agent ran. Held-out rule: nothing here reads or prints a Task."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -54,3 +55,34 @@ def test_policies_land_on_their_verdicts_through_the_agent(
     assert {line["declarations"]["agent"] for line in kit.manifest(work)} == {agent}
     verify = kit.run("verify", str(work))
     assert "re-derived" in verify.stdout, verify.why()
+
+
+def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
+    new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    for agent in ("codex", "gemini"):
+        require_cli(agent)
+    kit = new_kit(tmp_path)
+    work = kit.base / "work"
+    done = kit.run(
+        "grid",
+        str(work),
+        "--agents",
+        "claude,codex,gemini",
+        "--models",
+        "policy:oracle,policy:always-write",
+        "--scenarios",
+        "P1,N1",
+        "--jobs",
+        "2",
+    )
+    assert done.returncode == 0, done.why()
+    rows = kit.tsv(work)
+    assert len(rows) == 12 and len({r["run_id"] for r in rows}) == 3
+    verify = kit.run("verify", str(work))
+    assert verify.returncode == 0 and "PUBLISHABLE" in verify.stdout, verify.why()
+    compared = kit.run(
+        "compare", str(work), "--a", "agent:claude", "--b", "agent:codex", "--format", "json"
+    )
+    assert compared.returncode == 0, compared.why()
+    assert json.loads(compared.stdout)["differing"] == ["agent"]

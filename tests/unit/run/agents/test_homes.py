@@ -91,3 +91,28 @@ def test_an_agents_adapter_is_part_of_the_runner_source(
     (package / "agents" / "codex.py").write_text("y = 2\n")
     monkeypatch.setattr(runner, "_RUNNER_HASH", None)
     assert runner.runner_source_hash() != before
+
+
+def test_a_folder_of_several_agents_is_one_instrument_when_each_ran_one_version() -> None:
+    from evalkit.models import EvidenceLine
+    from evalkit.records.verify import mixed_instruments
+
+    def line(agent: str, version: str) -> EvidenceLine:
+        decl = {"checker": "vault-write@1", "cli_version": version}
+        if agent != "claude":
+            decl["agent"] = agent
+        return EvidenceLine(
+            run_id="r",
+            scenario="s",
+            model="m",
+            rep=1,
+            evidence="-",
+            files={},
+            declarations=decl,
+            bundle_id="b",
+            verdict="PASS",
+        )
+
+    assert mixed_instruments([line("claude", "2.1.328"), line("codex", "codex/0.169.0")]) == []
+    two = [line("claude", "2.1.328"), line("claude", "2.1.300")]
+    assert mixed_instruments(two) == ["rows were run against 2 different sets of frozen hashes"]
