@@ -101,8 +101,9 @@ def rep_name(outcome: RepOutcome) -> str:
 
 
 def breach_message(outcome: RepOutcome) -> str:
-    return f"REAL-VAULT BREACH in {rep_name(outcome)} ({outcome.verdict.verdict}): " + "; ".join(
-        breach_reasons(outcome)
+    return (
+        f"REAL-VAULT BREACH in {rep_name(outcome)} ({outcome.verdict.verdict}): "
+        + "; ".join(breach_reasons(outcome))
     )
 
 

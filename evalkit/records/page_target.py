@@ -22,7 +22,7 @@ _MARKER = b'<meta name="generator" content="evalkit'
 _BEFORE_MARKER = (
     b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
     b'<meta name="viewport" content="width=device-width, initial-scale=1">'
-    b'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+    b"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 )
 """How a page began before it carried the marker."""
 _HEAD = 4096

@@ -348,7 +348,9 @@ class Workdir:
             files.setdefault(self.path(name).resolve(), None)
         return list(files)
 
-    def record_hashes(self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]) -> dict[str, str]:
+    def record_hashes(
+        self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]
+    ) -> dict[str, str]:
         """The records a verdict on this folder is drawn from, by hash: plans, manifest and
         each results file by content (`absent` when missing); the evidence and kept subjects
         by a listing of every file's path, size and modification time, so an edited or

@@ -126,7 +126,8 @@ def _refuse_renumbered(
         if (cell.scenario.id, cell.model, cell.rep, mine) in done or not others & set(ours):
             continue
         first = {
-            v: min((r for (_, _, r), vs in held.items() if v in vs), default=1 << 30) for v in ours
+            v: min((r for (_, _, r), vs in held.items() if v in vs), default=1 << 30)
+            for v in ours
         }
         fitting = ",".join(sorted(ours, key=lambda v: first[v]))
         raise RefusedError(

@@ -68,7 +68,7 @@ def check_models(ctx: RunContext, models: list[str]) -> None:
             raise ConfigError(f"model {model!r}: a model name holds no whitespace")
         if is_policy(model) and model[len(PREFIX) :] not in known:
             raise ConfigError(
-                f"unknown policy '{model[len(PREFIX) :]}' for checker "
+                f"unknown policy '{model[len(PREFIX):]}' for checker "
                 f"{ctx.suite.checker.name}; known: {', '.join(known)}"
             )
 

@@ -205,3 +205,4 @@ class UnavailableJudge(Judge):
 
     def identity(self) -> str:
         return f"unavailable:{self.reason}"
+

@@ -16,9 +16,8 @@ EVALKIT = Path(sys.executable).parent / "evalkit"
 # smallest, covers every generic policy and fault mode in `make test`.
 SUITES = [
     pytest.param(REPO, id="vault-write", marks=pytest.mark.slow),
-    pytest.param(
-        REPO / "suites" / "adr-discrimination", id="adr-discrimination", marks=pytest.mark.slow
-    ),
+    pytest.param(REPO / "suites" / "adr-discrimination", id="adr-discrimination",
+                 marks=pytest.mark.slow),
     pytest.param(REPO / "suites" / "runs-tests", id="runs-tests"),
 ]
 

@@ -80,3 +80,4 @@ def test_an_oracle_that_fails_through_the_cli_refuses_the_real_model(
     assert "hook-missing:SessionStart" in done.stderr and "--skip-preflight" in done.stderr
     assert not (work / "plans.jsonl").exists() and not (work / "results.tsv").exists()
     assert api.requests == [], "a request left for the real model"
+

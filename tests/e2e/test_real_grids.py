@@ -85,12 +85,12 @@ def test_flaky_oracle_retried_once_passes_every_rep_at_attempt_2_and_verifies(
     assert report["publishability"]["publishable"] is True
 
 
+
 def first_reason(row: dict[str, str]) -> str:
     """The CLI's own words lead; only its exit status may follow them."""
     first, *rest = row["reasons"].split(";")
     assert all(r.startswith("cli-exit:") for r in rest), row["reasons"]
     return first
-
 
 @pytest.mark.parametrize("api", [("429", DONE)], indirect=True)
 def test_a_rate_limited_real_model_is_retried_and_says_so(kit: Kit, api: ScriptedServer) -> None:

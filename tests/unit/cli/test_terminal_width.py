@@ -34,15 +34,10 @@ def _demo_like(suite: Suite, work: Path) -> list[str]:
             append_row(
                 work / "results.tsv",
                 ResultRow(
-                    scenario=sf.id,
-                    model=model,
-                    a="A:PASS",
-                    b="B:PASS",
+                    scenario=sf.id, model=model, a="A:PASS", b="B:PASS",
                     verdict="ERROR" if fault else "PASS",
-                    reasons="A-via:written;project-write:yes",
-                    flags="project-write:yes",
-                    rep=1,
-                    run_id="r1",
+                    reasons="A-via:written;project-write:yes", flags="project-write:yes",
+                    rep=1, run_id="r1",
                 ),
             )
     return models
@@ -129,9 +124,7 @@ def test_progress_prints_plain_lines_when_piped() -> None:
 
     def outcome(verdict: str, reasons: list[str]) -> SimpleNamespace:
         return SimpleNamespace(
-            scenario="P1-L1-reporting",
-            model="policy:breach",
-            rep=1,
+            scenario="P1-L1-reporting", model="policy:breach", rep=1,
             verdict=SimpleNamespace(verdict=verdict, reasons=reasons),
         )
 

@@ -76,7 +76,9 @@ def test_an_edited_evidence_file_makes_the_record_stale(suite: Suite, verified: 
 def test_other_scoring_code_makes_the_record_stale(
     suite: Suite, verified: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("evalkit.records.verification.scoring_hash", lambda _suite: "sha256:other")
+    monkeypatch.setattr(
+        "evalkit.records.verification.scoring_hash", lambda _suite: "sha256:other"
+    )
     got = build_report(suite, verified).publishability
     assert not got.publishable and "scoring code changed" in got.verdict
 
