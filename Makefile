@@ -9,11 +9,15 @@ CLAUDE := .tools/claude/node_modules/.bin/claude
 CLI_CACHE := .tools/cli-cache
 CLI_VERSIONS := 2.1.326 2.1.327 $(CLAUDE_VERSION)
 CACHED_CLIS := $(foreach v,$(CLI_VERSIONS),$(CLI_CACHE)/$(v)/node_modules/.bin/claude)
+CODEX_VERSION := 0.169.0
+CODEX := .tools/codex/node_modules/.bin/codex
+GEMINI_VERSION := 0.61.0
+GEMINI := .tools/gemini/node_modules/.bin/gemini
 DEMO_DIR := results/demo
 
 .PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench docs clean
 
-setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) suites
+setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) $(CODEX) $(GEMINI) suites
 
 # Built fixture files (a suite's `build:` steps, e.g. a code graph): never committed.
 suites: $(BIN)/.installed
@@ -34,6 +38,16 @@ $(CLI_CACHE)/%/node_modules/.bin/claude:
 	npm install --prefix $(CLI_CACHE)/$* --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$*
 	$@ --version
+
+$(CODEX):
+	npm install --prefix .tools/codex --no-audit --no-fund --loglevel=error \
+		@openai/codex@$(CODEX_VERSION)
+	$(CODEX) --version
+
+$(GEMINI):
+	npm install --prefix .tools/gemini --no-audit --no-fund --loglevel=error \
+		@google/gemini-cli@$(GEMINI_VERSION)
+	$(GEMINI) --version
 
 lint: setup
 	$(BIN)/ruff check evalkit tests bench

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import UNCONFINED_BANNER, Unconfined
+from evalkit.cli.options import UNCONFINED_BANNER, AgentOption, Unconfined
 from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 
 
@@ -22,6 +22,7 @@ def calibrate_command(
     variant: VariantOption = None,
     unconfined: Unconfined = False,
     cli: CliOption = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Run every reference policy and fault mode over every scenario through the real CLI.
 
@@ -56,6 +57,7 @@ def calibrate_command(
         timeout=120,
         subject=build_subject(suite, plugin, variant),
         unconfined=unconfined,
+        agent=agent,
     )
     ctx.use_cli(chosen_cli(cli))
     ctx.allow_reserve = which in ("reserve", "all")

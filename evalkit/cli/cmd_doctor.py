@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, state
+from evalkit.cli.options import AgentOption
 from evalkit.cli.subject_options import CliOption
 from evalkit.errors import EvalkitError
 
@@ -21,6 +22,7 @@ def doctor_command(
         bool, typer.Option("--no-self-test", help="skip the self-test, the slowest check")
     ] = False,
     cli: CliOption = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Check the CLI, confinement, credentials (never printed), plugins, lock and self-test;
     with --ping, one real request. Exits 1 when any check fails.
@@ -35,7 +37,7 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None, not no_self_test, cli)
+    checks = doctor(suite, model if ping else None, not no_self_test, cli, agent)
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:

@@ -10,6 +10,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
+    AgentOption,
     JudgeTimeout,
     MaxTurns,
     RetryErrors,
@@ -62,6 +63,15 @@ def grid(
     ] = None,
     plugin: PluginOption = None,
     variant: VariantOption = None,
+    agent: AgentOption = "claude",
+    agents: Annotated[
+        str,
+        typer.Option(
+            "--agents",
+            help="several agents, e.g. claude,codex: the same cells through each in turn, "
+            "each under a run id of its own",
+        ),
+    ] = "",
     variants: Annotated[
         str, typer.Option("--variants", help="several variants, interleaved rep by rep")
     ] = "",
@@ -101,6 +111,7 @@ def grid(
         failed_rows,
         failing_cells,
         resume_cells,
+        run_agents_grid,
         run_grid,
         validate_cells,
     )
@@ -109,6 +120,10 @@ def grid(
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
 
+    if agents and (resume or shard or run_id):
+        raise typer.BadParameter(
+            "--agents runs a grid per agent; it takes no --resume, --shard or --run-id"
+        )
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")
     if variant and variants:
@@ -147,6 +162,7 @@ def grid(
         notify=notice,
         allow_reserve=which != "run",
         subject=build_subject(suite, plugin, variant),
+        agent=agent,
         skip_preflight=skip_preflight,
         unconfined=unconfined,
     )
@@ -207,16 +223,24 @@ def grid(
         validate_cells(ctx, cells)
         if unconfined:
             err.print(UNCONFINED_BANNER, style="bold red", markup=False)
-        with stop_on_signals(ctx.stop), rep_progress(len(cells)) as bar:
-            done = run_grid(
-                ctx,
-                cells,
-                jobs,
-                command,
-                on_done=bar.done,
-                plugins=plugin,
-                inner_loop=failing_from is not None,
-            )
+        with (
+            stop_on_signals(ctx.stop),
+            rep_progress(len(cells) * len(agents.split(",") if agents else [1])) as bar,
+        ):
+            if agents:
+                done = run_agents_grid(
+                    ctx, agents.split(","), cells, jobs, command, bar.done, plugin
+                )
+            else:
+                done = run_grid(
+                    ctx,
+                    cells,
+                    jobs,
+                    command,
+                    on_done=bar.done,
+                    plugins=plugin,
+                    inner_loop=failing_from is not None,
+                )
     _say_notes(ctx.notes)
     retried = sum(1 for d in done if d.retried)
     if retried:

@@ -10,6 +10,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
+    AgentOption,
     JudgeTimeout,
     MaxTurns,
     RetryErrors,
@@ -49,6 +50,7 @@ def run(
     variant: VariantOption = None,
     unconfined: Unconfined = False,
     cli: CliOption = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Run REPS fresh sessions of SCENARIO on MODEL; append one row per rep.
 
@@ -81,6 +83,7 @@ def run(
         subject=build_subject(suite, plugin, variant),
         skip_preflight=skip_preflight,
         unconfined=unconfined,
+        agent=agent,
     )
     ctx.use_cli(chosen_cli(cli))
 

@@ -57,3 +57,12 @@ def notice(text: str) -> None:
     from evalkit.cli.app import err
 
     err.print(text, markup=False, style="dim")
+
+
+AgentOption = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        help="the agent CLI each rep runs: claude, or codex or gemini (policy:<name> models only)",
+    ),
+]

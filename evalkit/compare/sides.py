@@ -22,8 +22,8 @@ from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
-SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli")
-FACTORS = ("subject", "model", "instrument", "cli_version", "judge")
+SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli", "agent")
+FACTORS = ("subject", "model", "instrument", "agent", "cli_version", "judge")
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = (
     "fixture_hashes",
@@ -55,6 +55,10 @@ class Side:
     def subject_hash(self, row: ResultRow) -> str:
         return subject_hash_of(row, self.decl(row)) or UNKNOWN
 
+    def agent(self, row: ResultRow) -> str:
+        """The agent CLI that ran a row, from its bundle (Claude Code's rows declare none)."""
+        return str(self.decl(row).get("agent") or "claude")
+
     def factor_values(self) -> dict[str, set[str]]:
         values: dict[str, set[str]] = {name: set() for name in FACTORS}
         for row in self.rows:
@@ -66,6 +70,7 @@ class Side:
             values["instrument"].add("sha256:" + sha256_bytes(canonical) if decl else "unknown")
             values["cli_version"].add(row.cli_version or "unknown")
             values["judge"].add(judge_of(decl))
+            values["agent"].add(self.agent(row))
         return values
 
     def scenario_hashes(self) -> dict[str, set[str]]:
@@ -81,8 +86,8 @@ def parse_selector(text: str) -> tuple[str, str]:
     kind, _, value = text.partition(":")
     if kind not in SELECTOR_KINDS or not value:
         raise ConfigError(
-            f"selector '{text}': expected variant:NAME, model:NAME, run:ID, judge:IDENTITY or "
-            "cli:VERSION"
+            f"selector '{text}': expected variant:NAME, model:NAME, run:ID, judge:IDENTITY, "
+            "cli:VERSION or agent:NAME"
         )
     return kind, value
 
@@ -118,6 +123,8 @@ def load_side(label: str, workdir: Path, selector: str = "") -> Side:
             kept = [r for r in rows if judge_of(side.decl(r)) == value]
         elif kind == "cli":
             kept = [r for r in rows if r.cli_version == value]
+        elif kind == "agent":
+            kept = [r for r in rows if side.agent(r) == value]
         else:
             kept = [r for r in rows if side.variant(r) == value]
         if not kept:
@@ -141,6 +148,8 @@ def differing(a: Side, b: Side) -> list[str]:
     """The factors whose values are not the same on both sides, in FACTORS order."""
     va, vb = a.factor_values(), b.factor_values()
     found = [name for name in FACTORS if va[name] != vb[name]]
+    if "agent" in found and "cli_version" in found:  # each agent's CLI has its own versions
+        found.remove("cli_version")
     ha, hb = a.scenario_hashes(), b.scenario_hashes()
     if "instrument" not in found and any(ha[s] != hb[s] for s in set(ha) & set(hb)):
         found.append("instrument")

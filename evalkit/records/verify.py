@@ -61,6 +61,23 @@ FROZEN_KEYS = (
 )
 
 
+def mixed_instruments(lines: list[EvidenceLine], planned: set[str] | None = None) -> list[str]:
+    """Rows run against more than one frozen instrument. The CLI version is held per agent:
+    each agent's CLI has its own, so a grid of several agents is one instrument when each
+    agent ran one version, or only versions the plans asked for by name (`planned`)."""
+    others = [k for k in FROZEN_KEYS if k != "cli_version"]
+    frozen = {json.dumps({k: x.declarations.get(k) for k in others}, sort_keys=True) for x in lines}
+    versions: dict[str, set[str]] = {}
+    for x in lines:
+        agent = str(x.declarations.get("agent") or "claude")
+        versions.setdefault(agent, set()).add(str(x.declarations.get("cli_version")))
+    mixed = [v for v in versions.values() if len(v) > 1 and not v <= (planned or set())]
+    sets = len(frozen) * max((len(v) for v in mixed), default=1)
+    if sets > 1:
+        return [f"rows were run against {sets} different sets of frozen hashes"]
+    return []
+
+
 UNBACKED = "row without evidence"
 TAMPERED = "tampered"
 """A trial whose manifest line names a path outside the folder: never read, never replayed."""
@@ -587,11 +604,7 @@ def _publishability(
             f"{unfrozen} row(s) were run without a frozen suite (no evalkit.lock, or past a "
             "drift with --allow-unfrozen)"
         )
-    ran = {str(x.declarations.get("cli_version")) for x in lines}
-    keys = [k for k in FROZEN_KEYS if k != "cli_version" or not ran <= (versions or set())]
-    frozen = {json.dumps({k: x.declarations.get(k) for k in keys}, sort_keys=True) for x in lines}
-    if len(frozen) > 1:
-        problems.append(f"rows were run against {len(frozen)} different sets of frozen hashes")
+    problems += mixed_instruments(lines, versions)
     judges = judge_counts(x.declarations for x in lines)
     if len(judges) > 1:
         problems.append(

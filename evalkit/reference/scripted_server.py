@@ -194,12 +194,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.read_body()
         path = urlsplit(self.path).path.rstrip("/")
-        if path != "/v1/messages":
+        answered = path if self.server.owner.serves(path) else self.server.owner.PATH
+        if path != answered:
             self.server.owner._note(f"POST {self.path}")
         if path == "/v1/messages/count_tokens":
             self.reply_json(200, {"input_tokens": _tokens(raw.decode(errors="replace"))})
             return
-        if path != "/v1/messages":
+        if path != answered:
             self.reply_json(404, _error_body("not_found_error", f"no such path: {self.path}"))
             return
         try:
@@ -213,7 +214,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ScriptedServer:
-    """Context manager. Binds 127.0.0.1 on an ephemeral port in a daemon thread."""
+    """Context manager. Binds 127.0.0.1 on an ephemeral port in a daemon thread.
+
+    Another wire protocol subclasses it (`evalkit.reference.wire`): its own PATH and
+    `_answer`, the same script, faults and plumbing."""
+
+    PATH = "/v1/messages"
+
+    def serves(self, path: str) -> bool:
+        """Whether a POST to `path` is a model request this server answers."""
+        return path == self.PATH
 
     def __init__(
         self,

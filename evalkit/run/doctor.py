@@ -77,6 +77,22 @@ def check_confinement() -> Check:
     return Check("confinement", True, "bubblewrap and socat can confine every rep")
 
 
+def check_agent_cli(agent: str) -> Check:
+    """Another agent's pinned CLI: found, answering --version, at its pin."""
+    from evalkit.run.agents.clis import CLIS, agent_cli_version, agent_name, find_agent_cli
+
+    cli = CLIS[agent_name(agent)]
+    try:
+        path = find_agent_cli(cli.agent)
+    except EvalkitError as exc:
+        return Check(f"{agent} cli", False, str(exc).split(";")[0], cli.how())
+    version = agent_cli_version(path)
+    if not version:
+        return Check(f"{agent} cli", False, f"{path} does not answer --version", cli.how())
+    note = "" if version == cli.version else f" (evalkit is measured with {cli.version})"
+    return Check(f"{agent} cli", True, f"{version} at {path}{note}")
+
+
 def check_credentials() -> Check:
     present = credentials_present()
     if not present:
@@ -162,8 +178,15 @@ def doctor(
     ping_model: str | None = None,
     self_test: bool = True,
     cli: str | None = None,
+    agent: str = "claude",
 ) -> list[Check]:
-    checks = [check_cli(cli), check_confinement(), check_credentials()]
+    """For another agent, its CLI stands where Claude Code's and its credentials stood: it
+    runs scripted models only, which need none."""
+    checks = (
+        [check_cli(cli), check_confinement(), check_credentials()]
+        if agent == "claude"
+        else [check_agent_cli(agent), check_confinement()]
+    )
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.errors import NotFoundError, RefusedError
+from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import read_rows
 from evalkit.records.workdir import tally
@@ -395,3 +395,33 @@ def failing_cells(
         for s, m, v in chosen
         for rep in range(1, reps + 1)
     ]
+
+
+def run_agents_grid(
+    ctx: RunContext,
+    agents: list[str],
+    cells: list[GridCell],
+    jobs: int,
+    command: str,
+    on_done: Callable[[RepOutcome], None] | None = None,
+    plugins: list[Path] | None = None,
+) -> list[RepOutcome]:
+    """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
+    run id of their own, so rows of one scenario, model and rep never share a key. Refused
+    before anything is planned when an agent is unknown or one of them cannot run a model."""
+    from evalkit.run.request import check_agent
+    from evalkit.run.runner import new_run_id
+
+    if len(set(agents)) != len(agents) or not agents:
+        raise ConfigError("--agents names each agent once, e.g. claude,codex")
+    models = sorted({c.model for c in cells})
+    for agent in agents:
+        check_agent(replace(ctx, agent=agent, _cli_version=None), models)
+    done: list[RepOutcome] = []
+    for index, agent in enumerate(agents):
+        if ctx.stop.is_set():
+            break
+        run_id = ctx.run_id if index == 0 else new_run_id()
+        each = replace(ctx, agent=agent, run_id=run_id, _cli_version=None)
+        done += run_grid(each, cells, jobs, f"{command} --agent {agent}", on_done, plugins)
+    return done

@@ -85,6 +85,7 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
             allow_reserve=ctx.allow_reserve,
             subject=ctx.the_subject(),
             template_sandboxes=False,
+            agent=ctx.agent,
         )
         outcomes = run_reps(proof, scenario, ORACLE, 1)
     finally:

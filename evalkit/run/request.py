@@ -149,6 +149,19 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
         require_reachable_api(dict(os.environ), is_policy(model))
 
 
+def check_agent(ctx: RunContext, models: list[str]) -> None:
+    """An agent evalkit knows, and for one besides Claude Code only the scripted models:
+    a real Codex or Gemini model is not wired to its credentials yet."""
+    from evalkit.run.agents.clis import agent_name
+
+    agent = agent_name(ctx.agent)
+    if agent == "claude":
+        return
+    real = [m for m in models if not is_policy(m)]
+    if real:
+        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far, not {real[0]!r}")
+
+
 def validate_request(
     ctx: RunContext,
     scenarios: list[ScenarioFile],
@@ -167,6 +180,7 @@ def validate_request(
     for seconds in {ctx.timeout, *timeouts}:
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
+    check_agent(ctx, models)
     check_models(ctx, models)
     check_confinement(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)

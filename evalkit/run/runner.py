@@ -49,7 +49,9 @@ from evalkit.reference.escape import PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
-from evalkit.run.claude_cli import cli_version, find_cli
+from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
+from evalkit.run.agents.hooks import HOOK_LOG
+from evalkit.run.claude_cli import find_cli
 from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.credentials import require_credentials
@@ -184,6 +186,8 @@ class RunContext:
     """The CLI a `--cli VERSION` run launches (from the version cache); None: `find_cli`."""
     cli_integrity: str = ""
     """That version's npm integrity hash, declared by every rep it runs."""
+    agent: str = "claude"
+    """The agent CLI each rep runs (--agent): claude, codex or gemini."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -204,7 +208,7 @@ class RunContext:
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
-            self._cli_version = cli_version(cli)
+            self._cli_version = agent_version(self.agent, cli)
         return self._cli_version
 
     def spend(self, usd: float) -> None:
@@ -487,6 +491,8 @@ def prepare_rep(
     suite = ctx.suite
     checked_plugin_dirs(suite)
     cli = rep_cli(ctx)
+    if ctx.agent != "claude":
+        cli = find_agent_cli(agent_name(ctx.agent))
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()
@@ -506,7 +512,9 @@ def prepare_rep(
             )
             script = render(agent.plan.script, sandbox, names, values)
             choose = agent.chooser(scenario.id, rep, lambda s: render(s, sandbox, names, values))
-            starting = _start_in_background(_scripted_server, script, agent.fault, choose)
+            starting = _start_in_background(
+                _scripted_server, script, agent.fault, choose, ctx.agent, scratch
+            )
         if ctx.template_sandboxes:
             TEMPLATES.copy(suite, scenario, sandbox, root)
         else:
@@ -529,7 +537,12 @@ def prepare_rep(
                 judge = FixedJudge(agent.plan.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        command = agent_command(cli, cli_model, rep_plugins, ctx.max_turns)
+        if ctx.agent == "claude":
+            command = agent_command(cli, cli_model, rep_plugins, ctx.max_turns)
+        else:
+            command, env = _other_agent(
+                ctx.agent, cli, scratch, server, cli_model, rep_plugins, env
+            )
         prompt = read_task(scenario).encode("utf-8")
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
@@ -542,12 +555,18 @@ def prepare_rep(
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
+            if ctx.agent != "claude" and server is not None:
+                writable += _agent_folders(scratch)
+                env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
             shown = []
             if observed:
                 (sandbox / TRANSCRIPT).touch()
                 shown.append(sandbox / TRANSCRIPT)
-            confined = confine(command, env, sandbox / "project", writable, scratch / "home",
-                               cli, hidden, shown)  # fmt: skip
+            home = scratch / "home"
+            if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
+                home = Path(env["HOME"])  # the agent's own config home (Gemini's)
+            confined = confine(command, env, sandbox / "project", writable, home, cli, hidden,
+                               shown)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
         if confined is not None:
@@ -570,11 +589,57 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _scripted_server(
-    script: Script, fault: str | None, choose: Callable[[str], Script] | None = None
+    script: Script,
+    fault: str | None,
+    choose: Callable[[str], Script] | None = None,
+    agent: str = "claude",
+    scratch: Path | None = None,
 ) -> ScriptedServer:
+    if agent == "codex" and scratch is not None:
+        from evalkit.reference.wire.responses import ResponsesServer
+        from evalkit.run.agents.codex import skills_root
+
+        return ResponsesServer(script, fault, skills_root(scratch)).start()
+    if agent == "gemini":
+        from evalkit.reference.wire.gemini import GeminiServer
+
+        return GeminiServer(script, fault).start()
     from evalkit.reference.scripted_server import ScriptedServer
 
     return ScriptedServer(script, fault, choose=choose).start()
+
+
+def _other_agent(
+    agent: str,
+    cli: Path,
+    scratch: Path,
+    server: ScriptedServer | None,
+    model: str,
+    plugins: list[Path],
+    env: dict[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of an agent other than Claude Code (its adapter in
+    `evalkit.run.agents`); only scripted models reach here (see `request.check_agent`)."""
+    if server is None:
+        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far")
+    if agent == "gemini":
+        from evalkit.run.agents.gemini import prepare_gemini
+
+        return prepare_gemini(cli, scratch, server.base_url, model, plugins, env)
+    from evalkit.run.agents.codex import prepare_codex
+
+    launch = prepare_codex(cli, scratch, server.base_url, model, plugins, env)
+    return launch.command, launch.env
+
+
+def _agent_folders(scratch: Path) -> list[Path]:
+    """What another agent's adapter made in the rep's scratch folder and its process writes
+    to: its config home, its temp folder, the hook log and its recorder, each made before it
+    is mounted."""
+    (scratch / HOOK_LOG).touch()
+    made = [scratch / n for n in ("codex-home", "gemini-home", "tmp") if (scratch / n).is_dir()]
+    files = [scratch / HOOK_LOG, scratch / "hookrec.py"]
+    return [*made, *(f for f in files if f.is_file())]
 
 
 def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:
@@ -683,11 +748,13 @@ _RUNNER_HASH: str | None = None
 
 
 def runner_source_hash() -> str:
-    """sha256 over the code that runs a rep (this package): a change there is a new bundle."""
+    """sha256 over the code that runs a rep (this package and its agents' adapters): a change
+    there is a new bundle."""
     global _RUNNER_HASH
     if _RUNNER_HASH is None:
         root = Path(__file__).resolve().parent
-        parts = [p.name.encode() + b"\0" + p.read_bytes() for p in sorted(root.glob("*.py"))]
+        files = sorted(root.rglob("*.py"))  # the agents' launch adapters included
+        parts = [str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() for p in files]
         _RUNNER_HASH = "sha256:" + sha256_bytes(b"\0".join(parts))
     return _RUNNER_HASH
 
@@ -711,6 +778,14 @@ def run_declarations(
     isolation = dict(suite.config.environment)
     isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
+    if "CODEX_HOME" in env:
+        isolation["CODEX_HOME"] = "<per-rep>"
+    if "GOOGLE_GEMINI_BASE_URL" in env:
+        isolation.update(
+            HOME="<per-rep>",
+            GOOGLE_GEMINI_BASE_URL="<scripted-server>",
+            GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"],
+        )
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"
@@ -719,6 +794,7 @@ def run_declarations(
             loopback = env[name].startswith("http://127.0.0.1:")
             isolation[name] = "<scripted-server>" if loopback else "<set>"
     declared = {
+        **({} if ctx.agent == "claude" else {"agent": ctx.agent}),
         "judge": judge.identity(),
         "timeout": timeout,
         "max_retries": ctx.max_retries,
@@ -754,7 +830,7 @@ def _score_and_keep(
     run: dict[str, Any],
     reach: Reach | None = None,
 ) -> Attempt:
-    raw = _read_text(sandbox / TRANSCRIPT)
+    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(

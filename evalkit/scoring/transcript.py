@@ -24,6 +24,8 @@ from evalkit.models import (
     ToolCall,
     Transcript,
 )
+from evalkit.scoring.streams.codex import CodexStream, is_codex_event
+from evalkit.scoring.streams.gemini import GeminiStream, is_gemini_event
 
 WORDS_LIMIT = 40
 
@@ -43,6 +45,8 @@ def parse_lines(lines: list[str]) -> Transcript:
     order: list[dict[str, Any]] = []
     count = 0
     bad: list[int] = []
+    other: CodexStream | GeminiStream | None = None
+    first = True
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -55,8 +59,17 @@ def parse_lines(lines: list[str]) -> Transcript:
         if not isinstance(event, dict):
             bad.append(number)
             continue
+        if first:  # another agent's stream is known by its opening event
+            first = False
+            if is_codex_event(event):
+                other = CodexStream(t, order)
+            elif is_gemini_event(event):
+                other = GeminiStream(t, order)
         try:
-            _absorb(t, calls, order, event, number - 1)
+            if other is not None:
+                other.absorb(event)
+            else:
+                _absorb(t, calls, order, event, number - 1)
         except (ValidationError, AttributeError, TypeError, ValueError):
             # Hostile or unforeseen input: the trace is not a measurement, and says where.
             bad.append(number)

@@ -208,3 +208,13 @@ def test_ctrl_c_no_command_caught_is_one_line_and_exit_130(
         guarded_call(interrupted)
     assert stopped.value.exit_code == 130
     assert capsys.readouterr().err == "evalkit: interrupted\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["run", "P1", "policy:oracle"], ["grid", "--models", "policy:oracle", "--scenarios", "P1"]],
+)
+def test_an_unknown_agent_is_one_line_and_exit_2(command: list[str], tmp_path: Path) -> None:
+    code, out, err = evalkit(*command, str(tmp_path / "w"), "--agent", "cursor")
+    assert code == 2 and "unknown agent 'cursor'" in err and err.count("\n") == 1
+    assert not (tmp_path / "w" / "plans.jsonl").exists()

@@ -244,4 +244,14 @@ def test_two_cli_versions_in_one_folder_compare_by_version_alone(
     assert len(a.rows) == len(b.rows) == 12
     result = compare(suite, a, b)
     assert result.differing == ["cli_version"]
+
+
+def test_agents_are_one_factor_chosen_by_selector(suite: Suite, tmp_path: Path) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS)
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, agent="codex", cli="codex/0.169.0")
+    a = load_side("A", work, "agent:claude")
+    b = load_side("B", work, "agent:codex")
+    assert len(a.rows) == len(b.rows) == 12
+    result = compare(suite, a, b)
+    assert result.differing == ["agent"] and not result.confounded
     assert pooled(result, "specificity", "per-rep").difference == -1.0

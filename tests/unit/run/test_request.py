@@ -248,3 +248,18 @@ def test_a_grid_of_an_unknown_cli_version_is_refused_before_a_plan(
     ctx = context(suite, tmp_path / "w")
     cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, cli="0.0.1")]
     refused_without_a_plan(lambda: run_grid(ctx, cells, 1, "grid"), tmp_path / "w", "--cli 0.0.1")
+
+
+def test_an_unknown_agent_is_refused_before_a_plan(suite: Suite, tmp_path: Path) -> None:
+    ctx = context(suite, tmp_path / "w", agent="cursor")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "cursor", "codex")
+
+
+def test_codex_runs_only_scripted_models_so_far(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    ctx = context(suite, tmp_path / "w", agent="codex")
+    call = lambda: run_reps(ctx, suite.resolve("P1"), "gpt-5", 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", "codex", "gpt-5")

@@ -1,0 +1,159 @@
+"""The scripted model spoken as Gemini's ``streamGenerateContent`` (SSE), for the Gemini CLI.
+
+Measured with gemini-cli 0.61.0: it posts ``/v1beta/models/<model>:streamGenerateContent
+?alt=sse`` for each agent step, with the conversation in ``contents`` (``model`` turns hold
+its ``functionCall`` parts, ``user`` turns the ``functionResponse`` parts); other
+generateContent requests (a topic, a next-speaker check) are side requests answered with a
+short text. A script written in Claude Code's tool names is sent as Gemini's own tools:
+write_file, replace, read_file, run_shell_command, activate_skill, glob, grep_search.
+The step served is the number of model turns in the conversation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from evalkit.models import TextBlock, ToolUseBlock
+from evalkit.reference.reactive import fill
+from evalkit.reference.scripted_server import (
+    RETRY_AFTER_SECONDS,
+    SIDE_TEXT,
+    RequestLog,
+    ScriptedServer,
+    _Handler,
+)
+
+_STATUS = {500: "INTERNAL", 529: "UNAVAILABLE", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
+
+
+def gemini_call(block: ToolUseBlock) -> tuple[str, dict[str, Any]]:
+    """Gemini's tool and arguments for one of Claude Code's tool calls."""
+    args = block.input
+    name = block.name
+    if name == "Write":
+        return "write_file", {
+            "file_path": args.get("file_path", ""),
+            "content": args.get("content", ""),
+        }
+    if name == "Edit":
+        return "replace", {
+            "file_path": args.get("file_path", ""),
+            "old_string": args.get("old_string", ""),
+            "new_string": args.get("new_string", ""),
+            "instruction": "as scripted",
+        }
+    if name == "Read":
+        return "read_file", {"file_path": args.get("file_path", "")}
+    if name == "Bash":
+        return "run_shell_command", {"command": args.get("command", "")}
+    if name == "Skill":
+        return "activate_skill", {"name": str(args.get("skill", "")).split(":")[-1]}
+    if name == "Glob":
+        return "glob", {"pattern": args.get("pattern", "*")}
+    if name == "Grep":
+        return "grep_search", {"pattern": args.get("pattern", "")}
+    return "run_shell_command", {"command": f"echo no Gemini tool stands for {name}"}
+
+
+def _latest_response(contents: Any) -> str:
+    latest = ""
+    for turn in contents if isinstance(contents, list) else []:
+        for part in turn.get("parts", []) if isinstance(turn, dict) else []:
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+                response = part["functionResponse"].get("response")
+                output = response.get("output") if isinstance(response, dict) else response
+                latest = output if isinstance(output, str) else json.dumps(output)
+    return latest
+
+
+def _model_turns(contents: Any) -> int:
+    turns = contents if isinstance(contents, list) else []
+    return sum(1 for t in turns if isinstance(t, dict) and t.get("role") == "model")
+
+
+class GeminiServer(ScriptedServer):
+    """The scripted model behind ``POST /v1beta/models/<model>:<method>``."""
+
+    PATH = "/v1beta/models"
+
+    def serves(self, path: str) -> bool:
+        return path.startswith(self.PATH + "/") and ":" in path
+
+    def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+        with self._lock:
+            self.bodies.append(json.dumps(request, ensure_ascii=False))
+        model, _, method = handler.path.split("?")[0].rpartition("/")[2].partition(":")
+        stream = method == "streamGenerateContent"
+        contents = request.get("contents")
+        step = _model_turns(contents) if stream else None
+        if self.latency and self._released.wait(self.latency):
+            handler.drop_connection()
+            return
+        if self.fault in ("500", "529", "401", "429") and stream:
+            status = int(self.fault)
+            self._log(RequestLog(handler.path, True, model, None, status))
+            error = {
+                "error": {
+                    "code": status,
+                    "message": f"scripted fault {status}",
+                    "status": _STATUS[status],
+                }
+            }
+            extra = {"retry-after": str(RETRY_AFTER_SECONDS)} if status == 429 else None
+            handler.reply_json(status, error, extra)
+            return
+        chunks = list(self._chunks(step, _latest_response(contents), size))
+        if self.fault == "hang" and stream:
+            self._log(RequestLog(handler.path, True, model, None, 200))
+            handler.open_stream("text/event-stream")
+            self._released.wait()
+            handler.drop_connection()
+            return
+        if self.fault == "cut" and stream:
+            self._log(RequestLog(handler.path, True, model, None, 200))
+            handler.open_stream("text/event-stream")
+            handler.write_chunk(chunks[0][: len(chunks[0]) // 2])
+            handler.drop_connection()
+            return
+        self._log(RequestLog(handler.path, stream, model, step, 200, side=not stream))
+        if not stream:
+            handler.reply_json(200, json.loads(chunks[0].decode().removeprefix("data: ")))
+            return
+        handler.open_stream("text/event-stream")
+        for data in chunks:
+            handler.write_chunk(data)
+        handler.write_chunk(b"")
+
+    def _parts(self, step: int | None, latest: str) -> list[dict[str, Any]]:
+        if step is None:
+            return [{"text": SIDE_TEXT}]
+        if step >= len(self.script.steps):
+            return [{"text": fill(self.script.final_text, self.script.final_quote, latest)}]
+        parts: list[dict[str, Any]] = []
+        for block in self.script.steps[step].blocks:
+            if isinstance(block, TextBlock):
+                parts.append({"text": fill(block.text, block.quote, latest)})
+            else:
+                name, args = gemini_call(block)
+                parts.append({"functionCall": {"name": name, "args": args}})
+        return parts
+
+    def _chunks(self, step: int | None, latest: str, size: int) -> Iterator[bytes]:
+        parts = self._parts(step, latest)
+        out = max(1, len(json.dumps(parts)) // 4)
+        chunk = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": max(1, size // 4),
+                "candidatesTokenCount": out,
+                "totalTokenCount": max(1, size // 4) + out,
+            },
+        }
+        if step is None:
+            yield json.dumps(chunk).encode()
+            return
+        yield f"data: {json.dumps(chunk)}\r\n\r\n".encode()

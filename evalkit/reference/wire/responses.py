@@ -1,0 +1,236 @@
+"""The scripted model spoken as the streamed OpenAI Responses API, for the Codex CLI.
+
+A script is written in Claude Code's tool names; here each tool call becomes what Codex's
+model would send. Codex 0.169.0 with a model it has no metadata for offers ``exec_command``
+but no ``apply_patch`` tool, and runs ``apply_patch <<'EOF'`` sent through the shell as a
+patch (reported as a ``file_change`` item). So a Write is an added file, an Edit an updated
+one, a Read a ``cat``, and a Skill a ``cat`` of the skill's SKILL.md where evalkit placed it.
+
+The step served is one more than the highest step named in the call ids of the
+conversation's earlier function calls (parallel calls of one step share it), so a retried
+request is served the same step again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from evalkit.models import Script, TextBlock, ToolUseBlock
+from evalkit.reference.reactive import fill
+from evalkit.reference.scripted_server import (
+    RETRY_AFTER_SECONDS,
+    RequestLog,
+    ScriptedServer,
+    _Handler,
+    _new_id,
+    _pieces,
+)
+
+PATCH_END = "EVALKIT_PATCH_END"
+_STEP = re.compile(r"^call_s(\d+)_")
+_ERROR_CODES = {
+    500: "server_error",
+    529: "server_is_overloaded",
+    401: "invalid_api_key",
+    429: "rate_limit_exceeded",
+}
+
+
+def _patch(body: str) -> str:
+    return f"apply_patch <<'{PATCH_END}'\n*** Begin Patch\n{body}*** End Patch\n{PATCH_END}\n"
+
+
+def _added(path: str, content: str) -> str:
+    lines = "".join(f"+{line}\n" for line in content.splitlines())
+    return f"*** Add File: {path}\n{lines}"
+
+
+def _updated(path: str, old: str, new: str) -> str:
+    minus = "".join(f"-{line}\n" for line in old.splitlines())
+    plus = "".join(f"+{line}\n" for line in new.splitlines())
+    return f"*** Update File: {path}\n@@\n{minus}{plus}"
+
+
+def shell_command(block: ToolUseBlock, skills: Path) -> str:
+    """The shell command Codex's model would send for one of Claude Code's tool calls."""
+    args = block.input
+    name = block.name
+    if name == "Bash":
+        return str(args.get("command", ""))
+    if name == "Read":
+        return f"cat {shlex.quote(str(args.get('file_path', '')))}"
+    if name == "Write":
+        return _patch(_added(str(args.get("file_path", "")), str(args.get("content", ""))))
+    if name == "Edit":
+        path = str(args.get("file_path", ""))
+        return _patch(
+            _updated(path, str(args.get("old_string", "")), str(args.get("new_string", "")))
+        )
+    if name == "Skill":
+        skill = str(args.get("skill", ""))
+        return f"cat {shlex.quote(str(skills / skill / 'SKILL.md'))}"
+    if name == "Glob":
+        return f"ls -d {args.get('pattern', '*')}"
+    if name == "Grep":
+        return f"grep -rn {shlex.quote(str(args.get('pattern', '')))} ."
+    return f"echo {shlex.quote(f'no Codex tool stands for {name}')}"
+
+
+def _step(items: Any) -> int:
+    steps = [-1]
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            found = _STEP.match(str(item.get("call_id", "")))
+            if found:
+                steps.append(int(found.group(1)))
+    return max(steps) + 1
+
+
+def _latest_output(items: Any) -> str:
+    latest = ""
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            output = item.get("output")
+            latest = output if isinstance(output, str) else json.dumps(output)
+    return latest
+
+
+def _sse(data: dict[str, Any]) -> bytes:
+    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+class ResponsesServer(ScriptedServer):
+    """The scripted model behind ``POST /v1/responses``, streamed."""
+
+    PATH = "/v1/responses"
+
+    def __init__(self, script: Script, fault: str | None = None, skills: Path = Path()) -> None:
+        super().__init__(script, fault)
+        self.skills = skills
+        """Where this rep's skills were placed, so a Skill reads its SKILL.md there."""
+
+    def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+        with self._lock:
+            self.bodies.append(json.dumps(request, ensure_ascii=False))
+        model = str(request.get("model", ""))
+        items = request.get("input")
+        step = _step(items)
+        if self.latency and self._released.wait(self.latency):
+            handler.drop_connection()
+            return
+        if self.fault in ("500", "529", "401", "429"):
+            status = int(self.fault)
+            self._log(RequestLog(handler.path, True, model, None, status))
+            error = {
+                "error": {
+                    "message": f"scripted fault {status}",
+                    "type": "error",
+                    "code": _ERROR_CODES[status],
+                }
+            }
+            extra = {"retry-after": str(RETRY_AFTER_SECONDS)} if status == 429 else None
+            handler.reply_json(status, error, extra)
+            return
+        events = list(self._events(step, _latest_output(items), model, size))
+        if self.fault == "hang":
+            self._log(RequestLog(handler.path, True, model, None, 200))
+            handler.open_stream("text/event-stream")
+            self._released.wait()
+            handler.drop_connection()
+            return
+        if self.fault == "cut":
+            self._log(RequestLog(handler.path, True, model, None, 200))
+            handler.open_stream("text/event-stream")
+            for data in events[:2]:
+                handler.write_chunk(data)
+            handler.drop_connection()
+            return
+        self._log(RequestLog(handler.path, True, model, step, 200))
+        handler.open_stream("text/event-stream")
+        for data in events:
+            handler.write_chunk(data)
+        handler.write_chunk(b"")
+
+    def _items(self, step: int, latest: str) -> list[dict[str, Any]]:
+        if step >= len(self.script.steps):
+            final = fill(self.script.final_text, self.script.final_quote, latest)
+            return [_message(final)]
+        items: list[dict[str, Any]] = []
+        for n, block in enumerate(self.script.steps[step].blocks):
+            if isinstance(block, TextBlock):
+                items.append(_message(fill(block.text, block.quote, latest)))
+            else:
+                arguments = json.dumps({"cmd": shell_command(block, self.skills)})
+                items.append(
+                    {
+                        "type": "function_call",
+                        "id": _new_id("fc"),
+                        "call_id": f"call_s{step}_{n}_{_new_id('x')[2:10]}",
+                        "name": "exec_command",
+                        "arguments": arguments,
+                    }
+                )
+        return items
+
+    def _events(self, step: int, latest: str, model: str, size: int) -> Iterator[bytes]:
+        rid = _new_id("resp")
+        head = {"id": rid, "object": "response", "model": model, "status": "in_progress"}
+        yield _sse({"type": "response.created", "response": head})
+        items = self._items(step, latest)
+        for index, item in enumerate(items):
+            yield _sse(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "arguments": ""}
+                    if "arguments" in item
+                    else {**item, "content": []},
+                }
+            )
+            if item["type"] == "message":
+                for piece in _pieces(item["content"][0]["text"]):
+                    yield _sse(
+                        {
+                            "type": "response.output_text.delta",
+                            "output_index": index,
+                            "item_id": item["id"],
+                            "content_index": 0,
+                            "delta": piece,
+                        }
+                    )
+            else:
+                for piece in _pieces(item["arguments"]):
+                    yield _sse(
+                        {
+                            "type": "response.function_call_arguments.delta",
+                            "output_index": index,
+                            "item_id": item["id"],
+                            "delta": piece,
+                        }
+                    )
+            yield _sse({"type": "response.output_item.done", "output_index": index, "item": item})
+        out = max(1, len(json.dumps(items)) // 4)
+        usage = {
+            "input_tokens": max(1, size // 4),
+            "output_tokens": out,
+            "total_tokens": max(1, size // 4) + out,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        done = {**head, "status": "completed", "output": items, "usage": usage}
+        yield _sse({"type": "response.completed", "response": done})
+
+
+def _message(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": _new_id("msg"),
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }

@@ -1,0 +1,92 @@
+"""Finding each agent's pinned CLI: its EVALKIT_<AGENT> variable, then the project-local copy
+`make setup` installs into .tools/, then PATH."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from evalkit.errors import ConfigError, PrerequisiteError
+
+AgentName = Literal["claude", "codex", "gemini"]
+AGENTS: tuple[AgentName, ...] = ("claude", "codex", "gemini")
+CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class AgentCli:
+    agent: AgentName
+    package: str
+    version: str
+    command: str
+
+    @property
+    def variable(self) -> str:
+        return f"EVALKIT_{self.agent.upper()}"
+
+    @property
+    def local_copy(self) -> Path:
+        return CHECKOUT / ".tools" / self.agent / "node_modules" / ".bin" / self.command
+
+    def how(self) -> str:
+        npm = f"`npm install --prefix DIR {self.package}@{self.version}`"
+        return (
+            f"run `make setup` (installs {self.package}@{self.version} into .tools/), or "
+            f"{npm} and set {self.variable}=DIR/node_modules/.bin/{self.command}"
+        )
+
+
+CLIS: dict[AgentName, AgentCli] = {
+    "claude": AgentCli("claude", "@anthropic-ai/claude-code", "2.1.328", "claude"),
+    "codex": AgentCli("codex", "@openai/codex", "0.169.0", "codex"),
+    "gemini": AgentCli("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
+}
+
+
+def agent_name(text: str) -> AgentName:
+    """An agent named on the command line, or one clear refusal."""
+    for name in AGENTS:
+        if text == name:
+            return name
+    raise ConfigError(f"unknown agent {text!r}; known: {', '.join(AGENTS)}")
+
+
+def find_agent_cli(agent: AgentName) -> Path:
+    cli = CLIS[agent]
+    explicit = os.environ.get(cli.variable)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            return path.resolve()
+        raise PrerequisiteError(f"{cli.variable}={explicit} is not an executable file; {cli.how()}")
+    if cli.local_copy.is_file() and os.access(cli.local_copy, os.X_OK):
+        return cli.local_copy
+    found = shutil.which(cli.command)
+    if found:
+        return Path(found)
+    raise PrerequisiteError(f"the {agent} CLI was not found; {cli.how()}")
+
+
+def agent_cli_version(path: Path) -> str:
+    """The version a CLI reports: its last word that starts with a digit ("codex-cli 0.169.0")."""
+    try:
+        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    words = [w for w in done.stdout.split() if w[:1].isdigit()] if done.returncode == 0 else []
+    return words[0] if words else ""
+
+
+def agent_version(agent: str, path: Path) -> str:
+    """What a row's cli_version says: Claude Code's bare version, another agent's prefixed
+    with its name ("codex/0.169.0"), so its rows never pass for Claude's."""
+    if agent == "claude":
+        from evalkit.run.claude_cli import cli_version
+
+        return cli_version(path)
+    version = agent_cli_version(path)
+    return f"{agent}/{version}" if version else ""

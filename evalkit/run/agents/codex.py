@@ -1,0 +1,88 @@
+"""Launching the Codex CLI for one rep.
+
+A per-rep CODEX_HOME holds everything Codex reads: config.toml (the scripted server as its
+only provider, retries off so a fault is one ERROR, analytics off), the suite's skills under
+``skills/`` (each folder named ``<plugin>:<skill>``, as Claude Code names them) and the
+plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop run under
+``--dangerously-bypass-hook-trust``, a SessionStart's stdout reaches the model, and the
+``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
+is the confinement. The Task goes on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+
+KEY_ENV = "EVALKIT_SCRIPTED_KEY"
+EVENTS = {
+    "SessionStart": "SessionStart",
+    "SessionEnd": "Stop",
+    "Stop": "Stop",
+    "PreToolUse": "PreToolUse",
+    "PostToolUse": "PostToolUse",
+    "UserPromptSubmit": "UserPromptSubmit",
+}
+"""Claude Code's hook events under Codex's names; Codex has no SessionEnd, and in `exec` its
+Stop ends the session."""
+FLAGS = [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--ephemeral",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "--dangerously-bypass-hook-trust",
+]
+
+
+@dataclass
+class CodexLaunch:
+    command: list[str]
+    env: dict[str, str]
+    home: Path
+    hook_log: Path
+
+
+def skills_root(scratch: Path) -> Path:
+    return scratch / "codex-home" / "skills"
+
+
+def place_skills(plugins: list[Path], root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for plugin in plugins:
+        name = plugin.name.split("-", 1)[-1]
+        for skill in sorted((plugin / "skills").glob("*/SKILL.md")):
+            shutil.copytree(skill.parent, root / f"{name}:{skill.parent.name}", symlinks=True)
+
+
+def config_toml(base_url: str) -> str:
+    return (
+        'model_provider = "evalkit"\n\n'
+        "[model_providers.evalkit]\n"
+        'name = "evalkit scripted model"\n'
+        f"base_url = {json.dumps(base_url + '/v1')}\n"
+        f'env_key = "{KEY_ENV}"\n'
+        'wire_api = "responses"\n'
+        "request_max_retries = 0\n"
+        "stream_max_retries = 0\n\n"
+        "[analytics]\n"
+        "enabled = false\n"
+    )
+
+
+def prepare_codex(
+    cli: Path, scratch: Path, base_url: str, model: str, plugins: list[Path], env: dict[str, str]
+) -> CodexLaunch:
+    home = scratch / "codex-home"
+    place_skills(plugins, skills_root(scratch))
+    (home / "config.toml").write_text(config_toml(base_url), encoding="utf-8")
+    log = scratch / HOOK_LOG
+    hooks = wrapped_hooks(plugins, log, EVENTS)
+    (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
+    env = {k: v for k, v in env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env.update(CODEX_HOME=str(home), **{KEY_ENV: "evalkit-scripted"})
+    return CodexLaunch([str(cli), *FLAGS, "--model", model], env, home, log)

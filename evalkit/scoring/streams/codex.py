@@ -1,0 +1,178 @@
+"""Codex CLI's `exec --json` items as a Transcript.
+
+Measured with codex-cli 0.169.0 against the scripted Responses server: the stream opens with
+``thread.started``; each tool run is an ``item.started``/``item.completed`` pair; a shell
+command is a ``command_execution`` item (``/bin/bash -lc '<cmd>'``, its output, exit code and
+status); a patch, whether sent as ``apply_patch`` or as ``apply_patch <<EOF`` through the
+shell, is a ``file_change`` item naming each path and its kind (add, update, delete) but not
+its text; the model's words are ``agent_message`` items; warnings are ``error`` items; the run
+ends with ``turn.completed`` (usage) or ``turn.failed`` (the CLI's error message), and a
+top-level ``error`` event may precede a failure.
+
+Mapped onto the names the checkers read: a command becomes Bash (or Skill when it reads a
+SKILL.md: Codex lists skills and the model opens the file), an added file Write and an
+updated or deleted one Edit. Hook runs, which the stream does not report, arrive as
+``evalkit.hook_run`` lines that evalkit appends after the CLI exits.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import PurePosixPath
+from typing import Any
+
+from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
+
+HOOK_RUN = "evalkit.hook_run"
+OPENING = "thread.started"
+_STATUS = re.compile(r"(?:unexpected status|last status:) (\d{3})")
+_SKILL_READ = re.compile(r"^(?:cat|head|sed -n [0-9,]+p|less|more)\s+(\S+/SKILL\.md)\s*$")
+WRAPPERS = (["/bin/bash", "-lc"], ["bash", "-lc"], ["/bin/sh", "-c"], ["sh", "-c"])
+
+
+def is_codex_event(event: dict[str, Any]) -> bool:
+    kind = event.get("type")
+    return kind == OPENING or (isinstance(kind, str) and kind.startswith(("turn.", "item.")))
+
+
+def inner_command(command: str) -> str:
+    """The command the model sent, out of the shell wrapper Codex reports it in."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    for wrapper in WRAPPERS:
+        if words[: len(wrapper)] == wrapper and len(words) == len(wrapper) + 1:
+            return words[-1]
+    return command
+
+
+def skill_read(command: str) -> str | None:
+    """The skill a command opens (the SKILL.md's folder name), or None."""
+    found = _SKILL_READ.match(command.strip())
+    if found is None:
+        return None
+    try:
+        path = shlex.split(found.group(1))[0]
+    except (ValueError, IndexError):
+        return None
+    return PurePosixPath(path).parent.name or None
+
+
+def failure(message: str) -> ApiErrorMessage:
+    """The HTTP status or cause in Codex's words for a failed turn (measured with 0.169.0):
+    a 500 reads "high demand", other statuses "unexpected status N" or, once retries are
+    spent, "last status: N"; a cut stream "stream disconnected before completion"."""
+    status = _STATUS.search(message)
+    if status is not None:
+        return ApiErrorMessage(status=int(status.group(1)), text=message)
+    if "high demand" in message:
+        return ApiErrorMessage(status=500, text=message)
+    if message.startswith("stream disconnected"):
+        return ApiErrorMessage(cause="connection-lost", text=message)
+    return ApiErrorMessage(text=message)
+
+
+class CodexStream:
+    """Absorbs one event at a time into a transcript (see `parse_lines`)."""
+
+    def __init__(self, t: Transcript, order: list[dict[str, Any]]) -> None:
+        self.t = t
+        self.order = order
+        self.calls: dict[str, list[dict[str, Any]]] = {}
+        self.failure = ""
+
+    def absorb(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == OPENING:
+            self.t.init = InitEvent(session_id=str(event.get("thread_id") or ""))
+        elif kind == "item.started":
+            self._item(_object(event.get("item")), done=False)
+        elif kind == "item.completed":
+            self._item(_object(event.get("item")), done=True)
+        elif kind == "turn.completed":
+            self.t.result = ResultEvent(
+                subtype="success", num_turns=1, usage=_usage(event.get("usage"))
+            )
+        elif kind == "turn.failed":
+            message = str(_object(event.get("error")).get("message") or self.failure)
+            self.t.result = ResultEvent(subtype="error", is_error=True, result=message)
+            self.t.api_error = failure(message)
+        elif kind == "error":
+            self.failure = str(event.get("message") or "")
+        elif kind == HOOK_RUN:
+            self.t.hooks.append(HookEvent.model_validate({**event, "subtype": "hook_response"}))
+
+    def _item(self, item: dict[str, Any], done: bool) -> None:
+        kind = item.get("type")
+        if kind == "agent_message" and done:
+            self.t.texts.append(str(item.get("text") or ""))
+            self.t.assistant_lines += 1
+        elif kind == "command_execution":
+            self._command(item, done)
+        elif kind == "file_change":
+            self._changes(item, done)
+
+    def _calls(self, item: dict[str, Any], made: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        key = str(item.get("id") or "")
+        if key not in self.calls:
+            self.calls[key] = made
+            self.order.extend(made)
+        return self.calls[key]
+
+    def _command(self, item: dict[str, Any], done: bool) -> None:
+        command = inner_command(str(item.get("command") or ""))
+        skill = skill_read(command)
+        call_id = str(item.get("id") or "")
+        if skill is not None:
+            made = {"id": call_id, "name": "Skill", "input": {"skill": skill}}
+        else:
+            made = {"id": call_id, "name": "Bash", "input": {"command": command}}
+        (call,) = self._calls(item, [{**made, "result": None, "is_error": None}])
+        if done:
+            code = item.get("exit_code")
+            call["result"] = str(item.get("aggregated_output") or "")
+            call["is_error"] = item.get("status") != "completed" or (
+                isinstance(code, int) and code != 0
+            )
+
+    def _changes(self, item: dict[str, Any], done: bool) -> None:
+        changes = item.get("changes")
+        made = []
+        for n, change in enumerate(changes if isinstance(changes, list) else []):
+            change = _object(change)
+            name = "Write" if change.get("kind") == "add" else "Edit"
+            path = str(change.get("path") or "")
+            made.append(
+                {
+                    "id": f"{item.get('id')}.{n}",
+                    "name": name,
+                    "input": {"file_path": path, "change": str(change.get("kind") or "")},
+                    "result": None,
+                    "is_error": None,
+                }
+            )
+        calls = self._calls(item, made)
+        if done:
+            for call in calls:
+                call["is_error"] = item.get("status") != "completed"
+                call["result"] = str(item.get("status") or "")
+
+
+def _object(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError("an item that is not an object")
+    return value
+
+
+def _usage(value: Any) -> dict[str, Any]:
+    usage = _object(value)
+    return {
+        "input_tokens": usage.get("input_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
+        "cache_read_input_tokens": usage.get("cached_input_tokens", 0),
+        "cache_creation_input_tokens": usage.get("cache_write_input_tokens", 0),
+    }

@@ -1,0 +1,88 @@
+"""`run --agent codex|gemini`: the real pinned Codex and Gemini CLIs against their scripted
+servers land each policy on the verdict the Claude Code CLI lands it on, and the bundle says
+which agent ran. Held-out rule: nothing here reads or prints a Task."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from evalkit.run.agents.clis import CLIS
+
+if TYPE_CHECKING:
+    from conftest import Kit
+
+pytestmark = pytest.mark.e2e
+
+EXPECTED = {
+    ("oracle", "P1"): "PASS",
+    ("always-write", "N1"): "FAIL",
+    ("fault-500", "P1"): "ERROR",
+}
+"""A pass, a fail and an error; whole-suite calibrations through each agent are measured by
+hand (`evalkit calibrate --agent codex`), not in `make test`."""
+
+
+def require_cli(agent: str) -> None:
+    cli = CLIS[agent]  # type: ignore[index]
+    if not os.access(cli.local_copy, os.X_OK) and not os.environ.get(cli.variable):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"no pinned {agent} CLI; run `make setup`")
+        pytest.skip(f"no pinned {agent} CLI; run `make setup`")
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_policies_land_on_their_verdicts_through_the_agent(
+    agent: str, new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    require_cli(agent)
+    kit = new_kit(tmp_path)
+    work = kit.base / "work"
+    for policy, scenario in EXPECTED:
+        done = kit.run("run", scenario, f"policy:{policy}", str(work), "--agent", agent)
+        assert done.returncode == 0, done.why()
+    rows = kit.tsv(work)
+    got = {(r["model"].removeprefix("policy:"), r["scenario"][:2]): r["verdict"] for r in rows}
+    assert got == EXPECTED
+    fault = next(r for r in rows if r["model"] == "policy:fault-500")
+    assert fault["reasons"].startswith("agent-error:server-error:500"), fault["reasons"]
+    assert {r["cli_version"] for r in rows} == {f"{agent}/{CLIS[agent].version}"}  # type: ignore[index]
+    assert {line["declarations"]["agent"] for line in kit.manifest(work)} == {agent}
+    verify = kit.run("verify", str(work))
+    assert "re-derived" in verify.stdout, verify.why()
+
+
+def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
+    new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    for agent in ("codex", "gemini"):
+        require_cli(agent)
+    kit = new_kit(tmp_path)
+    work = kit.base / "work"
+    done = kit.run(
+        "grid",
+        str(work),
+        "--agents",
+        "claude,codex,gemini",
+        "--models",
+        "policy:oracle,policy:always-write",
+        "--scenarios",
+        "P1,N1",
+        "--jobs",
+        "2",
+    )
+    assert done.returncode == 0, done.why()
+    rows = kit.tsv(work)
+    assert len(rows) == 12 and len({r["run_id"] for r in rows}) == 3
+    verify = kit.run("verify", str(work))
+    assert verify.returncode == 0 and "PUBLISHABLE" in verify.stdout, verify.why()
+    compared = kit.run(
+        "compare", str(work), "--a", "agent:claude", "--b", "agent:codex", "--format", "json"
+    )
+    assert compared.returncode == 0, compared.why()
+    assert json.loads(compared.stdout)["differing"] == ["agent"]

@@ -1,0 +1,70 @@
+"""Each agent's CLI is pinned once, installed by `make setup` at that pin, and found the
+same way as the Claude CLI."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.run.agents import clis
+from evalkit.run.agents.clis import CLIS, agent_name, find_agent_cli
+from evalkit.run.claude_cli import PINNED_VERSION
+
+MAKEFILE = Path(__file__).resolve().parents[4] / "Makefile"
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_make_setup_installs_each_cli_at_its_pin(agent: str) -> None:
+    text = MAKEFILE.read_text(encoding="utf-8")
+    pinned = re.search(rf"^{agent.upper()}_VERSION := (\S+)$", text, re.M)
+    assert pinned is not None and pinned.group(1) == CLIS[agent].version  # type: ignore[index]
+    setup = re.search(r"^setup:(.*)$", text, re.M)
+    assert setup is not None and f"$({agent.upper()})" in setup.group(1)
+
+
+def test_claude_pin_is_the_one_the_runner_uses() -> None:
+    assert CLIS["claude"].version == PINNED_VERSION
+
+
+def test_an_explicit_path_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "codex"
+    fake.write_text("#!/bin/sh\necho 'codex-cli 9.9.9'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("EVALKIT_CODEX", str(fake))
+    assert find_agent_cli("codex") == fake.resolve()
+    assert clis.agent_cli_version(fake) == "9.9.9"
+
+
+def test_a_missing_cli_names_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVALKIT_GEMINI", raising=False)
+    monkeypatch.setattr(clis, "CHECKOUT", tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(PrerequisiteError, match="@google/gemini-cli@0.61.0"):
+        find_agent_cli("gemini")
+
+
+def test_an_unknown_agent_is_refused() -> None:
+    with pytest.raises(ConfigError, match="known: claude, codex, gemini"):
+        agent_name("cursor")
+
+
+def test_doctor_checks_the_chosen_agents_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run.doctor import doctor
+
+    fake = tmp_path / "codex"
+    fake.write_text("#!/bin/sh\necho 'codex-cli 0.1.0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("EVALKIT_CODEX", str(fake))
+    (check,) = doctor(None, agent="codex")
+    assert (check.name, check.ok) == ("codex cli", True)
+    assert "evalkit is measured with 0.169.0" in check.detail
+    monkeypatch.setenv("EVALKIT_CODEX", str(tmp_path / "absent"))
+    (check,) = doctor(None, agent="codex")
+    assert not check.ok and "@openai/codex@0.169.0" in check.fix

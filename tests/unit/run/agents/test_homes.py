@@ -1,0 +1,118 @@
+"""Each agent's per-rep config home: the scripted server as its only model, its own retries
+off, the suite's skills and hooks where that agent loads them, nothing of the user's."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from evalkit.run.agents.codex import prepare_codex
+from evalkit.run.agents.gemini import prepare_gemini
+
+
+def plugin(tmp_path: Path) -> Path:
+    root = tmp_path / "plugins" / "0-os-vault"
+    (root / "skills" / "write").mkdir(parents=True)
+    (root / "skills" / "write" / "SKILL.md").write_text("---\nname: write\n---\n")
+    (root / "hooks").mkdir()
+    hooks = {
+        "SessionStart": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "timeout": 10,
+                        "command": '"${CLAUDE_PLUGIN_ROOT}/hooks/s.sh"',
+                    }
+                ]
+            }
+        ],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "true"}]}],
+    }
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    return root
+
+
+def test_codex_home(tmp_path: Path) -> None:
+    scratch = tmp_path / "rep"
+    (scratch / "codex-home").mkdir(parents=True)
+    env = {"PATH": "/bin", "OPENAI_API_KEY": "users-key", "ANTHROPIC_API_KEY": "k"}
+    launch = prepare_codex(
+        Path("/c/codex"), scratch, "http://127.0.0.1:9", "m", [plugin(tmp_path)], env
+    )
+    config = tomllib.loads((launch.home / "config.toml").read_text())
+    provider = config["model_providers"][config["model_provider"]]
+    assert provider["base_url"] == "http://127.0.0.1:9/v1" and provider["wire_api"] == "responses"
+    assert provider["request_max_retries"] == provider["stream_max_retries"] == 0
+    assert config["analytics"]["enabled"] is False
+    assert (launch.home / "skills" / "os-vault:write" / "SKILL.md").is_file()
+    hooks = json.loads((launch.home / "hooks.json").read_text())["hooks"]
+    assert sorted(hooks) == ["SessionStart", "Stop"]
+    command = hooks["SessionStart"][0]["hooks"][0]["command"]
+    assert "hookrec.py" in command and "0-os-vault/hooks/s.sh" in command
+    assert "OPENAI_API_KEY" not in launch.env and "ANTHROPIC_API_KEY" not in launch.env
+    assert launch.env["CODEX_HOME"] == str(launch.home)
+    assert "-p" not in launch.command and "--dangerously-bypass-hook-trust" in launch.command
+
+
+def test_gemini_home(tmp_path: Path) -> None:
+    scratch = tmp_path / "rep"
+    env = {"PATH": "/bin", "GEMINI_API_KEY": "users-key", "HOME": "/home/someone"}
+    command, child = prepare_gemini(
+        Path("/g/gemini"), scratch, "http://127.0.0.1:9", "m", [plugin(tmp_path)], env
+    )
+    home = Path(child["HOME"])
+    assert home.is_relative_to(scratch) and child["GEMINI_API_KEY"] == "evalkit-scripted"
+    settings = json.loads((home / ".gemini" / "settings.json").read_text())
+    assert settings["general"]["maxAttempts"] == 1
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+    assert sorted(settings["hooks"]) == ["SessionEnd", "SessionStart"]
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 10000
+    assert (home / ".gemini" / "skills" / "write" / "SKILL.md").is_file()
+    assert child["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:9"
+    assert "-p" not in command and "--skip-trust" in command
+
+
+def test_an_agents_adapter_is_part_of_the_runner_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run import runner
+
+    package = tmp_path / "run"
+    (package / "agents").mkdir(parents=True)
+    (package / "runner.py").write_text("x = 1\n")
+    (package / "agents" / "codex.py").write_text("y = 1\n")
+    monkeypatch.setattr(runner, "__file__", str(package / "runner.py"))
+    monkeypatch.setattr(runner, "_RUNNER_HASH", None)
+    before = runner.runner_source_hash()
+    (package / "agents" / "codex.py").write_text("y = 2\n")
+    monkeypatch.setattr(runner, "_RUNNER_HASH", None)
+    assert runner.runner_source_hash() != before
+
+
+def test_a_folder_of_several_agents_is_one_instrument_when_each_ran_one_version() -> None:
+    from evalkit.models import EvidenceLine
+    from evalkit.records.verify import mixed_instruments
+
+    def line(agent: str, version: str) -> EvidenceLine:
+        decl = {"checker": "vault-write@1", "cli_version": version}
+        if agent != "claude":
+            decl["agent"] = agent
+        return EvidenceLine(
+            run_id="r",
+            scenario="s",
+            model="m",
+            rep=1,
+            evidence="-",
+            files={},
+            declarations=decl,
+            bundle_id="b",
+            verdict="PASS",
+        )
+
+    assert mixed_instruments([line("claude", "2.1.328"), line("codex", "codex/0.169.0")]) == []
+    two = [line("claude", "2.1.328"), line("claude", "2.1.300")]
+    assert mixed_instruments(two) == ["rows were run against 2 different sets of frozen hashes"]
