@@ -183,7 +183,6 @@ def test_a_bad_option_value_is_still_a_usage_error() -> None:
         ("grid", "--failing-from", "no-such-results-folder", "--models", "policy:oracle"),
         ("run", "P1", "policy:oracle", "--variant", ""),
         ("run", "P1", "policy:oracle", "--variant", "../x"),
-        ("run", "P1", "policy:oracle", "--variant", "none"),
         ("grid", "--models", "policy:oracle", "--variants", "suite,,x"),
     ],
 )

@@ -62,9 +62,9 @@ def test_doctor_checks_the_chosen_agents_cli(
     fake.write_text("#!/bin/sh\necho 'codex-cli 0.1.0'\n")
     fake.chmod(0o755)
     monkeypatch.setenv("EVALKIT_CODEX", str(fake))
-    (check,) = doctor(None, agent="codex")
+    check = next(c for c in doctor(None, agent="codex") if c.name == "codex cli")
     assert (check.name, check.ok) == ("codex cli", True)
     assert "evalkit is measured with 0.169.0" in check.detail
     monkeypatch.setenv("EVALKIT_CODEX", str(tmp_path / "absent"))
-    (check,) = doctor(None, agent="codex")
+    check = next(c for c in doctor(None, agent="codex") if c.name == "codex cli")
     assert not check.ok and "@openai/codex@0.169.0" in check.fix
