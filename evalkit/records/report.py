@@ -935,6 +935,7 @@ def earned_rows(report: Report, fmt: Callable[[Rate], str] = fmt_rate) -> list[t
         (
             c.model,
             *subject_cells(report, c.variant, c.subject_hash),
+            *cli_cells(report, c.cli_version),
             table.set,
             table.level or table.kind or "-",
             fmt(c.axis_a),

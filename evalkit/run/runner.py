@@ -547,7 +547,7 @@ def prepare_rep(
         limit = timeout or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
         writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
-        writable += [config_dir, scratch / "plugins"]
+        writable += [p for p in (config_dir, scratch / "plugins") if p.is_dir()]
         hidden = [suite.root, ctx.workdir, scratch, Path.home()]
         if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
             hidden.append(root)

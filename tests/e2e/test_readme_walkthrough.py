@@ -61,8 +61,10 @@ def test_the_shell_steps_run_as_written(claude_cli: str, tmp_path: Path) -> None
 def test_the_rules_example_loads_as_rules() -> None:
     (example,) = blocks("yaml")
     data = yaml.safe_load(example)
-    PositiveRules.model_validate(data["positive"])
-    NegativeRules.model_validate(data["negative"])
+    assert isinstance(data.get("observe"), list)
+    rules = data["checker"]["options"]
+    PositiveRules.model_validate(rules["positive"])
+    NegativeRules.model_validate(rules["negative"])
 
 
 def test_the_entry_point_example_names_the_group_evalkit_reads() -> None:
