@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalkit.cli.app import command, state
+from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB
 from evalkit.errors import ConfigError
 
 if TYPE_CHECKING:
     from evalkit.compare.compare import Comparison
 
 
-class Format(StrEnum):
-    table = "table"
-    markdown = "markdown"
-    json = "json"
-
 
 @command("compare")
 def compare_command(
-    first: Annotated[
-        Path, typer.Argument(help="A's results folder; alone, B's (A is the baseline)")
-    ],
-    second: Annotated[
-        Path | None,
-        typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
-    ] = None,
-    a: Annotated[
-        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME, run:ID or cli:VERSION")
-    ] = "",
-    b: Annotated[
-        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME, run:ID or cli:VERSION")
-    ] = "",
+    first: FirstFolder,
+    second: SecondFolder = None,
+    a: SideA = "",
+    b: SideB = "",
     allow_confounded: Annotated[
         bool, typer.Option("--allow-confounded", help="compare although several factors differ")
     ] = False,

@@ -4,39 +4,25 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalkit.cli.app import command, rel, state
+from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB
 
 if TYPE_CHECKING:
     from evalkit.compare.gate import Verdict
 
 
-class Format(StrEnum):
-    table = "table"
-    markdown = "markdown"
-    json = "json"
-
 
 @command("gate")
 def gate_command(
-    first: Annotated[
-        Path, typer.Argument(help="A's results folder; alone, B's (A is the baseline)")
-    ],
-    second: Annotated[
-        Path | None,
-        typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
-    ] = None,
-    a: Annotated[
-        str, typer.Option("--a", help="narrow A: variant:NAME, model:NAME or run:ID")
-    ] = "",
-    b: Annotated[
-        str, typer.Option("--b", help="narrow B: variant:NAME, model:NAME or run:ID")
-    ] = "",
+    first: FirstFolder,
+    second: SecondFolder = None,
+    a: SideA = "",
+    b: SideB = "",
     allow_confounded: Annotated[
         bool, typer.Option("--allow-confounded", help="gate although several factors differ")
     ] = False,

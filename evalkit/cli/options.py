@@ -1,7 +1,9 @@
-"""Options that run and grid share, spelled once."""
+"""Options that several commands share, spelled once."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -66,3 +68,23 @@ AgentOption = Annotated[
         help="the agent CLI each rep runs: claude, or codex or gemini (policy:<name> models only)",
     ),
 ]
+
+
+SELECTORS = "variant:NAME, model:NAME, run:ID, judge:IDENTITY, cli:VERSION or agent:NAME"
+FirstFolder = Annotated[
+    Path, typer.Argument(help="A's results folder; alone, B's (A is the baseline)")
+]
+SecondFolder = Annotated[
+    Path | None,
+    typer.Argument(help="B's results folder; omit to select within FIRST or use the baseline"),
+]
+SideA = Annotated[str, typer.Option("--a", help=f"narrow A: {SELECTORS}")]
+SideB = Annotated[str, typer.Option("--b", help=f"narrow B: {SELECTORS}")]
+
+
+class Format(StrEnum):
+    """How `compare` and `gate` print their verdict."""
+
+    table = "table"
+    markdown = "markdown"
+    json = "json"

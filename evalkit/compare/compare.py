@@ -14,12 +14,18 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.compare import stats
-from evalkit.compare.sides import FACTORS, Side, confounded, differing, pooled_subjects
-from evalkit.errors import EvalkitError, RefusedError
+from evalkit.compare.sides import (
+    FACTORS,
+    Side,
+    confounded,
+    differing,
+    pooled_subjects,
+    with_scenarios,
+)
+from evalkit.errors import RefusedError
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock
-from evalkit.suite.scenarios import ScenarioFile
 
 COMPARE_SCHEMA_VERSION = 1
 ALPHA = 0.05
@@ -183,18 +189,8 @@ Groups = dict[tuple[ScenarioSet, str, Polarity], dict[str, list[ResultRow]]]
 
 
 def _group(suite: Suite, rows: list[ResultRow], unknown: set[str]) -> Groups:
-    known: dict[str, ScenarioFile | None] = {}
     groups: Groups = {}
-    for row in rows:
-        if row.scenario not in known:
-            try:
-                known[row.scenario] = suite.resolve(row.scenario)
-            except EvalkitError:
-                known[row.scenario] = None
-        sf = known[row.scenario]
-        if sf is None:
-            unknown.add(row.scenario)
-            continue
+    for row, sf in with_scenarios(suite, rows, unknown):
         s = sf.scenario
         group = s.level or s.kind or "-"
         groups.setdefault((s.set, group, s.polarity), {}).setdefault(sf.id, []).append(row)

@@ -17,8 +17,15 @@ from pydantic import Field
 
 from evalkit.compare import stats
 from evalkit.compare.baseline import baseline_side
-from evalkit.compare.sides import Side, confounded, differing, load_side, pooled_subjects
-from evalkit.errors import ConfigError, EvalkitError, RefusedError
+from evalkit.compare.sides import (
+    Side,
+    confounded,
+    differing,
+    load_side,
+    pooled_subjects,
+    with_scenarios,
+)
+from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
 from evalkit.records.report import Report, build_report
 from evalkit.suite.config import Suite
@@ -191,16 +198,7 @@ def _group(
     suite: Suite, side: Side, known: dict[str, ScenarioFile | None], unknown: set[str]
 ) -> Grouped:
     found: Grouped = {}
-    for row in side.rows:
-        if row.scenario not in known:
-            try:
-                known[row.scenario] = suite.resolve(row.scenario)
-            except EvalkitError:
-                known[row.scenario] = None
-        sf = known[row.scenario]
-        if sf is None:
-            unknown.add(row.scenario)
-            continue
+    for row, sf in with_scenarios(suite, side.rows, unknown, known):
         key = (row.model, sf.scenario.polarity)
         found.setdefault(key, {}).setdefault(sf.id, []).append(row)
     return found
