@@ -10,22 +10,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.errors import ConfigError, EvalkitError, NotFoundError
+from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
 from evalkit.records.results import read_rows
 from evalkit.records.row_judge import judge_of
 from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
+from evalkit.records.scenario_rows import with_scenarios as with_scenarios
 from evalkit.records.workdir import RESULTS, Workdir
 from evalkit.scoring.hashing import sha256_bytes
 
 if TYPE_CHECKING:
-    from evalkit.suite.config import Suite
-    from evalkit.suite.scenarios import ScenarioFile
+    pass
 
 SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli", "agent")
 FACTORS = ("subject", "model", "instrument", "agent", "cli_version", "judge")
@@ -166,24 +165,3 @@ def confounded(differ: list[str]) -> bool:
     study, so a difference in it alone already confounds whatever else moved."""
     return len(differ) > 1 or "judge" in differ
 
-
-def with_scenarios(
-    suite: Suite,
-    rows: Iterable[ResultRow],
-    unknown: set[str],
-    known: dict[str, ScenarioFile | None] | None = None,
-) -> Iterator[tuple[ResultRow, ScenarioFile]]:
-    """Each row with its scenario file; a row whose scenario the suite no longer has is left
-    out and its id added to `unknown`. `known` carries what was resolved across calls."""
-    known = {} if known is None else known
-    for row in rows:
-        if row.scenario not in known:
-            try:
-                known[row.scenario] = suite.resolve(row.scenario)
-            except EvalkitError:
-                known[row.scenario] = None
-        sf = known[row.scenario]
-        if sf is None:
-            unknown.add(row.scenario)
-            continue
-        yield row, sf

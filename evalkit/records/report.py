@@ -35,13 +35,13 @@ from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_cal
 from evalkit.records.results import read_results
 from evalkit.records.row_judge import judge_counts
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
+from evalkit.records.scenario_rows import with_scenarios
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
 from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
 from evalkit.run.cli_versions import semver_key
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
-from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import SUITE_VARIANT
 
 REPORT_SCHEMA_VERSION = 1
@@ -641,22 +641,12 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     versions = cli_versions_of(rows)
     split_cli = len(versions) > 1
     labels = {which: folder_label(lock, which, variants) for which in SETS}
-    known: dict[str, ScenarioFile | None] = {}
     groups: dict[
         tuple[ScenarioSet, str, ModelKey, SubjectKey, Polarity], list[tuple[str, ResultRow]]
     ]
     groups = {}
-    unknown: dict[tuple[str, str], list[ResultRow]] = {}
-    for row in rows:
-        if row.scenario not in known:
-            try:
-                known[row.scenario] = suite.resolve(row.scenario)
-            except EvalkitError:
-                known[row.scenario] = None
-        sf = known[row.scenario]
-        if sf is None:
-            unknown.setdefault((row.scenario, row.model), []).append(row)
-            continue
+    unknown_ids: set[str] = set()
+    for row, sf in with_scenarios(suite, rows, unknown_ids):
         s = sf.scenario
         group_name = s.level or f"kind:{s.kind or '-'}"
         model_key = (row.model, row.cli_version if split_cli else "")
@@ -704,6 +694,10 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         if any((which, model, subject, pol) in pooled for pol in POLARITIES)
     ]
     inner_runs = sorted({p.run_id for p in plans if p.inner_loop})
+    unknown: dict[tuple[str, str], list[ResultRow]] = {}
+    for row in rows:
+        if row.scenario in unknown_ids:
+            unknown.setdefault((row.scenario, row.model), []).append(row)
 
     missing = _missing(plans, every)
     gaps = grid_gaps(plans)
