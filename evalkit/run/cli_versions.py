@@ -128,7 +128,8 @@ def install(version: str, root: Path | None = None) -> InstalledCli:
         raise PrerequisiteError(f"--cli {version}: npm install failed ({exc})") from exc
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        words = (done.stderr.strip().splitlines() or ["no output"])[-1][:160]
+        said = [x for x in done.stderr.splitlines() if x.strip() and "complete log" not in x]
+        words = (said or ["no output"])[0][:160]  # npm's reason, not where it kept its log
         raise ConfigError(f"--cli {version}: unknown or unreachable on npm ({words})")
     staging.rename(cli.folder)
     return cli
