@@ -36,8 +36,8 @@ from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, va
 from evalkit.records.scenario_rows import with_scenarios
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
+from evalkit.records.versions import semver_key
 from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
-from evalkit.run.cli_versions import semver_key
 from evalkit.stats import clustered_interval, wilson
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
