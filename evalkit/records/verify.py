@@ -28,13 +28,12 @@ from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.confined import OutsideFolderError, confined, escapes
-from evalkit.records.evidence import bundle_id, replay_folder
+from evalkit.records.evidence import bundle_id, replay_folder, replay_log
+from evalkit.records.folderimage import FolderImage
+from evalkit.records.gitutil import GitError
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.row_judge import judge_counts, judges_line
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
-from evalkit.run.folderimage import FolderImage
-from evalkit.run.gitutil import GitError
-from evalkit.run.observe import replay_log
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import ReplayJudge
