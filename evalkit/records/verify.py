@@ -31,6 +31,7 @@ from evalkit.records.confined import OutsideFolderError, confined, escapes
 from evalkit.records.evidence import bundle_id, replay_folder, replay_log
 from evalkit.records.folderimage import FolderImage
 from evalkit.records.gitutil import GitError
+from evalkit.records.keep import CHECK
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.row_judge import judge_counts, judges_line
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
@@ -437,7 +438,7 @@ def _rederive(
         except (GitError, KeyError) as exc:
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
-    trial.problems += [f"check.json {d}" for d in _same(again, kept.verdict)]
+    trial.problems += [f"{CHECK} {d}" for d in _same(again, kept.verdict)]
     if again.verdict != line.verdict:
         trial.problems.append(f"manifest verdict {line.verdict} re-derived as {again.verdict}")
     if line.superseded_by is not None:
