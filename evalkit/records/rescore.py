@@ -17,9 +17,10 @@ from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import EvalkitError
-from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
+from evalkit.models import EvidenceLine, PlanCell, ResultRow
 from evalkit.records.evidence import assert_secret_free
 from evalkit.records.keep import carry_files, keep_attempt
+from evalkit.records.plans import write_plan
 from evalkit.records.results import (
     append_row,
     check_results_file,
@@ -119,18 +120,16 @@ def _rescore_group(
     cells: dict[tuple[str, str], list[int]] = defaultdict(list)
     for line, _ in ready:
         cells[(line.scenario, line.model)].append(line.rep)
-    records.append_plan(
-        Plan(
-            run_id=run_id,
-            created=datetime.now(UTC).isoformat(timespec="seconds"),
-            command=f"rescore {records.root} (scoring code {scoring_hash(suite)[:19]})",
-            cells=[
-                PlanCell(scenario=s, model=m, reps=len(reps), rep_numbers=sorted(reps))
-                for (s, m), reps in cells.items()
-            ],
-            results=results,
-            suite=suite.name,
-        )
+    write_plan(
+        records,
+        run_id,
+        f"rescore {records.root} (scoring code {scoring_hash(suite)[:19]})",
+        [
+            PlanCell(scenario=s, model=m, reps=len(reps), rep_numbers=sorted(reps))
+            for (s, m), reps in cells.items()
+        ],
+        results=results,
+        suite=suite.name,
     )
     done.run_ids.append(run_id)
     for line, kept in ready:

@@ -23,7 +23,6 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import (
     EvidenceLine,
     GuardRecord,
-    Plan,
     PlanCell,
     Reach,
     ResultRow,
@@ -41,6 +40,7 @@ from evalkit.records.keep import (
     keep_log,
     keep_text,
 )
+from evalkit.records.plans import write_plan
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
@@ -283,36 +283,20 @@ class Attempt:
 def record_plan(
     ctx: RunContext, cells: list[PlanCell], command: str, inner_loop: bool = False
 ) -> None:
-    plan = Plan(
-        run_id=ctx.run_id,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        command=command,
-        cells=cells,
-        results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name,
-        inner_loop=inner_loop,
-        preflight=ctx.preflight,
-        **ctx.plan_extra,
-    )
-    ctx.records.append_plan(plan)
+    write_plan(
+        ctx.records, ctx.run_id, command, cells, results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight, **ctx.plan_extra,
+    )  # fmt: skip
 
 
 def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
     """Planned reps that will not run (a budget reached): named in the plan, never a silently
     smaller n."""
-    plan = Plan(
-        run_id=ctx.run_id,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        command=reason,
-        cells=[],
-        skipped=cells,
-        skip_reason=reason,
-        results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name,
-        preflight=ctx.preflight,
+    write_plan(
+        ctx.records, ctx.run_id, reason, [], results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name, skipped=cells, skip_reason=reason, preflight=ctx.preflight,
         **ctx.plan_extra,
-    )
-    ctx.records.append_plan(plan)
+    )  # fmt: skip
 
 
 def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
