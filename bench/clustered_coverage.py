@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalkit.compare.stats import clustered_interval, wilson  # noqa: E402
+from evalkit.stats import clustered_interval, wilson  # noqa: E402
 
 
 def main() -> int:

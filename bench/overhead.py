@@ -110,7 +110,8 @@ def start_only() -> Callable[[int], tuple[float, float]]:
 
 def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     """The CLI alone, on what the runner's prepared-rep step built for it."""
-    from evalkit.run.runner import RunContext, new_run_id, prepare_rep
+    from evalkit.records.run_ids import new_run_id
+    from evalkit.run.runner import RunContext, prepare_rep
     from evalkit.suite.config import load_suite
 
     suite = load_suite(REPO)

@@ -544,6 +544,22 @@ class GuardRecord(Model):
 # --------------------------------------------------------------------------- evidence
 
 
+EVIDENCE_FILES: dict[str, str] = {
+    "transcript": "transcript.jsonl",
+    "stderr": "stderr.txt",
+    "check": "check.json",
+    "judge": "judge.json",
+    "process": "process.json",
+    "guard": "guard.json",
+    "observed": "observed.jsonl",
+    "checker_error": "checker-error.txt",
+}
+"""The one table of a rep's evidence file names: role (a key of `EvidenceLine.files`) -> the
+file's name in its evidence folder. `records/keep.py` writes them; no other module spells one."""
+DIFF_SUFFIX = ".diff"
+"""A fixture folder's kept diff is `<folder>.diff`, role `<folder>_diff`."""
+
+
 class EvidenceLine(Model):
     """One rep in WORKDIR/manifest.jsonl: where its evidence is and what it was run against."""
 

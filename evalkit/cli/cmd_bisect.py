@@ -35,8 +35,9 @@ def bisect_command(
     """
     from evalkit.cli.app import out
     from evalkit.errors import ConfigError
+    from evalkit.records.run_ids import default_workdir, new_run_id
     from evalkit.run.bisect import BisectPlan, run_bisect, versions_to_bisect
-    from evalkit.run.runner import RunContext, default_workdir, new_run_id
+    from evalkit.run.runner import RunContext
     from evalkit.suite.lock import ensure_frozen
 
     if not (good and bad and model):

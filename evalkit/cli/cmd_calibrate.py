@@ -34,11 +34,12 @@ def calibrate_command(
     from evalkit.cli.calibration_table import print_matrix
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
+    from evalkit.records.run_ids import new_run_id
     from evalkit.reference.calibrate import calibrate
     from evalkit.reference.escape import ESCAPE
     from evalkit.reference.policy import policy_names
     from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.runner import RunContext, new_run_id
+    from evalkit.run.runner import RunContext
     from evalkit.suite.subject import build_subject
 
     if which not in ("run", "reserve", "all"):

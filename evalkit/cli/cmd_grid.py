@@ -105,6 +105,7 @@ def grid(
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
+    from evalkit.records.run_ids import default_workdir, new_run_id
     from evalkit.run.cli_versions import parse_versions, resolve
     from evalkit.run.grid import (
         expand_cells,
@@ -116,7 +117,7 @@ def grid(
         validate_cells,
     )
     from evalkit.run.judges import judge_notice
-    from evalkit.run.runner import RunContext, default_workdir, new_run_id, preflight
+    from evalkit.run.runner import RunContext, preflight
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
 

@@ -59,8 +59,9 @@ def run(
     """
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
+    from evalkit.records.run_ids import default_workdir, new_run_id
     from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.runner import RepOutcome, RunContext, default_workdir, new_run_id, run_reps
+    from evalkit.run.runner import RepOutcome, RunContext, run_reps
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
 

@@ -30,8 +30,8 @@ def verify(
     Example: `evalkit verify results/`
     """
     from evalkit.cli.app import out
+    from evalkit.records.run_ids import default_workdir
     from evalkit.records.verification import verify_and_record
-    from evalkit.run.runner import default_workdir
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.compare import stats
+from evalkit import stats
 from evalkit.compare.sides import (
     FACTORS,
     Side,

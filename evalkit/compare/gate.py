@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.compare import stats
+from evalkit import stats
 from evalkit.compare.baseline import baseline_side
 from evalkit.compare.sides import (
     Side,

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from evalkit.compare.stats import fisher_greater
+from evalkit.stats import fisher_greater
 
 Decision = Literal["good", "bad", "cannot-tell", "skipped", "endpoint"]
 Outcome = Literal["found", "endpoints-do-not-differ", "cannot-tell"]

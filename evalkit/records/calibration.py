@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from evalkit.models import CellExpectation, Model, Plan, ResultRow
-from evalkit.reference.policy import PREFIX, is_policy
+from evalkit.records.policy_models import PREFIX, is_policy
 
 COMMAND = "calibrate"
 NOT_A_MEASUREMENT = (

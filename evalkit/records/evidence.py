@@ -19,18 +19,14 @@ from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import RefusedError
-from evalkit.models import Verdict
+from evalkit.models import DIFF_SUFFIX
+from evalkit.records.folderimage import FolderImage
+from evalkit.records.gitutil import git
 from evalkit.records.redact import redact
-from evalkit.run.folderimage import FolderImage
-from evalkit.run.gitutil import git
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
+from evalkit.scoring.observed import log_path
 from evalkit.suite.config import Suite
-
-TRANSCRIPT = "transcript.jsonl"
-CHECK = "check.json"
-JUDGE = "judge.json"
-STDERR = "stderr.txt"
 
 
 class _FixtureCommits:
@@ -115,6 +111,16 @@ def replay_folder(fixture: Path | FolderImage, diff: bytes, dest: Path) -> None:
         git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff, ceiling=dest.parent)
 
 
+def replay_log(kept: bytes | None, sandbox: Path) -> None:
+    """The kept run log of the observed scripts laid out where scoring reads it, for a
+    replayed rep."""
+    if kept is None:
+        return
+    log = log_path(sandbox)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(kept)
+
+
 def declarations(
     suite: Suite,
     scenario_sha256: str,
@@ -192,14 +198,6 @@ def bundle_id(decl: dict[str, Any]) -> str:
     return "evb-" + sha256_bytes(canonical)[:16]
 
 
-def write_check(folder: Path, verdict: Verdict) -> None:
-    (folder / CHECK).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    if verdict.judge is not None:
-        (folder / JUDGE).write_text(
-            verdict.judge.model_dump_json(indent=2) + "\n", encoding="utf-8"
-        )
-
-
 def redact_diff(diff: bytes) -> bytes:
     """Redact secret-shaped values on the added lines of a text diff. The hunk still applies
     (line counts are unchanged); the file it rebuilds holds the redacted text."""
@@ -220,6 +218,6 @@ def keep_folder_diffs(
     written = {}
     for name, fixture in (baselines or suite.fixture_dirs()).items():
         diff = redact_diff(folder_diff(fixture, sandbox / name))
-        (folder / f"{name}.diff").write_bytes(diff)
-        written[name] = f"{name}.diff"
+        (folder / (name + DIFF_SUFFIX)).write_bytes(diff)
+        written[name] = name + DIFF_SUFFIX
     return written

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalkit.errors import ConfigError
-from evalkit.models import EvidenceLine, ResultRow
+from evalkit.models import DIFF_SUFFIX, EvidenceLine, ResultRow
 from evalkit.outpaths import replace_file, replace_folder
 from evalkit.records.confined import OUTSIDE, OutsideFolderError, confined
-from evalkit.records.evidence import CHECK, JUDGE, STDERR, TRANSCRIPT
+from evalkit.records.keep import CHECK, JUDGE, PROCESS, STDERR, TRANSCRIPT
 from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
 from evalkit.records.report import Report, build_report, bundle_declarations
 from evalkit.records.results import read_results
@@ -41,7 +41,6 @@ from evalkit.suite.task import MASK, TaskMask, task_mask
 Placement = Literal["auto", "inline", "files"]
 INLINE_LIMIT = 48 * 1024 * 1024  # bytes of encoded evidence kept inside the page under `auto`
 TEXT_CAP = 512 * 1024  # a diff or stderr longer than this is cut, and says so
-PROCESS = "process.json"
 ASSETS = "html_assets"
 
 
@@ -201,7 +200,7 @@ def _detail(
             masked += n
     diffs: dict[str, str] = {}
     diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
-        p.stem + "_diff": p.name for p in sorted(folder.glob("*.diff"))
+        p.stem + "_diff": p.name for p in sorted(folder.glob("*" + DIFF_SUFFIX))
     }
     for role, rel in diff_roles.items():
         text, n = _read_text(kept(role, rel), mask)

@@ -28,6 +28,7 @@ from evalkit.records.confined import (
     evidence_files,
     evidence_folder,
 )
+from evalkit.records.keep import carry_folder
 from evalkit.records.results import HEADER
 from evalkit.records.verify import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
@@ -245,12 +246,7 @@ def _write(out: Path, sources: list[Source]) -> None:
     try:
         for source in sources:
             for line in source.lines:
-                shutil.copytree(
-                    evidence_folder(source.folder, line),
-                    staging / line.evidence,
-                    symlinks=True,
-                    copy_function=_link_or_copy,
-                )
+                carry_folder(evidence_folder(source.folder, line), staging / line.evidence)
         for source in sources:
             for line in source.lines:
                 target = out / line.evidence
@@ -276,16 +272,6 @@ def _write(out: Path, sources: list[Source]) -> None:
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    """A hard link where OUT shares the shard's file system (kept evidence is never written
-    again, and the manifest holds each file's hash, which `verify` checks); a copy elsewhere.
-    A 100,000-rep grid keeps about 700,000 files: copying them is most of a merge's time."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
 
 
 def _append(records: Workdir, sources: list[Source]) -> None:

@@ -11,7 +11,6 @@ never read without knowing how far to trust it.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.compare.stats import clustered_interval
 from evalkit.errors import EvalkitError, NotFoundError, RefusedError
 from evalkit.models import (
     EvidenceLine,
@@ -38,14 +36,16 @@ from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, va
 from evalkit.records.scenario_rows import with_scenarios
 from evalkit.records.verification import read_verification
 from evalkit.records.verify import rescored_keys
+from evalkit.records.versions import semver_key
 from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
-from evalkit.run.cli_versions import semver_key
+from evalkit.stats import clustered_interval, wilson
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
 from evalkit.suite.subject import SUITE_VARIANT
 
 REPORT_SCHEMA_VERSION = 1
 Z95 = 1.96
+"""The z of the report's rep-level intervals, as its pages have always shown them."""
 LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
@@ -323,23 +323,12 @@ class Report(Model):
 # --------------------------------------------------------------------------- arithmetic
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval: honest at small n and at 0/n or n/n, unlike p ± z·se."""
-    if n == 0:
-        return None
-    p = k / n
-    scale = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / scale
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    return max(0.0, center - half), min(1.0, center + half)
-
-
 def rate(rows: list[ResultRow]) -> Rate:
     """The pooled rate with both intervals: clustered by scenario (ERROR is not a pass) and
     the rep-level Wilson interval beside it."""
     k = sum(1 for r in rows if r.verdict == "PASS")
     n = len(rows)
-    bounds = wilson(k, n)
+    bounds = wilson(k, n, Z95)
     per_scenario: dict[str, list[int]] = {}
     for row in rows:
         counts = per_scenario.setdefault(row.scenario, [0, 0])

@@ -10,7 +10,6 @@ was edited, or whose fixture or scenario changed since, is not re-scored: it is 
 
 from __future__ import annotations
 
-import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,14 +17,17 @@ from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import EvalkitError
-from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
-from evalkit.records.evidence import CHECK, JUDGE, assert_secret_free, bundle_id, write_check
+from evalkit.models import EvidenceLine, PlanCell, ResultRow
+from evalkit.records.evidence import assert_secret_free
+from evalkit.records.keep import carry_files, keep_attempt
+from evalkit.records.plans import write_plan
 from evalkit.records.results import (
     append_row,
     check_results_file,
     read_results,
     row_from_verdict,
 )
+from evalkit.records.run_ids import new_run_id
 from evalkit.records.verify import (
     Trial,
     _edited,
@@ -38,8 +40,6 @@ from evalkit.records.verify import (
     scoring_hash,
 )
 from evalkit.records.workdir import RepKey, Workdir, evidence_key
-from evalkit.run.runner import new_run_id
-from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite
 
 
@@ -120,18 +120,16 @@ def _rescore_group(
     cells: dict[tuple[str, str], list[int]] = defaultdict(list)
     for line, _ in ready:
         cells[(line.scenario, line.model)].append(line.rep)
-    records.append_plan(
-        Plan(
-            run_id=run_id,
-            created=datetime.now(UTC).isoformat(timespec="seconds"),
-            command=f"rescore {records.root} (scoring code {scoring_hash(suite)[:19]})",
-            cells=[
-                PlanCell(scenario=s, model=m, reps=len(reps), rep_numbers=sorted(reps))
-                for (s, m), reps in cells.items()
-            ],
-            results=results,
-            suite=suite.name,
-        )
+    write_plan(
+        records,
+        run_id,
+        f"rescore {records.root} (scoring code {scoring_hash(suite)[:19]})",
+        [
+            PlanCell(scenario=s, model=m, reps=len(reps), rep_numbers=sorted(reps))
+            for (s, m), reps in cells.items()
+        ],
+        results=results,
+        suite=suite.name,
     )
     done.run_ids.append(run_id)
     for line, kept in ready:
@@ -144,35 +142,24 @@ def _rescore_group(
         folder = records.claim_evidence_folder(
             run_id, line.scenario, line.model, line.rep, line.attempt
         )
-        source = records.path(line.evidence)
-        files = {role: rel for role, rel in line.files.items() if role not in ("check", "judge")}
-        for rel in files.values():
-            shutil.copy2(source / rel, folder / rel)
-        write_check(folder, verdict)
-        files["check"] = CHECK
-        if verdict.judge is not None:
-            files["judge"] = JUDGE
-        decl = rescored_declarations(suite, line.declarations)
-        bid = bundle_id(decl)
-        records.append_evidence_line(
-            EvidenceLine(
-                run_id=run_id,
-                scenario=line.scenario,
-                model=line.model,
-                rep=line.rep,
-                evidence=records.relative(folder),
-                files=files,
-                file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
-                declarations=decl,
-                bundle_id=bid,
-                verdict=verdict.verdict,
-                results=line.results,
-                attempt=line.attempt,
-                usage=line.usage,
-                rescore_of=line.run_id,
-            )
+        kept_files = {r: rel for r, rel in line.files.items() if r not in ("check", "judge")}
+        new = keep_attempt(
+            records,
+            folder,
+            carry_files(records.path(line.evidence), folder, kept_files),
+            verdict,
+            rescored_declarations(suite, line.declarations),
+            run_id=run_id,
+            scenario=line.scenario,
+            model=line.model,
+            rep=line.rep,
+            attempt=line.attempt,
+            results=line.results,
+            usage=line.usage,
+            rescore_of=line.run_id,
         )
-        fresh = row_from_verdict(verdict, bundle_id=bid, attempt=line.attempt)
+        records.append_evidence_line(new)
+        fresh = row_from_verdict(verdict, bundle_id=new.bundle_id, attempt=line.attempt)
         decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id", "attempt")
         row = rows[evidence_key(line)].model_copy(
             update={

@@ -28,13 +28,13 @@ from evalkit.forked import forked_map
 from evalkit.models import EvidenceLine, GuardRecord, JudgeRecord, Plan, ResultRow, Verdict
 from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.confined import OutsideFolderError, confined, escapes
-from evalkit.records.evidence import bundle_id, replay_folder
+from evalkit.records.evidence import bundle_id, replay_folder, replay_log
+from evalkit.records.folderimage import FolderImage
+from evalkit.records.gitutil import GitError
+from evalkit.records.keep import CHECK
 from evalkit.records.results import format_row, read_results, row_from_verdict
 from evalkit.records.row_judge import judge_counts, judges_line
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
-from evalkit.run.folderimage import FolderImage
-from evalkit.run.gitutil import GitError
-from evalkit.run.observe import replay_log
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import ReplayJudge
@@ -438,7 +438,7 @@ def _rederive(
         except (GitError, KeyError) as exc:
             trial.problems.append(f"diff-does-not-apply:{str(exc).splitlines()[0][:120]}")
             return trial
-    trial.problems += [f"check.json {d}" for d in _same(again, kept.verdict)]
+    trial.problems += [f"{CHECK} {d}" for d in _same(again, kept.verdict)]
     if again.verdict != line.verdict:
         trial.problems.append(f"manifest verdict {line.verdict} re-derived as {again.verdict}")
     if line.superseded_by is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.records.versions import SEMVER, semver_key
 from evalkit.run.claude_cli import PINNED_VERSION
 
 PACKAGE = "@anthropic-ai/claude-code"
@@ -35,17 +36,6 @@ OPTIONS = (
 """Every option `runner.agent_command` passes that `--help` lists: a version lacking one
 cannot run a rep. (`--max-turns`, passed only when asked for, is not listed even by the
 pinned version.)"""
-_SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?$")
-
-
-def semver_key(version: str) -> tuple[int, int, int, int, tuple[str, ...]]:
-    """Order versions as numbers, never as strings (2.1.32 < 2.1.321); a prerelease comes
-    before its release."""
-    match = _SEMVER.match(version)
-    if match is None:
-        raise ConfigError(f"--cli {version}: not a version (expected MAJOR.MINOR.PATCH)")
-    major, minor, patch, pre = match.groups()
-    return (int(major), int(minor), int(patch), 0 if pre else 1, tuple((pre or "").split(".")))
 
 
 def sort_versions(versions: list[str]) -> list[str]:
@@ -100,7 +90,7 @@ def installed(root: Path | None = None) -> list[InstalledCli]:
     found = [
         InstalledCli(p.name, p)
         for p in root.iterdir()
-        if _SEMVER.match(p.name) and (p / "node_modules" / ".bin" / "claude").exists()
+        if SEMVER.match(p.name) and (p / "node_modules" / ".bin" / "claude").exists()
     ]
     return sorted(found, key=lambda c: semver_key(c.version))
 
@@ -194,7 +184,7 @@ def registry_versions() -> list[str]:
         listed = None
     if not isinstance(listed, list):
         raise ConfigError(f"npm view {PACKAGE} versions: no answer; name them with --versions")
-    return sort_versions([str(v) for v in listed if _SEMVER.match(str(v))])
+    return sort_versions([str(v) for v in listed if SEMVER.match(str(v))])
 
 
 def versions_between(good: str, bad: str, known: list[str]) -> list[str]:

@@ -409,8 +409,8 @@ def run_agents_grid(
     """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
     run id of their own, so rows of one scenario, model and rep never share a key. Refused
     before anything is planned when an agent is unknown or one of them cannot run a model."""
+    from evalkit.records.run_ids import new_run_id
     from evalkit.run.request import check_agent
-    from evalkit.run.runner import new_run_id
 
     if len(set(agents)) != len(agents) or not agents:
         raise ConfigError("--agents names each agent once, e.g. claude,codex")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import ConfigError
+from evalkit.run.sandbox import TRANSCRIPT
 from evalkit.scoring.observed import OBSERVE_DIR, log_path
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
@@ -135,7 +136,7 @@ def place_wrappers(scripts: list[str], sandbox: Path) -> list[Placed]:
         real = folder / "real" / f"{index}-{target.name}"
         real.write_bytes(original)
         real.chmod(mode | 0o500)
-        text = wrapper_text(script, real, log, sandbox / "transcript.jsonl", real_command(original))
+        text = wrapper_text(script, real, log, sandbox / TRANSCRIPT, real_command(original))
         wrapper = text.encode("utf-8")
         target.write_bytes(wrapper)
         target.chmod(mode | 0o555)
@@ -164,22 +165,3 @@ def restore_scripts(placed: list[Placed]) -> None:
             item.target.chmod(item.mode)
         except OSError:
             continue
-
-
-def keep_log(sandbox: Path, folder: Path, name: str = "observed.jsonl") -> dict[str, str]:
-    """The log copied into the evidence folder (a link or folder in its place is not
-    followed: the rep then has no log, which scoring names)."""
-    log = log_path(sandbox)
-    if log.is_file() and not log.is_symlink():
-        shutil.copyfile(log, folder / name, follow_symlinks=False)
-        return {"observed": name}
-    return {}
-
-
-def replay_log(kept: bytes | None, sandbox: Path) -> None:
-    """The kept log laid out where scoring reads it, for a replayed rep."""
-    if kept is None:
-        return
-    log = log_path(sandbox)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_bytes(kept)

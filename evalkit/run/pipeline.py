@@ -41,6 +41,7 @@ from evalkit.run.runner import (
     record_attempt,
     run_rep,
 )
+from evalkit.run.sandbox import TRANSCRIPT
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -259,7 +260,7 @@ class _Pipeline:
         outcome = launched.outcome
         if outcome.stopped is not None or outcome.exit_code != 0:
             return True
-        transcript = launched.prepared.sandbox / "transcript.jsonl"
+        transcript = launched.prepared.sandbox / TRANSCRIPT
         try:
             lines = transcript.read_bytes().decode("utf-8", "replace").splitlines()
         except OSError:

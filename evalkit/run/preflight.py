@@ -67,7 +67,8 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
     """One `policy:oracle` rep of `scenario` through the CLI the run will use, with the run's
     subject, recorded in a scratch folder that is removed after; None when it came out as
     designed, else what it came out as."""
-    from evalkit.run.runner import RunContext, new_run_id, run_reps
+    from evalkit.records.run_ids import new_run_id
+    from evalkit.run.runner import RunContext, run_reps
 
     if ORACLE.removeprefix(PREFIX) not in policy_names(ctx.suite):
         return f"checker {ctx.suite.checker.name} declares no {ORACLE} to prove the CLI with"

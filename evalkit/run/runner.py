@@ -8,7 +8,6 @@ missing row and never a PASS.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import tempfile
 import threading
@@ -24,24 +23,24 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import (
     EvidenceLine,
     GuardRecord,
-    Plan,
     PlanCell,
     Reach,
     ResultRow,
     Transcript,
     Verdict,
 )
-from evalkit.records.evidence import (
-    CHECK,
-    JUDGE,
+from evalkit.records.evidence import declarations, keep_folder_diffs, ready_baselines
+from evalkit.records.keep import (
+    CHECKER_ERROR,
     STDERR,
     TRANSCRIPT,
-    bundle_id,
-    declarations,
-    keep_folder_diffs,
-    ready_baselines,
-    write_check,
+    keep_attempt,
+    keep_checker_error,
+    keep_json,
+    keep_log,
+    keep_text,
 )
+from evalkit.records.plans import write_plan
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
@@ -57,13 +56,13 @@ from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
-from evalkit.run.observe import Placed, keep_log, place_wrappers, restore_scripts
+from evalkit.run.observe import Placed, place_wrappers, restore_scripts
 from evalkit.run.request import validate_request
 from evalkit.run.retry import Backoff, RetryWait, pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, contamination_above, isolation_env
-from evalkit.scoring.decide import CHECKER_ERROR, ProcessRecord, decide
+from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
-from evalkit.scoring.hashing import sha256_bytes, sha256_file
+from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
@@ -76,8 +75,6 @@ if TYPE_CHECKING:
     from evalkit.reference.scripted_server import ScriptedServer
 
 T = TypeVar("T")
-PROCESS = "process.json"
-GUARD = "guard.json"
 DEFAULT_MAX_RETRIES = 2
 ISOLATION_FIXED = (
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
@@ -86,14 +83,6 @@ ISOLATION_FIXED = (
     "CLAUDE_CODE_MAX_RETRIES",
     "IS_SANDBOX",
 )
-
-
-def new_run_id() -> str:
-    return datetime.now(UTC).strftime("r%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
-
-
-def default_workdir(suite: Suite) -> Path:
-    return suite.root / "results"
 
 
 def scratch_root() -> Path:
@@ -294,36 +283,20 @@ class Attempt:
 def record_plan(
     ctx: RunContext, cells: list[PlanCell], command: str, inner_loop: bool = False
 ) -> None:
-    plan = Plan(
-        run_id=ctx.run_id,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        command=command,
-        cells=cells,
-        results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name,
-        inner_loop=inner_loop,
-        preflight=ctx.preflight,
-        **ctx.plan_extra,
-    )
-    ctx.records.append_plan(plan)
+    write_plan(
+        ctx.records, ctx.run_id, command, cells, results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight, **ctx.plan_extra,
+    )  # fmt: skip
 
 
 def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
     """Planned reps that will not run (a budget reached): named in the plan, never a silently
     smaller n."""
-    plan = Plan(
-        run_id=ctx.run_id,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        command=reason,
-        cells=[],
-        skipped=cells,
-        skip_reason=reason,
-        results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name,
-        preflight=ctx.preflight,
+    write_plan(
+        ctx.records, ctx.run_id, reason, [], results=ctx.records.relative(ctx.results),
+        suite=ctx.suite.name, skipped=cells, skip_reason=reason, preflight=ctx.preflight,
         **ctx.plan_extra,
-    )
-    ctx.records.append_plan(plan)
+    )  # fmt: skip
 
 
 def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
@@ -849,30 +822,20 @@ def _score_and_keep(
         ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines,
         without_subject=bare,
     )  # fmt: skip
-    (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
-    stderr = _read_text(sandbox / STDERR)
-    (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
-    (folder / PROCESS).write_text(process.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    (folder / GUARD).write_text(guard.model_dump_json(indent=2) + "\n", encoding="utf-8")
     files = {
-        "transcript": TRANSCRIPT,
-        "stderr": STDERR,
-        "check": CHECK,
-        "process": PROCESS,
-        "guard": GUARD,
+        **keep_text(folder, "transcript", redacted),
+        **keep_text(folder, "stderr", redact(_read_text(sandbox / STDERR))),
+        **keep_json(folder, "process", process),
+        **keep_json(folder, "guard", guard),
+        **keep_checker_error(folder),
+        **keep_log(sandbox, folder),
     }
-    if (folder / CHECKER_ERROR).is_file():
-        files["checker_error"] = CHECKER_ERROR
-    files.update(keep_log(sandbox, folder))
     files.update(
         {
             f"{name}_diff": path
             for name, path in keep_folder_diffs(ctx.suite, sandbox, folder, baselines).items()
         }
     )
-    write_check(folder, verdict)
-    if verdict.judge is not None:
-        files["judge"] = JUDGE
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
     decl = declarations(
@@ -885,8 +848,12 @@ def _score_and_keep(
         variant=subject.variant,
         subject_hash=subject.hash,
     )
-    bid = bundle_id(decl)
     usage = usage_of(transcript, outcome.seconds)
+    line = keep_attempt(
+        ctx.records, folder, files, verdict, decl, run_id=run_id, scenario=scenario.id,
+        model=model, rep=rep, attempt=attempt, results=ctx.records.relative(ctx.results),
+        usage=dict(usage),
+    )  # fmt: skip
     row = row_from_verdict(
         verdict,
         rep=rep,
@@ -895,26 +862,11 @@ def _score_and_keep(
         evalkit_version=__version__,
         cli_version=version,
         model_id=transcript.model_id or "-",
-        bundle_id=bid,
+        bundle_id=line.bundle_id,
         attempt=attempt,
         variant=subject.variant,
         subject_hash=subject.hash,
         **usage,
-    )
-    line = EvidenceLine(
-        run_id=run_id,
-        scenario=scenario.id,
-        model=model,
-        rep=rep,
-        evidence=ctx.records.relative(folder),
-        files=files,
-        file_hashes={role: sha256_file(folder / rel) for role, rel in files.items()},
-        declarations=decl,
-        bundle_id=bid,
-        verdict=verdict.verdict,
-        results=ctx.records.relative(ctx.results),
-        attempt=attempt,
-        usage=dict(usage),
     )
     return Attempt(verdict, transcript, row, line, folder, outcome.seconds)
 

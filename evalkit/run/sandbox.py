@@ -13,15 +13,16 @@ from pathlib import Path
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
-from evalkit.models import SandboxManifest
-from evalkit.run.folderimage import FolderImage
-from evalkit.run.gitutil import init_with_commit, pack_objects
+from evalkit.models import EVIDENCE_FILES, SandboxManifest
+from evalkit.records.folderimage import FolderImage
+from evalkit.records.gitutil import init_with_commit, pack_objects
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
 SANDBOX_JSON = "sandbox.json"
-TRANSCRIPT = "transcript.jsonl"
+TRANSCRIPT = EVIDENCE_FILES["transcript"]
+"""The CLI's stream, written in the sandbox under the name it is kept by."""
 
 
 GUARDED_ANCESTOR_FILES = (

@@ -29,7 +29,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.models import SCHEMA_VERSION, Model, Reach, RequiredHook, Transcript, Verdict
+from evalkit.models import (
+    EVIDENCE_FILES,
+    SCHEMA_VERSION,
+    Model,
+    Reach,
+    RequiredHook,
+    Transcript,
+    Verdict,
+)
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.judge import Judge
@@ -47,7 +55,7 @@ if TYPE_CHECKING:
     from evalkit.suite.config import Suite
     from evalkit.suite.scenarios import ScenarioFile
 
-CHECKER_ERROR = "checker-error.txt"
+CHECKER_ERROR = EVIDENCE_FILES["checker_error"]
 HOOKS_NOT_APPLIED = "required-hooks-not-applied"
 
 

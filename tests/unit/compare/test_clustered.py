@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.compare.stats import clustered_interval, wilson
+from evalkit.stats import clustered_interval, wilson
 
 REFERENCE = Path(__file__).with_name("reference")
 CASES = {

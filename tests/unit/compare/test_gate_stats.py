@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from evalkit.compare.stats import (
+from evalkit.stats import (
     holm,
     one_sided_floor,
     pairs_needed,

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from evalkit.compare.sprt import bisect_versions, bounds, jeffreys, split_alpha
-from evalkit.compare.stats import fisher_greater
+from evalkit.stats import fisher_greater
 
 K = 32
 SETTINGS = [(1.0, 0.0), (0.9, 0.5), (0.8, 0.6)]

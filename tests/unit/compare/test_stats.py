@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from evalkit.compare.stats import (
+from evalkit.stats import (
     fisher_exact,
     newcombe_difference,
     reps_per_side,

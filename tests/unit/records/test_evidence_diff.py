@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from evalkit.records.evidence import folder_diff, replay_folder
-from evalkit.run.folderimage import FolderImage
+from evalkit.records.folderimage import FolderImage
 from evalkit.scoring.hashing import tree_hash
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.compare.stats import clustered_interval
 from evalkit.models import VerdictValue
 from evalkit.records.report import build_report, to_markdown
+from evalkit.stats import clustered_interval
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
 

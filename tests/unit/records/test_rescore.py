@@ -14,7 +14,7 @@ from evalkit.cli.main import app
 from evalkit.models import EvidenceLine, PlanCell, Verdict
 from evalkit.records.evidence import bundle_id
 from evalkit.records.report import build_report
-from evalkit.records.rescore import rescore_workdir
+from evalkit.records.rescore import rescore_workdir, rescored_declarations
 from evalkit.records.results import read_results
 from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
@@ -166,5 +166,30 @@ def test_a_rescored_variant_rep_keeps_its_declarations_and_verifies(tmp_path: Pa
         if before.declarations.get(k) != after.declarations.get(k)
     }  # fmt: skip
     assert changed == {"checker_source"}, changed
+    assert (after.declarations["variant"], after.declarations["subject_hash"]) == (
+        "terse",
+        ctx.the_subject().hash,
+    )
+    row = read_results(work / "results.tsv").rows[-1][1]
+    assert (row.run_id, row.variant, row.subject_hash) == (
+        after.run_id,
+        "terse",
+        ctx.the_subject().hash,
+    )
     got = verify_and_record(suite, work)
     assert got.publishable, (got.publish_problems, got.count_problems)
+
+
+def test_a_rescore_replaces_only_what_scoring_changes_and_keeps_every_other_declaration(
+    suite: Suite,
+) -> None:
+    recorded = {
+        "suite": suite.name, "variant": "terse", "subject_hash": "sha256:" + "1" * 64,
+        "checker": "old@0", "checker_source": "sha256:" + "0" * 64, "lock": "frozen",
+        "evalkit_version": "0.0.1", "judge": {"kind": "fixed"}, "a_field_yet_to_come": [1, 2],
+    }  # fmt: skip
+    again = rescored_declarations(suite, recorded)
+    kept = {k for k in recorded if again[k] == recorded[k]}
+    assert set(recorded) - kept <= {"checker", "checker_source", "lock", "evalkit_version"}
+    assert {"variant", "subject_hash", "judge", "a_field_yet_to_come"} <= kept
+    assert again["checker_source"] != recorded["checker_source"]

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.run.gitutil import init_with_commit
-from evalkit.run.observe import keep_log, place_wrappers, replay_log, restore_scripts
+from evalkit.records.evidence import replay_log
+from evalkit.records.gitutil import init_with_commit
+from evalkit.records.keep import keep_log
+from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.scoring.observed import log_path, read_runs
 
 SCRIPT = """#!/usr/bin/env bash

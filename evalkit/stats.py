@@ -1,4 +1,5 @@
-"""The statistics `evalkit compare` reports: exact at small counts, standard library only.
+"""The statistics evalkit reports (`report`, `compare`, `gate`, `bisect`): exact at small
+counts, standard library only; below every layer that reads rows.
 
 Suites are small (a few scenarios per polarity, a few reps each), so every test here is
 exact or score-based rather than a normal approximation that misbehaves at 0/n and n/n.
