@@ -7,6 +7,8 @@ instead of silently meaning nothing. Models written to disk carry ``schema_versi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -259,6 +261,21 @@ class Scenario(Strict):
     )
     expect: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
     calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    """A loaded scenario (`suite/scenarios.py` reads one). It holds the prose before the Task
+    block and never the Task itself."""
+
+    scenario: Scenario
+    path: Path
+    sha256: str
+    prose: str
+
+    @property
+    def id(self) -> str:
+        return self.scenario.id
 
 
 # --------------------------------------------------------------------------- scripts

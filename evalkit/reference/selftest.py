@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.forked import forked_map
 from evalkit.models import Verdict
 from evalkit.records.gridlock import hold_grid_lock
-from evalkit.reference.behaviour import Expectation, SelfTestCase
+from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
@@ -201,7 +202,7 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
-        for case in suite.reference.self_test_cases(scenario)
+        for case in self_test_cases(suite.reference, scenario)
     ]
     if workdir is None:
         return _self_test(suite, work, None)

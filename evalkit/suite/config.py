@@ -25,7 +25,7 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.yamlio import describe
 
 if TYPE_CHECKING:
-    from evalkit.reference.behaviour import CheckerReference
+    from evalkit.checkers.behaviour import CheckerReference
 
 __all__ = ["CONFIG_NAME", "SET_FOLDERS", "Suite", "Which", "find_suite_root", "load_suite"]
 

@@ -31,21 +31,6 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset(
         ("evalkit.scoring.decide", "evalkit.suite.scenarios"),
         ("evalkit.scoring.score", "evalkit.suite.config"),
         ("evalkit.scoring.score", "evalkit.suite.scenarios"),
-        # checkers -> suite: the scenario's shape and the YAML error wording
-        ("evalkit.checkers.adr_discrimination.reference", "evalkit.suite.scenarios"),
-        ("evalkit.checkers.adr_eval_b.reference", "evalkit.suite.scenarios"),
-        ("evalkit.checkers.adr_eval_b.scoring", "evalkit.suite.scenarios"),
-        ("evalkit.checkers.rules.reference", "evalkit.suite.scenarios"),
-        ("evalkit.checkers.rules.reference", "evalkit.suite.yamlio"),
-        ("evalkit.checkers.rules.scoring", "evalkit.suite.scenarios"),
-        ("evalkit.checkers.vault_write.reference", "evalkit.suite.scenarios"),
-        # checkers and suite -> reference: the behaviour declarations
-        ("evalkit.checkers", "evalkit.reference.behaviour"),
-        ("evalkit.checkers.adr_discrimination.reference", "evalkit.reference.behaviour"),
-        ("evalkit.checkers.adr_eval_b.reference", "evalkit.reference.behaviour"),
-        ("evalkit.checkers.rules.reference", "evalkit.reference.behaviour"),
-        ("evalkit.checkers.vault_write.reference", "evalkit.reference.behaviour"),
-        ("evalkit.suite.config", "evalkit.reference.behaviour"),
         # records -> run and compare: records is to own the whole results folder
         ("evalkit.records.evidence", "evalkit.run.folderimage"),
         ("evalkit.records.evidence", "evalkit.run.gitutil"),

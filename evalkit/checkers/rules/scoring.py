@@ -26,7 +26,7 @@ from evalkit.scoring.judge import build_prompt
 from evalkit.scoring.rules import error_verdict
 
 if TYPE_CHECKING:
-    from evalkit.suite.scenarios import ScenarioFile
+    from evalkit.models import ScenarioFile
 
 
 class GuardedPath(CheckerOptions):

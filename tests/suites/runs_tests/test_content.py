@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import SelfTestCase
 from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules, RanCondition
 from evalkit.checkers.rules.reference import WriteAction
-from evalkit.reference.behaviour import SelfTestCase
 from evalkit.reference.selftest import run_case, self_test
 from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import FixedJudge

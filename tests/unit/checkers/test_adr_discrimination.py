@@ -20,8 +20,8 @@ from evalkit.checkers.adr_discrimination.scoring import (
     cites,
     record_rewritten,
 )
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
 from evalkit.scoring.score import score

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.checkers.vault_write.reference import PositiveCalibration
 from evalkit.models import Script, Step, ToolUseBlock, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.judge import CommandJudge
 from evalkit.scoring.transcript import read_transcript

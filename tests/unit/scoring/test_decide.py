@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolUseBlock, Transcript, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.judge import Judge, interpret

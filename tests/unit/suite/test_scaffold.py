@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.cli.main import app
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import self_test
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.score import score
