@@ -425,12 +425,6 @@ class Transcript(Model):
     lines: int = 0
 
     @property
-    def final_message(self) -> str:
-        if self.result is not None and self.result.result:
-            return self.result.result
-        return self.texts[-1] if self.texts else ""
-
-    @property
     def model_id(self) -> str:
         return self.init.model if self.init else ""
 

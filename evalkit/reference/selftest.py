@@ -87,7 +87,7 @@ def run_case(
     guarded real-world paths (default: where this process points them); it reaches the
     fabricated tools and the decision, never this process's environment. `from_template`
     copies the scenario's sandbox built once per command instead of building it anew."""
-    guarded = guarded_env_now(suite) if guarded is None else guarded
+    guarded = guarded_env_now(suite.checker) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
     if from_template:
         sandbox.parent.mkdir(parents=True, exist_ok=True)
@@ -128,8 +128,7 @@ def play(
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
     verdict = decide(
-        suite,
-        scenario,
+        suite.instrument(scenario),
         sandbox,
         parse_lines(lines),
         "self-test",

@@ -843,12 +843,11 @@ def _score_and_keep(
         reach=reach,
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
-    baselines = ctx.the_subject().baselines(ctx.suite)
+    instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
     verdict = decide(
-        ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines,
-        without_subject=bare,
-    )  # fmt: skip
+        instrument, sandbox, transcript, model, judge, process, folder, without_subject=bare
+    )
     (folder / TRANSCRIPT).write_text(redacted, encoding="utf-8")
     stderr = _read_text(sandbox / STDERR)
     (folder / STDERR).write_text(redact(stderr), encoding="utf-8")
@@ -864,12 +863,8 @@ def _score_and_keep(
     if (folder / CHECKER_ERROR).is_file():
         files["checker_error"] = CHECKER_ERROR
     files.update(keep_log(sandbox, folder))
-    files.update(
-        {
-            f"{name}_diff": path
-            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder, baselines).items()
-        }
-    )
+    diffs = keep_folder_diffs(ctx.suite, sandbox, folder, instrument.fixtures)
+    files.update({f"{name}_diff": path for name, path in diffs.items()})
     write_check(folder, verdict)
     if verdict.judge is not None:
         files["judge"] = JUDGE

@@ -24,13 +24,6 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset(
     {
         # Upward imports that still exist, each to be removed by the change that owns it.
         # This list may only shrink: a pair that no longer exists fails the test below.
-        # scoring -> suite: scoring takes the whole loaded suite
-        ("evalkit.scoring.checker", "evalkit.suite.config"),
-        ("evalkit.scoring.checker", "evalkit.suite.scenarios"),
-        ("evalkit.scoring.decide", "evalkit.suite.config"),
-        ("evalkit.scoring.decide", "evalkit.suite.scenarios"),
-        ("evalkit.scoring.score", "evalkit.suite.config"),
-        ("evalkit.scoring.score", "evalkit.suite.scenarios"),
         # records -> run and compare: records is to own the whole results folder
         ("evalkit.records.evidence", "evalkit.run.folderimage"),
         ("evalkit.records.evidence", "evalkit.run.gitutil"),

@@ -69,7 +69,7 @@ def rescore(suite: Suite, tmp_path: Path, scenario: str, judge: Judge) -> Verdic
     sf = suite.resolve(scenario)
     sandbox = tmp_path / sf.id / "case"
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    return score(suite, sf, sandbox, transcript, "m", judge)
+    return score(suite.instrument(sf), sandbox, transcript, "m", judge)
 
 
 class _Refuses(Judge):

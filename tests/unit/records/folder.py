@@ -48,7 +48,7 @@ def record_rep(
         subject.keep(ctx.workdir)
         subject.apply(suite, sandbox)
         names = list(suite.fixture_dirs())
-        guarded = guarded_env_now(suite)
+        guarded = guarded_env_now(suite.checker)
         script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
         hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
         lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)

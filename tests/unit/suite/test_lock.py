@@ -59,6 +59,17 @@ def test_the_transcript_model_carries_no_verdict_logic() -> None:
     from evalkit.models import Transcript
 
     assert not hasattr(Transcript, "invalid_reason")
+    assert not hasattr(Transcript, "final_message")
+
+
+@pytest.mark.parametrize("cls", BUILT_INS, ids=lambda c: c.name)
+def test_what_the_judge_reads_and_what_scoring_sees_of_the_suite_are_hashed(cls: type) -> None:
+    from evalkit.scoring.instrument import Instrument
+    from evalkit.scoring.judge import build_prompt, final_message
+
+    labels = _labels(cls)
+    for thing in (final_message, build_prompt, Instrument):
+        assert f"scoring/{Path(sys.modules[thing.__module__].__file__ or '').name}" in labels
 
 
 def _runtime_imports(path: Path) -> list[tuple[int, str]]:
