@@ -7,6 +7,8 @@ instead of silently meaning nothing. Models written to disk carry ``schema_versi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -261,6 +263,21 @@ class Scenario(Strict):
     calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
 
 
+@dataclass(frozen=True)
+class ScenarioFile:
+    """A loaded scenario (`suite/scenarios.py` reads one). It holds the prose before the Task
+    block and never the Task itself."""
+
+    scenario: Scenario
+    path: Path
+    sha256: str
+    prose: str
+
+    @property
+    def id(self) -> str:
+        return self.scenario.id
+
+
 # --------------------------------------------------------------------------- scripts
 
 
@@ -406,12 +423,6 @@ class Transcript(Model):
         default_factory=list, description="1-based lines that did not parse"
     )
     lines: int = 0
-
-    @property
-    def final_message(self) -> str:
-        if self.result is not None and self.result.result:
-            return self.result.result
-        return self.texts[-1] if self.texts else ""
 
     @property
     def model_id(self) -> str:

@@ -16,7 +16,7 @@ from evalkit.errors import ConfigError
 from evalkit.scoring.checker import Checker
 
 if TYPE_CHECKING:
-    from evalkit.reference.behaviour import CheckerReference
+    from evalkit.checkers.behaviour import CheckerReference
 
 GROUP = "evalkit.checkers"
 
@@ -55,7 +55,7 @@ def names() -> list[str]:
 
 def reference_for(checker: Checker) -> CheckerReference[Checker]:
     """The reference behaviour kept beside a checker, from its package's ``reference``."""
-    from evalkit.reference.behaviour import CheckerReference
+    from evalkit.checkers.behaviour import CheckerReference
 
     module_name = type(checker).__module__
     package = module_name.rpartition(".")[0]

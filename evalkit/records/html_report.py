@@ -32,7 +32,7 @@ from evalkit.records.report import Report, build_report, bundle_declarations
 from evalkit.records.results import read_results
 from evalkit.records.row_subject import subject_hash_of, variant_of
 from evalkit.records.workdir import Workdir
-from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.judge import build_prompt, final_message
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -215,7 +215,7 @@ def _detail(
     if isinstance(judge, dict) and rubric is not None and raw_lines:
         from evalkit.scoring.judge import prompt_hash
 
-        full = build_prompt(rubric, parse_lines(raw_lines).final_message)
+        full = build_prompt(rubric, final_message(parse_lines(raw_lines)))
         prompt_matches = prompt_hash(full) == judge.get("prompt_sha256")
         prompt, n = mask.mask(full)
         masked += n

@@ -390,14 +390,12 @@ def replay_decide(
         replay_log(kept.files.get("observed"), sandbox)
         transcript = parse_transcript(kept.files["transcript"])
         return decide(
-            suite,
-            kept.scenario,
+            suite.instrument(kept.scenario, fixtures),
             sandbox,
             transcript,
             line.model,
             ReplayJudge(kept.judge),
             kept.process,
-            fixtures=fixtures,
             without_subject=line.declarations.get("variant") == NO_SUBJECT_VARIANT,
         )
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evalkit.checkers.behaviour import Expectation
 from evalkit.models import CellExpectation
-from evalkit.reference.behaviour import Expectation
 from evalkit.reference.policy import FAULT_POLICIES, FLAKY, PREFIX, policy_names, scripted_agent
 from evalkit.reference.selftest import meets
 from evalkit.run.grid import GridCell, run_grid

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalkit.checkers.behaviour import PolicyPlan
 from evalkit.models import Step, ToolUseBlock
-from evalkit.reference.behaviour import PolicyPlan
 
 ESCAPE = "escape"
 PORT_ENV = "EVALKIT_ESCAPE_PORT"

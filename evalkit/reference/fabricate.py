@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from evalkit.checkers.behaviour import Fault
 from evalkit.models import Script, ToolUseBlock
-from evalkit.reference.behaviour import Fault
 from evalkit.reference.reactive import fill
 
 FABRICATED_VERSION = "0.0.0-fabricated"

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from evalkit.checkers.behaviour import Expectation, PolicyPlan
 from evalkit.errors import ConfigError
 from evalkit.models import Script
 from evalkit.records.policy_models import PREFIX as PREFIX
 from evalkit.records.policy_models import is_policy as is_policy
-from evalkit.reference.behaviour import Expectation, PolicyPlan
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite

@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.forked import forked_map
 from evalkit.models import Verdict
 from evalkit.records.gridlock import hold_grid_lock
-from evalkit.reference.behaviour import Expectation, SelfTestCase
+from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.launchers import direct_folder
@@ -86,7 +87,7 @@ def run_case(
     guarded real-world paths (default: where this process points them); it reaches the
     fabricated tools and the decision, never this process's environment. `from_template`
     copies the scenario's sandbox built once per command instead of building it anew."""
-    guarded = guarded_env_now(suite) if guarded is None else guarded
+    guarded = guarded_env_now(suite.checker) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
     if from_template:
         sandbox.parent.mkdir(parents=True, exist_ok=True)
@@ -127,8 +128,7 @@ def play(
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
     verdict = decide(
-        suite,
-        scenario,
+        suite.instrument(scenario),
         sandbox,
         parse_lines(lines),
         "self-test",
@@ -201,7 +201,7 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
-        for case in suite.reference.self_test_cases(scenario)
+        for case in self_test_cases(suite.reference, scenario)
     ]
     if workdir is None:
         return _self_test(suite, work, None)

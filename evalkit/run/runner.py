@@ -816,12 +816,11 @@ def _score_and_keep(
         reach=reach,
     )
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
-    baselines = ctx.the_subject().baselines(ctx.suite)
+    instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
     verdict = decide(
-        ctx.suite, scenario, sandbox, transcript, model, judge, process, folder, baselines,
-        without_subject=bare,
-    )  # fmt: skip
+        instrument, sandbox, transcript, model, judge, process, folder, without_subject=bare
+    )
     files = {
         **keep_text(folder, "transcript", redacted),
         **keep_text(folder, "stderr", redact(_read_text(sandbox / STDERR))),
@@ -830,12 +829,8 @@ def _score_and_keep(
         **keep_checker_error(folder),
         **keep_log(sandbox, folder),
     }
-    files.update(
-        {
-            f"{name}_diff": path
-            for name, path in keep_folder_diffs(ctx.suite, sandbox, folder, baselines).items()
-        }
-    )
+    diffs = keep_folder_diffs(ctx.suite, sandbox, folder, instrument.fixtures)
+    files.update({f"{name}_diff": path for name, path in diffs.items()})
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
     decl = declarations(

@@ -33,7 +33,8 @@ def check_sandbox(
             "scoring it as another scenario would record a wrong verdict"
         )
     path = sandbox / TRANSCRIPT
-    inp = CheckInput(suite, scenario, sandbox, Transcript(), model, judge or default_judge(suite))
+    instrument = suite.instrument(scenario)
+    inp = CheckInput(instrument, sandbox, Transcript(), model, judge or default_judge(suite))
     if not path.is_file():
         return error_verdict(inp, "transcript-missing")
-    return decide(suite, scenario, sandbox, read_transcript(path), model, inp.judge, None, sandbox)
+    return decide(instrument, sandbox, read_transcript(path), model, inp.judge, None, sandbox)

@@ -18,20 +18,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from evalkit.models import Model, Polarity, Transcript, Verdict
+from evalkit.models import Model, Polarity, ScenarioFile, Transcript, Verdict
 from evalkit.scoring.fsdiff import FolderFiles
 from evalkit.scoring.observed import ObservedRun
 
 if TYPE_CHECKING:
+    from evalkit.scoring.instrument import Instrument
     from evalkit.scoring.judge import Judge
-    from evalkit.suite.config import Suite
-    from evalkit.suite.scenarios import ScenarioFile
 
 
 @dataclass
 class CheckInput:
-    suite: Suite
-    scenario: ScenarioFile
+    instrument: Instrument
     sandbox: Path
     transcript: Transcript
     model: str
@@ -39,18 +37,18 @@ class CheckInput:
     observed: list[ObservedRun] | None = None
     """The runs of the suite's observed scripts (None: the suite observes none)."""
 
-    fixtures: Mapping[str, Path] | None = None
-    """Each fixture as the agent found it: with the subject it ran with applied (a variant's
-    wording inside a fixture is no write of the agent's). None: the suite's own fixtures."""
+    @property
+    def scenario(self) -> ScenarioFile:
+        return self.instrument.scenario
 
     def fixture_dir(self, name: str) -> Path:
-        if self.fixtures is not None and name in self.fixtures:
-            return self.fixtures[name]
-        return self.suite.fixture_dirs()[name]
+        """A fixture as the agent found it: with the subject it ran with applied (a variant's
+        wording inside a fixture is no write of the agent's)."""
+        return self.instrument.fixtures[name]
 
     def fixture_files(self, name: str) -> FolderFiles:
         """The files a checker compares the sandbox's folder with, read once per command."""
-        return self.suite.baseline_files(name, self.fixture_dir(name))
+        return self.instrument.fixture_files[name]
 
 
 class CheckerOptions(Model):

@@ -25,9 +25,7 @@ Whatever the verdict, the flags then name what the agent reached outside its rep
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evalkit.models import (
     EVIDENCE_FILES,
@@ -38,8 +36,9 @@ from evalkit.models import (
     Transcript,
     Verdict,
 )
-from evalkit.scoring.checker import CheckInput
+from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
+from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, read_runs
 from evalkit.scoring.rules import (
@@ -50,10 +49,6 @@ from evalkit.scoring.rules import (
     missing_hooks,
 )
 from evalkit.scoring.transcript import invalid_reason
-
-if TYPE_CHECKING:
-    from evalkit.suite.config import Suite
-    from evalkit.suite.scenarios import ScenarioFile
 
 CHECKER_ERROR = EVIDENCE_FILES["checker_error"]
 HOOKS_NOT_APPLIED = "required-hooks-not-applied"
@@ -75,34 +70,33 @@ class ProcessRecord(Model):
     """What the agent could reach (confined or not); None in records older than it."""
 
 
-def guarded_env_now(suite: Suite) -> dict[str, str]:
+def guarded_env_now(checker: Checker) -> dict[str, str]:
     """Where the checker's guarded paths point in this process, for a run with no record."""
     import os
 
-    return {k: os.environ.get(k, "") for k in suite.checker.guarded_env_names()}
+    return {k: os.environ.get(k, "") for k in checker.guarded_env_names()}
 
 
 def decide(
-    suite: Suite,
-    scenario: ScenarioFile,
+    instrument: Instrument,
     sandbox: Path,
     transcript: Transcript,
     model: str,
     judge: Judge,
     process: ProcessRecord | None = None,
     evidence: Path | None = None,
-    fixtures: Mapping[str, Path] | None = None,
     without_subject: bool = False,
 ) -> Verdict:
-    """One verdict, in the order above. `process` is None for a sandbox scored by hand or a
-    fabricated case; `evidence` is where a checker crash leaves its traceback; `fixtures` are
-    the fixtures as the agent found them (the subject applied), the suite's own when None;
+    """One verdict, in the order above. `instrument` holds all it reads of the suite, its
+    fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
+    fabricated case; `evidence` is where a checker crash leaves its traceback;
     `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
-    inp = CheckInput(suite, scenario, sandbox, transcript, model, judge, fixtures=fixtures)
-    guarded = process.guarded_env if process is not None else guarded_env_now(suite)
+    inp = CheckInput(instrument, sandbox, transcript, model, judge)
+    checker = instrument.checker
+    guarded = process.guarded_env if process is not None else guarded_env_now(checker)
     changes = process.guard_changes if process is not None else []
-    breaches, changed_flags = breach_reasons(inp, suite.checker.guarded_paths(guarded), changes)
-    required = [] if without_subject else inp.suite.config.required_hooks
+    breaches, changed_flags = breach_reasons(inp, checker.guarded_paths(guarded), changes)
+    required = [] if without_subject else list(instrument.required_hooks)
     verdict = _before_scoring(inp, process, required) or _score(inp, evidence)
     if breaches:
         verdict.reasons = breaches + verdict.reasons
@@ -110,7 +104,7 @@ def decide(
             verdict.verdict = "FAIL"
     reach = process.reach if process is not None else None
     verdict.flags = changed_flags + verdict.flags + reach_flags(reach, transcript)
-    if without_subject and inp.suite.config.required_hooks:
+    if without_subject and instrument.required_hooks:
         verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict
 
@@ -151,10 +145,10 @@ def _before_scoring(
         verdict.axis_a, verdict.axis_b, verdict.verdict = "A:FAIL", "B:FAIL", "FAIL"
         verdict.reasons = missing
         return verdict
-    observe = inp.suite.config.observe
+    observe = inp.instrument.observe
     if observe:
         try:
-            inp.observed = read_runs(inp.sandbox, observe)
+            inp.observed = read_runs(inp.sandbox, list(observe))
         except LogProblem as problem:
             return error_verdict(inp, str(problem))
     return None
@@ -162,7 +156,7 @@ def _before_scoring(
 
 def _score(inp: CheckInput, evidence: Path | None) -> Verdict:
     try:
-        return inp.suite.checker.check(inp)
+        return inp.instrument.checker.check(inp)
     except Exception as exc:  # a checker bug must cost the row its score, never the row
         if evidence is not None and evidence.is_dir():
             (evidence / CHECKER_ERROR).write_text(traceback.format_exc(), encoding="utf-8")

@@ -15,13 +15,22 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
-from evalkit.models import JudgeRecord
+from evalkit.models import JudgeRecord, Transcript
 from evalkit.scoring.hashing import sha256_bytes
 
 WAIT_NOTICE_SECONDS = 10.0
 
 
+def final_message(transcript: Transcript) -> str:
+    """The agent's last word: the result line's text, else its last text. All a judge reads
+    of a rep (and what a rule's `final` condition searches), so it is scoring code."""
+    if transcript.result is not None and transcript.result.result:
+        return transcript.result.result
+    return transcript.texts[-1] if transcript.texts else ""
+
+
 def build_prompt(rubric: str, final_message: str) -> str:
+    """The judge's whole input: the frozen rubric, then the final message."""
     return f"{rubric.rstrip()}\n\n---\nFinal message:\n\n{final_message}\n"
 
 
@@ -205,4 +214,3 @@ class UnavailableJudge(Judge):
 
     def identity(self) -> str:
         return f"unavailable:{self.reason}"
-

@@ -206,7 +206,7 @@ def ask_judge(
     Returns an ERROR verdict, keeping the record and the flags, when the judge failed or
     answered anything but YES or NO; None when its answer is on the verdict to read.
     """
-    rubric = inp.suite.rubric_file(rubric_name).read_text(encoding="utf-8")
+    rubric = inp.instrument.rubric_text(rubric_name)
     record = inp.judge.ask(build_prompt(rubric, message))
     verdict.judge = record
     if record.error is None and record.answer is not None:

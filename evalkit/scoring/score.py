@@ -10,17 +10,15 @@ from evalkit.models import Transcript, Verdict
 from evalkit.scoring.decide import decide
 
 if TYPE_CHECKING:
+    from evalkit.scoring.instrument import Instrument
     from evalkit.scoring.judge import Judge
-    from evalkit.suite.config import Suite
-    from evalkit.suite.scenarios import ScenarioFile
 
 
 def score(
-    suite: Suite,
-    scenario: ScenarioFile,
+    instrument: Instrument,
     sandbox: Path,
     transcript: Transcript,
     model: str,
     judge: Judge,
 ) -> Verdict:
-    return decide(suite, scenario, sandbox, transcript, model, judge)
+    return decide(instrument, sandbox, transcript, model, judge)

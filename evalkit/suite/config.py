@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from evalkit.errors import ConfigError
 from evalkit.scoring.checker import Checker
 from evalkit.scoring.fsdiff import FolderFiles, read_files
 from evalkit.scoring.hashing import tree_hash
+from evalkit.scoring.instrument import Instrument
 from evalkit.suite.build import canonical_hash, ensure_built, outputs, tool_version
 from evalkit.suite.catalog import (
     CONFIG_NAME,
@@ -21,11 +23,11 @@ from evalkit.suite.catalog import (
     Which,
     find_suite_root,
 )
-from evalkit.suite.scenarios import ScenarioFile
+from evalkit.suite.scenarios import ScenarioFile, decode_utf8
 from evalkit.suite.yamlio import describe
 
 if TYPE_CHECKING:
-    from evalkit.reference.behaviour import CheckerReference
+    from evalkit.checkers.behaviour import CheckerReference
 
 __all__ = ["CONFIG_NAME", "SET_FOLDERS", "Suite", "Which", "find_suite_root", "load_suite"]
 
@@ -125,6 +127,30 @@ class Suite(Catalog):
         if folder not in self._baseline_files:
             self._baseline_files[folder] = read_files(folder)
         return self._baseline_files[folder]
+
+    def instrument(
+        self, scenario: ScenarioFile, fixtures: Mapping[str, Path] | None = None
+    ) -> Instrument:
+        """All a verdict of `scenario` may read of the suite. `fixtures` are the fixtures as
+        the agent found them (with the subject applied), the suite's own where None."""
+        found = {n: (fixtures or {}).get(n, folder) for n, folder in self.fixture_dirs().items()}
+        return Instrument(
+            scenario=scenario,
+            checker=self.checker,
+            required_hooks=tuple(self.config.required_hooks),
+            observe=tuple(self.config.observe),
+            fixtures=found,
+            fixture_files={n: self.baseline_files(n, p) for n, p in found.items()},
+            rubric=self._rubrics.get(None),
+            rubrics={n: t for n, t in self._rubrics.items() if n is not None},
+        )
+
+    @cached_property
+    def _rubrics(self) -> dict[str | None, str]:
+        """The judge's rubrics read once per command, like the fixtures (None: its own)."""
+        paths: dict[str | None, Path] = {None: self.rubric_path}
+        paths.update({n: self.rubric_file(n) for n in self.config.judge.rubrics})
+        return {n: decode_utf8(p.read_bytes(), p) for n, p in paths.items() if p.is_file()}
 
     def plugin_hashes(self) -> dict[str, str]:
         """Suite-relative plugin path -> content hash, once per command like the fixtures."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -11,6 +10,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import ConfigError
 from evalkit.models import Scenario
+from evalkit.models import ScenarioFile as ScenarioFile
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.suite.yamlio import LIBYAML, load_text, refuse_anchors, validate
 
@@ -18,20 +18,6 @@ TASK_HEADING = re.compile(r"^##[ \t]+Task[ \t]*$", re.MULTILINE)
 HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 LEVEL_TAG = re.compile(r"-(L\d)(?:-|$)")
 _FENCE = "---"
-
-
-@dataclass(frozen=True)
-class ScenarioFile:
-    """A loaded scenario. It holds the prose before the Task block and never the Task itself."""
-
-    scenario: Scenario
-    path: Path
-    sha256: str
-    prose: str
-
-    @property
-    def id(self) -> str:
-        return self.scenario.id
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:

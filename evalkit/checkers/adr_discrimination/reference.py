@@ -10,15 +10,14 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.checkers.adr_discrimination.scoring import AdrDiscriminationChecker, PositiveExpect
-from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolUseBlock
-from evalkit.reference.behaviour import (
+from evalkit.checkers.behaviour import (
     CheckerReference,
     Expectation,
     Policy,
     PolicyPlan,
     SelfTestCase,
 )
-from evalkit.suite.scenarios import ScenarioFile
+from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
 
 
 class _Strict(Model):

@@ -37,6 +37,7 @@ from evalkit.models import Model, Polarity, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.frontmatter import split_front_matter
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.rules import ask_judge
 from evalkit.scoring.transcript import failed
 
@@ -296,7 +297,7 @@ class AdrDiscriminationChecker(Checker):
         flags.append(f"existing-file-edited:{'yes' if edited else 'no'}")
         known = _record_ids(fixture / folder, record)
         consulted = Consultation(self.opts).reasons(inp.transcript.tool_calls)
-        final = inp.transcript.final_message
+        final = final_message(inp.transcript)
         if rewritten:
             return self._rewritten(inp, consulted, rewritten, flags)
         if inp.scenario.scenario.polarity == "negative":
@@ -350,7 +351,7 @@ class AdrDiscriminationChecker(Checker):
         )
         if created or not edited or self.opts.phantom_rubric is None:
             return verdict
-        failed = ask_judge(inp, verdict, inp.transcript.final_message, self.opts.phantom_rubric)
+        failed = ask_judge(inp, verdict, final_message(inp.transcript), self.opts.phantom_rubric)
         if failed is not None:
             return failed
         if verdict.judge is not None and verdict.judge.answer == "YES":

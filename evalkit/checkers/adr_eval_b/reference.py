@@ -21,9 +21,8 @@ from evalkit.checkers.adr_eval_b.scoring import (
     RetrievalExpect,
     _kind,
 )
-from evalkit.models import Polarity, Quote, Script, Step, TextBlock, ToolUseBlock
-from evalkit.reference.behaviour import Expectation, Policy, PolicyPlan, SelfTestCase
-from evalkit.suite.scenarios import ScenarioFile
+from evalkit.checkers.behaviour import Expectation, Policy, PolicyPlan, SelfTestCase
+from evalkit.models import Polarity, Quote, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
 
 FOUND_ID = r"(?m)^(\d{4})\s"
 """The first record id adr-find prints: each of its result blocks starts with one."""

@@ -39,7 +39,7 @@ from evalkit.scoring.rules import ask_judge
 from evalkit.scoring.transcript import failed
 
 if TYPE_CHECKING:
-    from evalkit.suite.scenarios import ScenarioFile
+    from evalkit.models import ScenarioFile
 
 Kind = Literal["write-trigger", "retrieval"]
 

@@ -47,6 +47,7 @@ from evalkit.checkers.rules.timeline import (
 )
 from evalkit.models import ToolCall
 from evalkit.scoring.frontmatter import front_matter
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.transcript import succeeded
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+*?-")
@@ -176,7 +177,7 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
         )
         return Outcome(fired, [f"hook:{token(spec_h.event)}"])
     if isinstance(node, FinalCondition):
-        return Outcome(search(node.final, transcript.final_message), ["final"])
+        return Outcome(search(node.final, final_message(transcript)), ["final"])
     raise TypeError(f"unknown condition {type(node).__name__}")
 
 

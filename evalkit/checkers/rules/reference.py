@@ -14,8 +14,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
+from evalkit.checkers.behaviour import (
+    CheckerReference,
+    Expectation,
+    Policy,
+    PolicyPlan,
+    SelfTestCase,
+)
 from evalkit.checkers.rules.conditions import (
     AllCondition,
     AnyCondition,
@@ -36,16 +43,7 @@ from evalkit.checkers.rules.conditions import (
 from evalkit.checkers.rules.patterns import is_literal_glob
 from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.errors import ConfigError
-from evalkit.models import Model, Polarity, Script, Step, ToolUseBlock
-from evalkit.reference.behaviour import (
-    CheckerReference,
-    Expectation,
-    Policy,
-    PolicyPlan,
-    SelfTestCase,
-)
-from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.yamlio import describe
+from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, ToolUseBlock
 
 NEUTRAL_FINAL = "I looked at the code and answered; nothing else was needed."
 FILLER = "calibration"
@@ -296,12 +294,10 @@ def _generate_file(node: FileCondition) -> list[AnyAction]:
 
 def checked_calibration(checker: RulesChecker, scenario: ScenarioFile) -> Calibration:
     """The scenario's calibration, refused at load when `act` is needed but cannot be
-    generated from its rules."""
+    generated from its rules (a calibration of the wrong shape raises ValidationError, which
+    the suite's loader names by file and line)."""
     data = scenario.scenario.calibration
-    try:
-        calibration = Calibration.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe(exc, data, scenario.path, prefix="calibration")) from None
+    calibration = Calibration.model_validate(data)
     if calibration.act is None:
         try:
             _generated_act(checker, scenario)

@@ -22,11 +22,11 @@ from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
 from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
-from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.judge import build_prompt, final_message
 from evalkit.scoring.rules import error_verdict
 
 if TYPE_CHECKING:
-    from evalkit.suite.scenarios import ScenarioFile
+    from evalkit.models import ScenarioFile
 
 
 class GuardedPath(CheckerOptions):
@@ -95,8 +95,8 @@ class RulesChecker(Checker):
 
     def check(self, inp: CheckInput) -> Verdict:
         rules = self.expect_for(inp.scenario)
-        fixtures = {name: inp.fixture_files(name) for name in inp.suite.fixture_dirs()}
-        observe = tuple(inp.suite.config.observe)
+        fixtures = {name: inp.fixture_files(name) for name in inp.instrument.fixtures}
+        observe = inp.instrument.observe
         effects = Effects(inp.sandbox, fixtures, inp.transcript, inp.observed, observe)
         verdict = Verdict(
             scenario=inp.scenario.id,
@@ -108,8 +108,8 @@ class RulesChecker(Checker):
         )
 
         def ask() -> bool | str:
-            rubric = inp.suite.rubric_path.read_text(encoding="utf-8")
-            record = inp.judge.ask(build_prompt(rubric, inp.transcript.final_message))
+            rubric = inp.instrument.rubric_text()
+            record = inp.judge.ask(build_prompt(rubric, final_message(inp.transcript)))
             verdict.judge = record
             if record.error is not None or record.answer is None:
                 return record.error or "no-answer"

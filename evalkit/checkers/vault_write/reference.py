@@ -10,16 +10,15 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.checkers.vault_write.scoring import VaultWriteChecker
-from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolUseBlock
-from evalkit.reference.behaviour import (
+from evalkit.checkers.behaviour import (
     CheckerReference,
     Expectation,
     Policy,
     PolicyPlan,
     SelfTestCase,
 )
-from evalkit.suite.scenarios import ScenarioFile
+from evalkit.checkers.vault_write.scoring import VaultWriteChecker
+from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
 
 
 class _Strict(Model):

@@ -19,6 +19,7 @@ from evalkit.checkers.vault_write.notes import check_note
 from evalkit.models import Model, Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.rules import ask_judge
 
 
@@ -135,7 +136,7 @@ class VaultWriteChecker(Checker):
             if any(r.startswith("B-fail:") for r in verdict.reasons):
                 verdict.axis_b, verdict.verdict = "B:FAIL", "FAIL"
             return verdict
-        failed = ask_judge(inp, verdict, inp.transcript.final_message)
+        failed = ask_judge(inp, verdict, final_message(inp.transcript))
         if failed is not None:
             return failed
         if verdict.judge is not None and verdict.judge.answer == "YES":

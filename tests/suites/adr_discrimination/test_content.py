@@ -474,6 +474,6 @@ def test_the_real_cli_fires_the_hook_and_reaches_the_tools(
     ][-1]
     assert "root=unset" in str(bash["content"]) and "0002  Accepted" in str(bash["content"])
     transcript = parse_lines(done.stdout.splitlines())
-    verdict = score(adr_suite, scenario, sandbox, transcript, "probe", FixedJudge("NO"))
+    verdict = score(adr_suite.instrument(scenario), sandbox, transcript, "probe", FixedJudge("NO"))
     assert verdict.verdict == "PASS", verdict.reasons
     assert "A-via:tool:adr-find" in verdict.reasons

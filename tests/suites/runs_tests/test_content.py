@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import SelfTestCase
 from evalkit.checkers.rules.conditions import NegativeRules, PositiveRules, RanCondition
 from evalkit.checkers.rules.reference import WriteAction
-from evalkit.reference.behaviour import SelfTestCase
 from evalkit.reference.selftest import run_case, self_test
 from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import FixedJudge
@@ -101,7 +101,7 @@ def test_a_run_log_gone_or_tampered_with_makes_the_row_an_error(
     transcript = read_transcript(sandbox / "transcript.jsonl")
 
     def decided() -> list[str]:
-        verdict = decide(rt_suite, sf, sandbox, transcript, "m", FixedJudge("NO"))
+        verdict = decide(rt_suite.instrument(sf), sandbox, transcript, "m", FixedJudge("NO"))
         assert verdict.verdict == "ERROR"
         return verdict.reasons
 

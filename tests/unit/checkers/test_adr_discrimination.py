@@ -20,8 +20,8 @@ from evalkit.checkers.adr_discrimination.scoring import (
     cites,
     record_rewritten,
 )
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
 from evalkit.scoring.score import score
@@ -69,7 +69,7 @@ def rescore(suite: Suite, tmp_path: Path, scenario: str, judge: Judge) -> Verdic
     sf = suite.resolve(scenario)
     sandbox = tmp_path / sf.id / "case"
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    return score(suite, sf, sandbox, transcript, "m", judge)
+    return score(suite.instrument(sf), sandbox, transcript, "m", judge)
 
 
 class _Refuses(Judge):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.checkers.vault_write.reference import PositiveCalibration
 from evalkit.models import Script, Step, ToolUseBlock, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.judge import CommandJudge
 from evalkit.scoring.transcript import read_transcript
@@ -90,8 +90,7 @@ def test_the_judge_reads_only_the_rubric_and_the_final_message(
 
     sandbox = tmp_path / "a" / "P3-L3-reporting" / "offer"
     verdict = score(
-        suite,
-        suite.resolve("P3"),
+        suite.instrument(suite.resolve("P3")),
         sandbox,
         read_transcript(sandbox / "transcript.jsonl"),
         "m",
@@ -109,8 +108,7 @@ def test_a_judge_that_crashes_makes_the_row_an_error(suite: Suite, tmp_path: Pat
     from evalkit.scoring.score import score
 
     again = score(
-        suite,
-        suite.resolve("P1"),
+        suite.instrument(suite.resolve("P1")),
         sandbox,
         read_transcript(sandbox / "transcript.jsonl"),
         "m",

@@ -8,9 +8,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.cli.app import guarded_call
 from evalkit.cli.main import app
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.suite.config import Suite
 from tests.conftest import REPO

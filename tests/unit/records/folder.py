@@ -13,6 +13,7 @@ from pathlib import Path
 
 from evalkit.models import GuardRecord, PlanCell
 from evalkit.records.results import append_row
+from evalkit.reference.cases import self_test_cases
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
 from evalkit.reference.selftest import isolation_env
@@ -37,7 +38,7 @@ def record_rep(
     such as `cut-before-result`), recorded as `run` records one."""
     suite = ctx.suite
     scenario = suite.resolve(scenario_ref)
-    cases = suite.reference.self_test_cases(scenario)
+    cases = self_test_cases(suite.reference, scenario)
     case = next(c for c in cases if c.name == case_name) if case_name else cases[0]
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-fab-"))
     try:
@@ -47,7 +48,7 @@ def record_rep(
         subject.keep(ctx.workdir)
         subject.apply(suite, sandbox)
         names = list(suite.fixture_dirs())
-        guarded = guarded_env_now(suite)
+        guarded = guarded_env_now(suite.checker)
         script = render(case.script, sandbox, names, suite.reference.script_values(guarded))
         hook_output = " ".join(h.output_contains for h in suite.config.required_hooks)
         lines = fabricate(script, sandbox, isolation_env(suite, sandbox), hook_output, case.fault)

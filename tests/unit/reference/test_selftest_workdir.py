@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import evalkit.reference.selftest as selftest_module
+from evalkit.checkers.behaviour import Expectation
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import Verdict
-from evalkit.reference.behaviour import Expectation
 from evalkit.reference.selftest import self_test
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite

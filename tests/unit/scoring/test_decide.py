@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolUseBlock, Transcript, Verdict
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.judge import Judge, interpret
@@ -57,8 +57,7 @@ def decide_in(
     evidence: Path | None = None,
 ) -> Verdict:
     return decide(
-        suite,
-        suite.resolve(scenario),
+        suite.instrument(suite.resolve(scenario)),
         sandbox,
         transcript or read_transcript(sandbox / "transcript.jsonl"),
         "m",
@@ -266,7 +265,7 @@ def test_the_no_plugin_arm_is_not_held_to_required_hooks_and_says_so(
     path = sandbox / "transcript.jsonl"
     path.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
     verdict = decide(
-        suite, suite.resolve("N1"), sandbox, read_transcript(path), "m", CountingJudge(),
+        suite.instrument(suite.resolve("N1")), sandbox, read_transcript(path), "m", CountingJudge(),
         process(), without_subject=True,
     )  # fmt: skip
     assert verdict.verdict == "PASS", verdict.reasons

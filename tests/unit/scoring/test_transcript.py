@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.transcript import invalid_reason, parse_lines
 
 
@@ -59,7 +60,7 @@ def test_a_complete_run_is_a_valid_measurement_with_its_tool_calls_paired() -> N
     t = parse_lines([HOOK, INIT, USE, RESULT_FOR_USE, TEXT, OK])
     assert invalid_reason(t) is None
     assert [(c.name, c.result) for c in t.tool_calls] == [("Write", "File created")]
-    assert t.final_message == "Done."
+    assert final_message(t) == "Done."
     assert (t.model_id, t.cli_version) == ("claude-x", "2.1.328")
     assert t.hooks[0].hook_event == "SessionStart"
 
@@ -174,7 +175,7 @@ def test_max_turns_is_a_budget_outcome_and_keeps_the_turns_it_took() -> None:
     )
     t = parse_lines([INIT, USE, RESULT_FOR_USE, capped])
     assert invalid_reason(t) == "budget:max-turns"
-    assert t.assistant_lines == 1 and t.final_message == ""
+    assert t.assistant_lines == 1 and final_message(t) == ""
 
 
 def test_an_event_of_an_unexpected_shape_is_a_bad_line_not_an_exception() -> None:

@@ -19,6 +19,7 @@ from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
 from evalkit.errors import ConfigError
 from evalkit.records.evidence import folder_diff, replay_folder
+from evalkit.reference.cases import self_test_cases
 from evalkit.run.sandbox import build_sandbox
 from evalkit.scoring.codehash import SCORING_PACKAGE, scoring_files
 from evalkit.scoring.hashing import tree_hash
@@ -58,6 +59,17 @@ def test_the_transcript_model_carries_no_verdict_logic() -> None:
     from evalkit.models import Transcript
 
     assert not hasattr(Transcript, "invalid_reason")
+    assert not hasattr(Transcript, "final_message")
+
+
+@pytest.mark.parametrize("cls", BUILT_INS, ids=lambda c: c.name)
+def test_what_the_judge_reads_and_what_scoring_sees_of_the_suite_are_hashed(cls: type) -> None:
+    from evalkit.scoring.instrument import Instrument
+    from evalkit.scoring.judge import build_prompt, final_message
+
+    labels = _labels(cls)
+    for thing in (final_message, build_prompt, Instrument):
+        assert f"scoring/{Path(sys.modules[thing.__module__].__file__ or '').name}" in labels
 
 
 def _runtime_imports(path: Path) -> list[tuple[int, str]]:
@@ -239,7 +251,7 @@ REFERENCE = """
 from typing import ClassVar
 from pydantic import BaseModel
 from evalkit.models import Polarity, Script
-from evalkit.reference.behaviour import CheckerReference, Expectation, Policy, PolicyPlan
+from evalkit.checkers.behaviour import CheckerReference, Expectation, Policy, PolicyPlan
 from fakechk.scoring import FakeChecker
 
 
@@ -306,7 +318,7 @@ def test_an_outside_checkers_scoring_code_is_locked_and_its_reference_is_not(
         )
     )
     suite = Suite(mini_root)
-    assert [c.name for c in suite.reference.self_test_cases(suite.resolve("P1"))][0] == "oracle"
+    assert [c.name for c in self_test_cases(suite.reference, suite.resolve("P1"))][0] == "oracle"
     freeze(suite)
 
     reference = outside_checker / "reference.py"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.cli.main import app
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
-from evalkit.reference.behaviour import Expectation, SelfTestCase
 from evalkit.reference.selftest import self_test
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.score import score
@@ -121,9 +121,8 @@ def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -
     never = suite.reference.plan_policy("never-act", suite.resolve("P1"))
     sandbox = _played(suite, tmp_path, "P1", SelfTestCase("idle", never.script, never.expect))
     sf = suite.resolve("P1")
-    verdict = score(
-        suite, sf, sandbox, read_transcript(sandbox / "transcript.jsonl"), "m", _Refuses()
-    )
+    transcript = read_transcript(sandbox / "transcript.jsonl")
+    verdict = score(suite.instrument(sf), sandbox, transcript, "m", _Refuses())
     assert (verdict.verdict, verdict.axis_a, verdict.axis_b) == ("FAIL", "A:FAIL", "B:n/a")
     assert verdict.judge is None
 
@@ -136,10 +135,10 @@ def test_the_judge_decides_when_nothing_mechanical_did(tmp_path: Path) -> None:
     sandbox = _played(suite, tmp_path, "P1", idle)
     sf = suite.resolve("P1")
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    offered = score(suite, sf, sandbox, transcript, "m", FixedJudge("YES"))
+    offered = score(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("YES"))
     assert (offered.verdict, offered.reasons) == ("PASS", ["A-via:note-offered"])
     assert offered.judge is not None and offered.judge.answer == "YES"
-    garbled = score(suite, sf, sandbox, transcript, "m", FixedJudge("perhaps"))
+    garbled = score(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("perhaps"))
     assert garbled.verdict == "ERROR" and garbled.reasons[0].startswith("judge-error:")
 
 

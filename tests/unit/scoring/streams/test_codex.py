@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.streams.codex import inner_command, skill_read
 from evalkit.scoring.transcript import agent_error_words, invalid_reason, parse_transcript
 
@@ -21,7 +22,7 @@ def test_a_finished_turn_is_a_valid_measurement() -> None:
     t = recorded("exec-ok.jsonl")
     assert t.bad_lines == []
     assert invalid_reason(t) is None
-    assert t.final_message == "Done."
+    assert final_message(t) == "Done."
     assert t.result is not None and t.result.usage["output_tokens"] == 386
 
 

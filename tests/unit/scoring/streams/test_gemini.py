@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import Transcript
+from evalkit.scoring.judge import final_message
 from evalkit.scoring.transcript import agent_error_words, invalid_reason, parse_transcript
 
 RECORDED = Path(__file__).parent / "gemini"
@@ -22,7 +23,7 @@ def test_a_finished_run_is_a_valid_measurement() -> None:
     t = recorded("stream-ok.jsonl")
     assert t.bad_lines == [] and invalid_reason(t) is None
     assert t.model_id == "evalkit-demo"
-    assert t.final_message == "Done."
+    assert final_message(t) == "Done."
 
 
 def test_each_tool_maps_onto_the_names_the_checkers_read() -> None:

@@ -4,6 +4,8 @@ Each checker package keeps one ``CheckerReference`` subclass in its ``reference.
 its reference policies, the calibration data they play from, its self-test cases and
 the harmless stand-ins for the real-world paths it guards. None of it can change a
 verdict, so none of it is in the lock: editing a policy or a case needs no refreeze.
+These are the declarations a checker's reference part makes; `evalkit.reference` plays
+them (`reference/cases.py` adds the cases every checker shares).
 """
 
 from __future__ import annotations
@@ -16,12 +18,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from evalkit.models import Polarity, Script, VerdictValue
+from evalkit.models import Polarity, ScenarioFile, Script, VerdictValue
 from evalkit.scoring.checker import Checker
-from evalkit.suite.scenarios import ScenarioFile
-
-NO_SUBJECT = "none"
-"""The no-plugin arm's variant name (`evalkit.suite.subject.NO_SUBJECT_VARIANT`)."""
 
 Fault = Literal["cut-before-result", "is-error-result", "no-hook"]
 C = TypeVar("C", bound=Checker)
@@ -75,50 +73,6 @@ class CheckerReference(ABC, Generic[C]):
 
     def __init__(self, checker: C) -> None:
         self.checker = checker
-
-    def self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
-        """Every reference policy, the ways a trace fails to be a measurement, then the
-        checker's own cases: fabricated behaviours in both directions for this scenario."""
-        cases = [
-            SelfTestCase(p.name, plan.script, plan.expect, plan.judge_answer)
-            for p in self.policies
-            for plan in [self.plan_policy(p.name, scenario)]
-        ]
-        ideal = cases[0].script
-        from evalkit.reference.escape import ESCAPE, escape_plan
-
-        first = self.plan_policy(self.policies[0].name, scenario)
-        escape = escape_plan(first)
-        cases.append(SelfTestCase(ESCAPE, escape.script, escape.expect, escape.judge_answer))
-        cases += [
-            SelfTestCase(
-                "cut-before-result",
-                ideal,
-                Expectation("ERROR", "no-result-line"),
-                fault="cut-before-result",
-            ),
-            SelfTestCase(
-                "is-error-result",
-                ideal,
-                Expectation("ERROR", "agent-error"),
-                fault="is-error-result",
-            ),
-            SelfTestCase(
-                "hook-missing", ideal, Expectation("FAIL", "hook-missing"), fault="no-hook"
-            ),
-        ]
-        cases += [
-            SelfTestCase(
-                f"{p.name}@{NO_SUBJECT}",
-                plan.script,
-                self.expect_without_subject(p.name, scenario, plan),
-                plan.judge_answer,
-                without_subject=True,
-            )
-            for p in self.policies
-            for plan in [self.plan_policy(p.name, scenario)]
-        ]
-        return cases + self.own_self_test_cases(scenario)
 
     def expect_without_subject(
         self, policy: str, scenario: ScenarioFile, plan: PolicyPlan
