@@ -24,7 +24,7 @@ def migrate(
     from evalkit.cli.app import out
     from evalkit.records.migrate import migrate_workdir
     from evalkit.records.workdir import Workdir
-    from evalkit.run.runner import default_workdir
+    from evalkit.run.context import default_workdir
 
     records = Workdir(workdir or default_workdir(state.suite()))
     for done in migrate_workdir(records):

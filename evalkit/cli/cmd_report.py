@@ -48,7 +48,7 @@ def report(
 
     from evalkit.cli.app import err, out
     from evalkit.records.report import build_report, to_markdown
-    from evalkit.run.runner import default_workdir
+    from evalkit.run.context import default_workdir
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()

@@ -25,7 +25,7 @@ def rescore(
     from evalkit.cli.app import err, out
     from evalkit.records.rescore import rescore_workdir
     from evalkit.records.workdir import Workdir
-    from evalkit.run.runner import default_workdir
+    from evalkit.run.context import default_workdir
 
     suite = state.suite()
     done = rescore_workdir(suite, Workdir(workdir or default_workdir(suite)))

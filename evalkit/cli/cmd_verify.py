@@ -31,7 +31,7 @@ def verify(
     """
     from evalkit.cli.app import out
     from evalkit.records.verification import verify_and_record
-    from evalkit.run.runner import default_workdir
+    from evalkit.run.context import default_workdir
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()

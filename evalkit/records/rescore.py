@@ -38,7 +38,7 @@ from evalkit.records.verify import (
     scoring_hash,
 )
 from evalkit.records.workdir import RepKey, Workdir, evidence_key
-from evalkit.run.runner import new_run_id
+from evalkit.run.context import new_run_id
 from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite
 

@@ -15,10 +15,11 @@ from evalkit.models import Script
 from evalkit.reference.behaviour import Expectation, PolicyPlan
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.reference.regression import Regression
+from evalkit.run.scripted import PREFIX as PREFIX
+from evalkit.run.scripted import is_policy as is_policy
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
-PREFIX = "policy:"
 FAULT_POLICIES = {
     "fault-500": "500",
     "fault-529": "529",
@@ -59,10 +60,6 @@ class ScriptedAgent:
     def cli_model(self) -> str:
         """What --model says; the init event reports it back as the model id."""
         return f"evalkit-{self.policy}"
-
-
-def is_policy(model: str) -> bool:
-    return model.startswith(PREFIX)
 
 
 def policy_names(suite: Suite) -> list[str]:
