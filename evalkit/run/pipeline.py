@@ -193,9 +193,7 @@ class _Pipeline(Generic[J, P, L, R]):
         with self._lock:
             return self._unrecorded > 0 or not self.outcomes.empty()
 
-    def deliver(
-        self, on_done: Callable[[R], None] | None, wait: float | None = None
-    ) -> None:
+    def deliver(self, on_done: Callable[[R], None] | None, wait: float | None = None) -> None:
         """Hand recorded outcomes to on_done in row order (waiting up to `wait` for one)."""
         try:
             outcome = self.outcomes.get(timeout=wait) if wait else self.outcomes.get_nowait()
