@@ -91,7 +91,7 @@ def evalkit_grid(base: Path, scenario: str, reps: int) -> Callable[[int], tuple[
 
 
 START = (
-    "import sys, evalkit.cli.main, evalkit.run.runner; "
+    "import sys, evalkit.cli.main, evalkit.run.session; "
     "from evalkit.suite.config import load_suite; from evalkit.suite.lock import ensure_frozen; "
     "ensure_frozen(load_suite(sys.argv[1]), False)"
 )
@@ -111,12 +111,15 @@ def start_only() -> Callable[[int], tuple[float, float]]:
 def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     """The CLI alone, on what the runner's prepared-rep step built for it."""
     from evalkit.records.run_ids import new_run_id
-    from evalkit.run.runner import RunContext, prepare_rep
+    from evalkit.reference.scripted import POLICIES
+    from evalkit.run.context import RunContext
+    from evalkit.run.rep import prepare_rep
     from evalkit.suite.config import load_suite
 
     suite = load_suite(REPO)
     scenario = suite.resolve(scenario_ref)
-    ctx = RunContext(suite, base / "bare-work", base / "bare-work" / "results.tsv", new_run_id())
+    ctx = RunContext(suite, base / "bare-work", base / "bare-work" / "results.tsv", new_run_id(),
+                     scripted=POLICIES)  # fmt: skip
     ctx.unconfined = True  # the CLI alone, with no sandbox around it
 
     def measure(number: int) -> tuple[float, float]:

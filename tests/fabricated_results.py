@@ -13,8 +13,8 @@ from typing import Any
 from evalkit.models import PlanCell, ResultRow
 from evalkit.records.results import append_row
 from evalkit.records.workdir import safe_name
+from evalkit.run.context import RunContext, record_plan
 from evalkit.run.grid import variant_rep
-from evalkit.run.runner import RunContext, record_plan
 from evalkit.suite.config import Suite
 
 XSS_NOTE = "<script>window.__evalkitXss = 'note'</script>"

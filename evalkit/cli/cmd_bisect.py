@@ -34,10 +34,12 @@ def bisect_command(
     Example: `evalkit bisect --good 2.1.326 --bad 2.1.328 --model sonnet --scenarios P1,P2`
     """
     from evalkit.cli.app import out
+    from evalkit.compare.sprt import bisect_versions
     from evalkit.errors import ConfigError
     from evalkit.records.run_ids import default_workdir, new_run_id
+    from evalkit.reference.scripted import POLICIES
     from evalkit.run.bisect import BisectPlan, run_bisect, versions_to_bisect
-    from evalkit.run.runner import RunContext
+    from evalkit.run.context import RunContext
     from evalkit.suite.lock import ensure_frozen
 
     if not (good and bad and model):
@@ -52,10 +54,10 @@ def bisect_command(
     chosen = versions_to_bisect(good, bad, versions)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=new_run_id(),
-                     allow_reserve=which == "reserve")  # fmt: skip
+                     allow_reserve=which == "reserve", scripted=POLICIES)  # fmt: skip
     plan = BisectPlan(chosen, pool, model, n0, max_reps, alpha, batch,
                       f"bisect --good {good} --bad {bad} --model {model}")  # fmt: skip
-    result = run_bisect(ctx, plan)
+    result = run_bisect(ctx, plan, bisect_versions)
     out.print(f"run {ctx.run_id}: {len(chosen)} version(s) from {good} to {bad}; "
               f"alpha' {result.alpha_prime:.4g}", markup=False)  # fmt: skip
     out.print("version  step  PASS k/n  LLR  note", markup=False)

@@ -38,8 +38,9 @@ def calibrate_command(
     from evalkit.reference.calibrate import calibrate
     from evalkit.reference.escape import ESCAPE
     from evalkit.reference.policy import policy_names
+    from evalkit.reference.scripted import POLICIES
     from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.runner import RunContext
+    from evalkit.run.context import RunContext
     from evalkit.suite.subject import build_subject
 
     if which not in ("run", "reserve", "all"):
@@ -59,6 +60,7 @@ def calibrate_command(
         subject=build_subject(suite, plugin, variant),
         unconfined=unconfined,
         agent=agent,
+        scripted=POLICIES,
     )
     ctx.use_cli(chosen_cli(cli))
     ctx.allow_reserve = which in ("reserve", "all")

@@ -30,6 +30,7 @@ def doctor_command(
     Example: `evalkit doctor --ping`
     """
     from evalkit.cli.app import out
+    from evalkit.reference.scripted import POLICIES
     from evalkit.run.doctor import Check, doctor
 
     suite_problem: Check | None = None
@@ -37,7 +38,7 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None, not no_self_test, cli, agent)
+    checks = doctor(suite, model if ping else None, None if no_self_test else POLICIES, cli, agent)
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +21,6 @@ from evalkit.cli.options import (
     notice,
 )
 from evalkit.cli.subject_options import PluginOption, VariantOption
-from evalkit.errors import ConfigError
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 
@@ -102,24 +103,13 @@ def grid(
     `evalkit grid W2 --failing-from W1 --reps 2`, or
     `evalkit grid --models policy:oracle --cli 2.1.327,2.1.328`
     """
+    from contextlib import ExitStack
+
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
-    from evalkit.cli.progress import rep_progress
-    from evalkit.records.run_ids import default_workdir, new_run_id
-    from evalkit.run.cli_versions import parse_versions, resolve
-    from evalkit.run.grid import (
-        expand_cells,
-        failed_rows,
-        failing_cells,
-        resume_cells,
-        run_agents_grid,
-        run_grid,
-        validate_cells,
-    )
-    from evalkit.run.judges import judge_notice
-    from evalkit.run.runner import RunContext, preflight
-    from evalkit.suite.lock import ensure_frozen
-    from evalkit.suite.subject import build_subject
+    from evalkit.cli.progress import RepProgress, rep_progress
+    from evalkit.reference.scripted import POLICIES
+    from evalkit.run.commands import GridRequest, Limits, OnDone, run_grid
 
     if agents and (resume or shard or run_id):
         raise typer.BadParameter(
@@ -129,78 +119,13 @@ def grid(
         raise typer.BadParameter("--set takes run, reserve or all")
     if variant and variants:
         raise typer.BadParameter("give --variant or --variants, not both")
-    model_list = [m for m in models.split(",") if m]
-    if not model_list and failing_from is None:
-        raise ConfigError("grid needs --models, e.g. --models sonnet,haiku")
-    suite = state.suite()
-    variant_list = variants.split(",") if variants else []
-    for name in variant_list:
-        build_subject(suite, plugin, name)  # a bad variant fails before anything runs
-    cli_list = parse_versions(cli) if cli else []
+    cli_list = [v.strip() for v in cli.split(",") if v.strip()] if cli else []
     if len(cli_list) > 1 and (resume or shard or failing_from):
         raise typer.BadParameter("several --cli versions run as a whole grid only")
-    chosen = resolve(cli_list)  # an unknown or unfit version fails before anything runs
-    pool = suite.scenarios(which)  # type: ignore[arg-type]
-    if scenarios:
-        pool = [suite.resolve(ref, which) for ref in scenarios.split(",") if ref]  # type: ignore[arg-type]
-    if which != "run":
-        err.print("running the reserve set: this is a measurement")
-    ensure_frozen(suite, allow_unfrozen)
-    preflight(suite, model_list)
-    if (notice_line := judge_notice(suite, model_list)) is not None:
-        err.print(notice_line, markup=False)
-    work = (workdir or default_workdir(suite)).resolve()
-    ctx = RunContext(
-        suite=suite,
-        workdir=work,
-        results=work / "results.tsv",
-        run_id=new_run_id(),
-        timeout=timeout,
-        retry_errors=retry_errors,
-        max_turns=max_turns,
-        max_cost_usd=max_cost_usd,
-        judge_timeout=judge_timeout,
-        notify=notice,
-        allow_reserve=which != "run",
-        subject=build_subject(suite, plugin, variant),
-        agent=agent,
-        skip_preflight=skip_preflight,
-        unconfined=unconfined,
-    )
-    if len(cli_list) == 1:
-        ctx.use_cli(chosen[cli_list[0]])
-    if failing_from is not None:
-        found = failed_rows(failing_from)
-        if model_list:
-            found = [r for r in found if r.model in model_list]
-        cells = failing_cells(suite, found, reps, controls)
-        out.print(f"inner loop: {len(cells)} rep(s) of failed cells and controls")
-    else:
-        several = cli_list if len(cli_list) > 1 else None
-        cells = expand_cells(pool, model_list, reps, variant_list, several)
-    if run_id is not None:
-        ctx.run_id = run_id
-    if shard is not None:
-        from evalkit.run.shard import (
-            grid_digest,
-            parse_shard,
-            shard_run_id,
-            slice_cells,
-            subject_hashes,
-        )
+    if cli:
+        from evalkit.run.cli_versions import parse_versions
 
-        part = parse_shard(shard)
-        settings = {"max_turns": max_turns, "timeout": timeout}
-        subjects = subject_hashes(suite, cells, ctx.the_subject(), plugin)
-        digest = grid_digest(suite, cells, settings, subjects)
-        ctx.run_id = run_id or shard_run_id(digest)
-        ctx.plan_extra = {"grid_digest": digest, "shard": part.label, "grid_cells": len(cells)}
-        total, cells = len(cells), slice_cells(cells, part)
-        source = f" (from {part.source})" if part.source else ""
-        out.print(
-            f"shard {part.label}{source}: {len(cells)} of {total} rep(s), grid {digest}, "
-            f"run id {ctx.run_id}"
-        )
+        cli_list = parse_versions(cli)
     command = f"grid --models {models} --set {which}"
     command += f" --scenarios {scenarios}" if scenarios else ""
     command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
@@ -208,66 +133,58 @@ def grid(
     command += f" --variants {variants}" if variants else ""
     command += f" --cli {cli}" if cli else ""
     command += " --failing-from" if failing_from else ""
-    with ctx.records.hold_grid(command, ctx.notes):
-        _say_notes(ctx.notes)
-        if resume:
-            cells, problems = resume_cells(ctx, cells)
-            for problem in problems:
-                err.print(f"skipped {problem}", markup=False)
-            adopted = sum(1 for c in cells if c.run_id is not None)
-            out.print(
-                f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before"
-            )
-        if not cells:
-            out.print("nothing to run")
-            return
-        validate_cells(ctx, cells)
-        if unconfined:
-            err.print(UNCONFINED_BANNER, style="bold red", markup=False)
-        with (
-            stop_on_signals(ctx.stop),
-            rep_progress(len(cells) * len(agents.split(",") if agents else [1])) as bar,
-        ):
-            if agents:
-                done = run_agents_grid(
-                    ctx, agents.split(","), cells, jobs, command, bar.done, plugin
-                )
-            else:
-                done = run_grid(
-                    ctx,
-                    cells,
-                    jobs,
-                    command,
-                    on_done=bar.done,
-                    plugins=plugin,
-                    inner_loop=failing_from is not None,
-                )
-    _say_notes(ctx.notes)
-    retried = sum(1 for d in done if d.retried)
-    if retried:
-        out.print(f"{retried} rep(s) retried after an infrastructure error")
+    limits = Limits(
+        timeout=timeout, judge_timeout=judge_timeout, retry_errors=retry_errors,
+        max_turns=max_turns, skip_preflight=skip_preflight, unconfined=unconfined,
+        allow_unfrozen=allow_unfrozen, agent=agent, plugins=plugin, variant=variant,
+        notify=notice, scripted=POLICIES,
+    )  # fmt: skip
+    request = GridRequest(
+        suite=state.suite(), models=[m for m in models.split(",") if m], workdir=workdir,
+        which=which,  # type: ignore[arg-type]
+        scenarios=[ref for ref in scenarios.split(",") if ref], reps=reps, jobs=jobs,
+        resume=resume, max_cost_usd=max_cost_usd, shard=shard, run_id=run_id,
+        agents=agents.split(",") if agents else [],
+        variants=variants.split(",") if variants else [], clis=cli_list,
+        failing_from=failing_from, controls=controls, command=command, limits=limits,
+    )  # fmt: skip
+    bars: list[RepProgress] = []
+
+    class Screen:
+        def say(self, line: str) -> None:
+            out.print(line, markup=False)
+
+        def warn(self, line: str) -> None:
+            err.print(line, markup=False)
+
+        @contextmanager
+        def running(self, total: int) -> Iterator[OnDone]:
+            if unconfined:
+                err.print(UNCONFINED_BANNER, style="bold red", markup=False)
+            with ExitStack() as stack:
+                stack.enter_context(stop_on_signals(limits.stop))
+                bars.append(stack.enter_context(rep_progress(total)))
+                yield bars[0].done
+
+    ran = run_grid(request, Screen())
+    if not ran.planned:
+        return
+    ctx = ran.ctx
+    if ran.retried:
+        out.print(f"{ran.retried} rep(s) retried after an infrastructure error")
     if ctx.backoff.pauses:
         out.print(f"paused new reps {ctx.backoff.pauses} time(s) when the API asked to wait")
-    if len(done) < len(cells) and not ctx.stop.is_set():
+    if ran.not_run:
         err.print(
             f"budget: the cost estimate reached ${ctx.spent:.4f} of ${max_cost_usd:g}; "
-            f"{len(cells) - len(done)} rep(s) not run, planned as skipped:budget"
+            f"{ran.not_run} rep(s) not run, planned as skipped:budget"
         )
-    for line in bar.guard_summary():
+    for line in bars[0].guard_summary():
         err.print(f"guarded path changed: {line}", markup=False, style="bold")
-    if ctx.stop.is_set():
+    if ran.stopped:
         err.print(
             "interrupted: reps in flight were stopped and recorded as ERROR; "
             "`evalkit grid --resume` runs what is missing"
         )
         raise typer.Exit(130)
-    out.print(f"rows in {rel(ctx.results)}; `evalkit report {rel(work)}` to read them")
-
-
-def _say_notes(notes: list[str]) -> None:
-    """Print, once, what the grid did besides reps (a lock taken over, a folder set aside)."""
-    from evalkit.cli.app import err
-
-    for note in notes:
-        err.print(f"note: {note}", markup=False)
-    notes.clear()
+    out.print(f"rows in {rel(ctx.results)}; `evalkit report {rel(ctx.workdir)}` to read them")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,6 +26,7 @@ from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from evalkit.cli.progress import RepProgress
+    from evalkit.run.rep import RepOutcome
 
 
 @command("run")
@@ -59,73 +63,70 @@ def run(
     """
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
-    from evalkit.records.run_ids import default_workdir, new_run_id
-    from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.runner import RepOutcome, RunContext, run_reps
-    from evalkit.suite.lock import ensure_frozen
-    from evalkit.suite.subject import build_subject
+    from evalkit.reference.scripted import POLICIES
+    from evalkit.run.commands import Limits, OnDone, RunRequest, run_reps
 
-    suite = state.suite()
-    chosen = suite.resolve(scenario)
-    ensure_frozen(suite, allow_unfrozen)
-    work = (workdir or default_workdir(suite)).resolve()
-    ctx = RunContext(
-        suite=suite,
-        workdir=work,
-        results=(results or work / "results.tsv").resolve(),
-        run_id=new_run_id(),
-        timeout=timeout,
-        keep_sandboxes=keep_sandboxes,
-        retry_errors=retry_errors,
-        max_turns=max_turns,
-        judge_timeout=judge_timeout,
-        notify=notice,
-        allow_reserve=reserve,
-        subject=build_subject(suite, plugin, variant),
-        skip_preflight=skip_preflight,
-        unconfined=unconfined,
-        agent=agent,
-    )
-    ctx.use_cli(chosen_cli(cli))
+    limits = Limits(
+        timeout=timeout, judge_timeout=judge_timeout, retry_errors=retry_errors,
+        max_turns=max_turns, skip_preflight=skip_preflight, unconfined=unconfined,
+        allow_unfrozen=allow_unfrozen, agent=agent, plugins=plugin, variant=variant,
+        notify=notice, scripted=POLICIES,
+    )  # fmt: skip
+    request = RunRequest(
+        suite=state.suite(), scenario=scenario, model=model, workdir=workdir, reps=reps,
+        results=results, keep_sandboxes=keep_sandboxes, reserve=reserve, cli=cli, limits=limits,
+    )  # fmt: skip
 
-    from contextlib import AbstractContextManager, nullcontext
+    class Screen:
+        def say(self, line: str) -> None:
+            out.print(line, markup=False)
 
-    bar: AbstractContextManager[RepProgress | None]
-    if reps > 1 and err.is_terminal:  # rich's progress bar is imported only to be shown
-        from evalkit.cli.progress import rep_progress
+        def warn(self, line: str) -> None:
+            err.print(line, markup=False)
 
-        bar = rep_progress(reps)
-    else:
-        bar = nullcontext(None)
-    if unconfined:
-        err.print(UNCONFINED_BANNER, style="bold red", markup=False)
-    with stop_on_signals(ctx.stop), bar as progress:
-        # on one screen, rep lines go through the live bar's console so they print above it
-        live = progress.progress if progress is not None else None
-        printer = live.console if live is not None and out.is_terminal else out
+        @contextmanager
+        def running(self, total: int) -> Iterator[OnDone]:
+            bar: AbstractContextManager[RepProgress | None]
+            if total > 1 and err.is_terminal:  # rich's progress bar is imported only to be shown
+                from evalkit.cli.progress import rep_progress
 
-        def show(done: RepOutcome) -> None:
-            if done.breaches and progress is None:
-                from evalkit.cli.progress import breach_message
+                bar = rep_progress(total)
+            else:
+                bar = nullcontext(None)
+            if unconfined:
+                err.print(UNCONFINED_BANNER, style="bold red", markup=False)
+            with stop_on_signals(limits.stop), bar as progress:
+                yield partial(_show, progress)
 
-                err.print(breach_message(done), style="bold red", markup=False)
-            v = done.verdict
-            retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
-            printer.print(
-                f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
-                f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
-                + (retried if done.retried else ""),
-                markup=False,
-            )
-            if done.kept is not None:
-                printer.print(f"  sandbox kept at {done.kept}", markup=False)
-            if progress is not None:
-                progress.done(done)
-
-        run_reps(ctx, chosen, model, reps, on_done=show)
-    if ctx.stop.is_set():
+    ran = run_reps(request, Screen())
+    if ran.stopped:
         err.print("interrupted: the rep in flight was stopped and recorded as ERROR")
         raise typer.Exit(130)
-    subject = ctx.the_subject()
+    subject = ran.ctx.the_subject()
     out.print(f"subject: {subject.variant} {subject.hash}")
-    out.print(f"rows appended to {rel(ctx.results)}; evidence under {rel(work / 'evidence')}")
+    work = ran.ctx.workdir
+    out.print(f"rows appended to {rel(ran.ctx.results)}; evidence under {rel(work / 'evidence')}")
+
+
+def _show(progress: RepProgress | None, done: RepOutcome) -> None:
+    """One rep's line; on one screen it goes through the live bar's console, above the bar."""
+    from evalkit.cli.app import err, out
+
+    live = progress.progress if progress is not None else None
+    printer = live.console if live is not None and out.is_terminal else out
+    if done.breaches and progress is None:
+        from evalkit.cli.progress import breach_message
+
+        err.print(breach_message(done), style="bold red", markup=False)
+    v = done.verdict
+    retried = f" at attempt {done.attempt} (retried: {', '.join(done.retried)})"
+    printer.print(
+        f"{done.scenario} {done.model} rep {done.rep}: {v.verdict} {v.axis_a} "
+        f"{v.axis_b} {done.row.reasons}  ({done.seconds:.1f}s)"
+        + (retried if done.retried else ""),
+        markup=False,
+    )
+    if done.kept is not None:
+        printer.print(f"  sandbox kept at {done.kept}", markup=False)
+    if progress is not None:
+        progress.done(done)

@@ -23,7 +23,7 @@ from rich.progress import (
 from rich.text import Text
 
 from evalkit.cli.app import err
-from evalkit.run.runner import RepOutcome
+from evalkit.run.rep import RepOutcome
 
 
 def breach_count(outcome: RepOutcome) -> int:

@@ -16,8 +16,9 @@ from evalkit.checkers.behaviour import Expectation
 from evalkit.models import CellExpectation
 from evalkit.reference.policy import FAULT_POLICIES, FLAKY, PREFIX, policy_names, scripted_agent
 from evalkit.reference.selftest import meets
-from evalkit.run.grid import GridCell, run_grid
-from evalkit.run.runner import RepOutcome, RunContext
+from evalkit.run.context import RunContext
+from evalkit.run.grid import GridCell, run_cells
+from evalkit.run.rep import RepOutcome
 from evalkit.suite.config import Which
 from evalkit.suite.subject import NO_SUBJECT_VARIANT
 
@@ -76,7 +77,7 @@ def calibrate(
             for (scenario, model), (e, attempt) in expect.items()
         ],
     }
-    outcomes = run_grid(ctx, cells, jobs, f"calibrate --set {which}", on_done)
+    outcomes = run_cells(ctx, cells, jobs, f"calibrate --set {which}", on_done)
     result = [_cell(o, *expect[(o.scenario, o.model)]) for o in outcomes]
     order = {(s.id, p): i for i, (s, p) in enumerate((s, p) for s in scenarios for p in chosen)}
     return sorted(result, key=lambda c: order[(c.scenario, c.policy)])

@@ -23,8 +23,8 @@ from evalkit.records.gridlock import hold_grid_lock
 from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
-from evalkit.reference.launchers import direct_folder
 from evalkit.reference.placeholders import render
+from evalkit.run.launchers import direct_folder
 from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env

@@ -1,23 +1,43 @@
 """`evalkit bisect`: the first CLI version at which a behaviour changed, through real reps.
 
-The statistics live in `compare/sprt.py`; this module turns each draw it asks for into a
-batch of ordinary reps in one results folder. Each batch is a grid of its own, so its plan is
-appended before it runs and `verify`'s planned-against-recorded count holds; every rep is a
-row like any other, with its CLI version. Reps go round-robin over the chosen scenarios.
+The statistics live in `compare/sprt.py` and are handed in by the command; this module turns
+each draw they ask for into a batch of ordinary reps in one results folder. Each batch is a
+grid of its own, so its plan is appended before it runs and `verify`'s planned-against-recorded
+count holds; every rep is a row like any other, with its CLI version. Reps go round-robin over
+the chosen scenarios.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
-from evalkit.compare.sprt import Bisection, bisect_versions
 from evalkit.errors import ConfigError, EvalkitError
-from evalkit.reference.policy import PREFIX
 from evalkit.run.cli_versions import resolve
-from evalkit.run.grid import GridCell, run_grid
-from evalkit.run.runner import RepOutcome, RunContext
+from evalkit.run.context import RunContext
+from evalkit.run.grid import GridCell, run_cells
+from evalkit.run.rep import RepOutcome
+from evalkit.run.scripted import PREFIX
 from evalkit.suite.scenarios import ScenarioFile
+
+R = TypeVar("R", covariant=True)
+
+
+class Search(Protocol[R]):
+    """The statistics that choose each draw and decide (`compare.sprt.bisect_versions`),
+    handed in by the caller so the runner needs none of the comparison layer."""
+
+    def __call__(
+        self,
+        versions: list[str],
+        draw: Callable[[str, int], list[bool]],
+        runs: Callable[[str], bool],
+        n0: int,
+        max_reps: int,
+        alpha: float,
+        batch: int,
+    ) -> R: ...
 
 
 @dataclass
@@ -36,8 +56,11 @@ class BisectPlan:
 
 
 def run_bisect(
-    ctx: RunContext, plan: BisectPlan, on_done: Callable[[RepOutcome], None] | None = None
-) -> Bisection:
+    ctx: RunContext,
+    plan: BisectPlan,
+    search: Search[R],
+    on_done: Callable[[RepOutcome], None] | None = None,
+) -> R:
     """Bisect plan.versions for the first one where plan.model's reps stop passing."""
     if not plan.scenarios:
         raise ConfigError("bisect needs at least one scenario")
@@ -52,7 +75,7 @@ def run_bisect(
             plan._next[key] = plan._next.get(key, 0) + 1
             cells.append(GridCell(scenario, model, plan._next[key], cli=version))
         command = f"{plan.command} (batch: {count} rep(s) at {version})"
-        return run_grid(ctx, cells, 1, command, on_done)
+        return run_cells(ctx, cells, 1, command, on_done)
 
     def draw(version: str, count: int) -> list[bool]:
         return [o.verdict.verdict == "PASS" for o in batch(version, count, plan.model)]
@@ -68,7 +91,7 @@ def run_bisect(
         resolve([end])  # an endpoint that cannot run is refused, never skipped
         if not runs(end):
             raise ConfigError(f"bisect: {end} cannot run its oracle rep ({oracle})")
-    return bisect_versions(
+    return search(
         plan.versions, draw, runs, plan.n0, plan.max_reps, plan.alpha, plan.batch
     )
 

@@ -32,8 +32,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
-from evalkit.reference.launchers import started_by
 from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
+from evalkit.run.launchers import started_by
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PRIVATE = ("/tmp",)

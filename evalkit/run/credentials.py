@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 
 from evalkit.errors import PrerequisiteError
-from evalkit.reference.policy import is_policy
+from evalkit.run.scripted import is_policy
 
 CREDENTIAL_VARIABLES = (
     "ANTHROPIC_API_KEY",

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import EvalkitError
-from evalkit.reference.selftest import self_test
 from evalkit.run.agent import base_environment, run_agent
 from evalkit.run.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
 from evalkit.run.cli_versions import chosen_cli
 from evalkit.run.credentials import WAYS, credentials_present
+from evalkit.run.scripted import ScriptedModels
 from evalkit.scoring.transcript import invalid_reason, read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import drift, lock_path, read_lock
@@ -130,17 +130,16 @@ def check_lock(suite: Suite) -> Check:
     return Check("lock", True, f"frozen, {len(lock.hashes)} entries match")
 
 
-def check_self_test(suite: Suite) -> Check:
-    cells = self_test(suite)
-    wrong = [c for c in cells if not c.ok]
+def check_self_test(suite: Suite, scripted: ScriptedModels) -> Check:
+    wrong, total = scripted.self_test(suite)
     if wrong:
         return Check(
             "self-test",
             False,
-            f"{len(wrong)}/{len(cells)} cells other than designed",
+            f"{wrong}/{total} cells other than designed",
             "run `evalkit self-test` to see them",
         )
-    return Check("self-test", True, f"{len(cells)}/{len(cells)} cells as designed")
+    return Check("self-test", True, f"{total}/{total} cells as designed")
 
 
 def ping(model: str) -> Check:
@@ -176,11 +175,12 @@ def ping(model: str) -> Check:
 def doctor(
     suite: Suite | None,
     ping_model: str | None = None,
-    self_test: bool = True,
+    self_test: ScriptedModels | None = None,
     cli: str | None = None,
     agent: str = "claude",
 ) -> list[Check]:
-    """For another agent, its CLI stands where Claude Code's and its credentials stood: it
+    """`self_test`: the scripted models whose self-test is one of the checks (None: none).
+    For another agent, its CLI stands where Claude Code's and its credentials stood: it
     runs scripted models only, which need none."""
     checks = (
         [check_cli(cli), check_confinement(), check_credentials()]
@@ -189,8 +189,8 @@ def doctor(
     )
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
-        if self_test:
-            checks.append(check_self_test(suite))
+        if self_test is not None:
+            checks.append(check_self_test(suite, self_test))
     if ping_model is not None:
         checks.append(ping(ping_model))
     return checks

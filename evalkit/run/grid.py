@@ -19,18 +19,19 @@ from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import read_rows
 from evalkit.records.workdir import tally
 from evalkit.run.cli_versions import resolve as resolve_versions
-from evalkit.run.pipeline import RepJob, pipeline_enabled, run_jobs
-from evalkit.run.preflight import prove_instrument
-from evalkit.run.request import check_run_id, validate_request
-from evalkit.run.runner import (
-    RepOutcome,
+from evalkit.run.context import (
     RunContext,
+    new_run_id,
     preflight,
     record_plan,
     record_skipped,
     run_options,
-    run_rep,
 )
+from evalkit.run.pipeline import pipeline_enabled, run_jobs
+from evalkit.run.preflight import prove_instrument
+from evalkit.run.rep import RepOutcome
+from evalkit.run.request import check_agent, check_run_id, validate_request
+from evalkit.run.session import STEPS, RepJob, run_rep, run_scenario
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import SUITE_VARIANT, build_subject
@@ -166,7 +167,7 @@ def _planned_variants(
 
 
 def validate_cells(ctx: RunContext, cells: list[GridCell]) -> None:
-    """Every refusal the grid can meet, before its plan (run_grid calls it; so may a caller
+    """Every refusal the grid can meet, before its plan (run_cells calls it; so may a caller
     that wants to refuse before it shows anything)."""
     scenarios = list({c.scenario.id: c.scenario for c in cells}.values())
     limits = [c.timeout for c in cells if c.timeout is not None]
@@ -206,7 +207,7 @@ def plan_cells(cells: list[GridCell], own: str = "") -> list[PlanCell]:
     ]
 
 
-def run_grid(
+def run_cells(
     ctx: RunContext,
     cells: list[GridCell],
     jobs: int,
@@ -254,7 +255,7 @@ def _run_held(
 ) -> list[RepOutcome]:
     ctx.check_records()
     if cells:
-        prove_instrument(ctx, cells[0].scenario, models)
+        prove_instrument(ctx, cells[0].scenario, models, run_scenario)
     fresh = [c for c in cells if c.run_id is None]
     for cell in cells:
         if cell.run_id is not None:
@@ -289,7 +290,7 @@ def _run_pipelined(
         for c in cells
     ]
     cell_of = {id(job): cell for job, cell in zip(planned, cells, strict=True)}
-    finished = run_jobs(planned, jobs, ctx.stop, on_done, lambda job: not ctx.over_budget())
+    finished = run_jobs(STEPS, planned, jobs, ctx.stop, on_done, lambda job: not ctx.over_budget())
     return finished.done, [cell_of[id(job)] for job in finished.skipped]
 
 
@@ -409,9 +410,6 @@ def run_agents_grid(
     """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
     run id of their own, so rows of one scenario, model and rep never share a key. Refused
     before anything is planned when an agent is unknown or one of them cannot run a model."""
-    from evalkit.records.run_ids import new_run_id
-    from evalkit.run.request import check_agent
-
     if len(set(agents)) != len(agents) or not agents:
         raise ConfigError("--agents names each agent once, e.g. claude,codex")
     models = sorted({c.model for c in cells})
@@ -423,5 +421,5 @@ def run_agents_grid(
             break
         run_id = ctx.run_id if index == 0 else new_run_id()
         each = replace(ctx, agent=agent, run_id=run_id, _cli_version=None)
-        done += run_grid(each, cells, jobs, f"{command} --agent {agent}", on_done, plugins)
+        done += run_cells(each, cells, jobs, f"{command} --agent {agent}", on_done, plugins)
     return done

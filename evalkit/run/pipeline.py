@@ -28,25 +28,17 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-
-from evalkit.run.runner import (
-    Attempt,
-    LaunchedRep,
-    PreparedRep,
-    RepOutcome,
-    RunContext,
-    finish_rep,
-    launch_rep,
-    prepare_rep,
-    record_attempt,
-    run_rep,
-)
-from evalkit.run.sandbox import TRANSCRIPT
-from evalkit.scoring.transcript import parse_lines
-from evalkit.suite.scenarios import ScenarioFile
+from typing import Generic, Protocol, TypeVar
 
 PIPELINE_ENV = "EVALKIT_PIPELINE"
 JOIN_POLL_SECONDS = 0.2
+
+J = TypeVar("J")
+P = TypeVar("P")
+L = TypeVar("L")
+R = TypeVar("R")
+Job = TypeVar("Job", contravariant=True)
+Out = TypeVar("Out", covariant=True)
 
 
 def pipeline_enabled() -> bool:
@@ -54,42 +46,83 @@ def pipeline_enabled() -> bool:
 
 
 @dataclass(frozen=True)
-class RepJob:
-    """One planned rep and the context it records into."""
+class Retry:
+    """An attempt recorded as superseded: the rep runs again, for this reason."""
 
-    ctx: RunContext
-    scenario: ScenarioFile
-    model: str
-    rep: int
-    timeout: float | None = None
-    run_id: str | None = None
-    retries: int | None = None
+    reason: str
 
-    @property
-    def allowed(self) -> int:
-        return self.ctx.retry_errors if self.retries is None else self.retries
+
+class Steps(Protocol[Job, P, L, Out]):
+    """The steps of one rep's attempt, as the pipeline drives them: Job a planned rep, P its
+    prepared attempt, L the attempt once its agent ended, Out its recorded outcome."""
+
+    def before(self, job: Job, attempt: int) -> None:
+        """Wait out what must pass before an attempt starts (a pause, a retry's wait)."""
+        ...
+
+    def prepare(self, job: Job, attempt: int) -> P:
+        """Build the attempt up to its agent's start; it claims nothing in the records."""
+        ...
+
+    def discard(self, prepared: P) -> None:
+        """Drop a prepared attempt that never launched."""
+        ...
+
+    def launch(self, job: Job, prepared: P) -> L:
+        """Claim the attempt's records and run its agent (not when a stop came first);
+        from here the attempt owes a record."""
+        ...
+
+    def must_wait(self, job: Job, launched: L) -> bool:
+        """Whether this attempt's record could change what the next rep does."""
+        ...
+
+    def finish(self, job: Job, launched: L, attempt: int, retried: list[str]) -> Out | Retry:
+        """Score, keep and record the attempt: its outcome, or the reason it runs again."""
+        ...
 
 
 @dataclass
-class Finished:
+class Finished(Generic[J, R]):
     """What the pipeline leaves behind: the recorded reps in row order, and the jobs that
     never started because `may_start` refused them (a budget reached)."""
 
-    done: list[RepOutcome] = field(default_factory=list)
-    skipped: list[RepJob] = field(default_factory=list)
+    done: list[R] = field(default_factory=list)
+    skipped: list[J] = field(default_factory=list)
+
+
+def run_one(steps: Steps[J, P, L, R], job: J) -> R:
+    """One rep, start to row: attempt 1, then a fresh attempt for each one recorded as to be
+    run again. Every attempt is recorded; only the last is the rep's outcome."""
+    retried: list[str] = []
+    attempt = 1
+    while True:
+        steps.before(job, attempt)
+        prepared = steps.prepare(job, attempt)
+        try:
+            launched = steps.launch(job, prepared)
+        except BaseException:
+            steps.discard(prepared)
+            raise
+        result = steps.finish(job, launched, attempt, retried)
+        if not isinstance(result, Retry):
+            return result
+        retried.append(result.reason)
+        attempt += 1
 
 
 def run_jobs(
-    jobs: list[RepJob],
+    steps: Steps[J, P, L, R],
+    jobs: list[J],
     lanes: int,
     stop: threading.Event,
-    on_done: Callable[[RepOutcome], None] | None = None,
-    may_start: Callable[[RepJob], bool] | None = None,
-) -> Finished:
+    on_done: Callable[[R], None] | None = None,
+    may_start: Callable[[J], bool] | None = None,
+) -> Finished[J, R]:
     """Run jobs on `lanes` lanes until done or `stop` is set; on_done is called in this
     thread, in row order. An exception anywhere sets `stop`, lets every committed rep end in
     its row, and is raised here."""
-    pipe = _Pipeline(jobs, max(1, lanes), stop, may_start or (lambda job: True))
+    pipe = _Pipeline(steps, jobs, max(1, lanes), stop, may_start or (lambda job: True))
     threads = [
         threading.Thread(target=pipe.lane, name=f"evalkit-lane-{i}") for i in range(pipe.lanes)
     ]
@@ -110,45 +143,46 @@ def run_jobs(
 
 
 def run_in_order(
-    jobs: list[RepJob],
+    steps: Steps[J, P, L, R],
+    jobs: list[J],
     stop: threading.Event,
-    on_done: Callable[[RepOutcome], None] | None = None,
-    may_start: Callable[[RepJob], bool] | None = None,
-) -> Finished:
+    on_done: Callable[[R], None] | None = None,
+    may_start: Callable[[J], bool] | None = None,
+) -> Finished[J, R]:
     """One lane: pipelined, or each rep start to row before the next when EVALKIT_PIPELINE=0."""
     if pipeline_enabled():
-        return run_jobs(jobs, 1, stop, on_done, may_start)
-    result = Finished()
+        return run_jobs(steps, jobs, 1, stop, on_done, may_start)
+    result: Finished[J, R] = Finished()
     for job in jobs:
         if stop.is_set():
             break
         if may_start is not None and not may_start(job):
             result.skipped.append(job)
             continue
-        outcome = run_rep(
-            job.ctx, job.scenario, job.model, job.rep, job.timeout, job.run_id, job.retries
-        )
+        outcome = run_one(steps, job)
         result.done.append(outcome)
         if on_done is not None:
             on_done(outcome)
     return result
 
 
-class _Pipeline:
+class _Pipeline(Generic[J, P, L, R]):
     def __init__(
         self,
-        jobs: list[RepJob],
+        steps: Steps[J, P, L, R],
+        jobs: list[J],
         lanes: int,
         stop: threading.Event,
-        may_start: Callable[[RepJob], bool],
+        may_start: Callable[[J], bool],
     ) -> None:
+        self.steps = steps
         self.jobs, self.lanes, self.stop, self.may_start = jobs, lanes, stop, may_start
-        self.result = Finished()
-        self.outcomes: queue.Queue[RepOutcome] = queue.Queue()
+        self.result: Finished[J, R] = Finished()
+        self.outcomes: queue.Queue[R] = queue.Queue()
         self.error: BaseException | None = None
         self._lock = threading.Lock()
         self._next = 0
-        self._ahead: dict[int, Future[PreparedRep]] = {}
+        self._ahead: dict[int, Future[P]] = {}
         self._preparer = ThreadPoolExecutor(1, thread_name_prefix="evalkit-prepare")
         self._finisher = ThreadPoolExecutor(lanes, thread_name_prefix="evalkit-finish")
         self._slots = threading.Semaphore(lanes)
@@ -159,9 +193,7 @@ class _Pipeline:
         with self._lock:
             return self._unrecorded > 0 or not self.outcomes.empty()
 
-    def deliver(
-        self, on_done: Callable[[RepOutcome], None] | None, wait: float | None = None
-    ) -> None:
+    def deliver(self, on_done: Callable[[R], None] | None, wait: float | None = None) -> None:
         """Hand recorded outcomes to on_done in row order (waiting up to `wait` for one)."""
         try:
             outcome = self.outcomes.get(timeout=wait) if wait else self.outcomes.get_nowait()
@@ -178,10 +210,10 @@ class _Pipeline:
 
     # ------------------------------------------------------------------ taking jobs
 
-    def _prepare(self, job: RepJob) -> PreparedRep:
-        return prepare_rep(job.ctx, job.scenario, job.model, job.rep, 1, job.timeout, job.run_id)
+    def _prepare(self, job: J) -> P:
+        return self.steps.prepare(job, 1)
 
-    def _take(self) -> tuple[RepJob, Future[PreparedRep]] | None:
+    def _take(self) -> tuple[J, Future[P]] | None:
         """The next job in order, committed, with its preparation (started now if it was not
         prepared ahead), and the preparation of the jobs after it started."""
         with self._lock:
@@ -200,14 +232,13 @@ class _Pipeline:
                     self._ahead[later] = self._preparer.submit(self._prepare, self.jobs[later])
             return job, future
 
-    @staticmethod
-    def _discard(future: Future[PreparedRep] | None) -> None:
+    def _discard(self, future: Future[P] | None) -> None:
         if future is None or future.cancel():
             return
 
-        def drop(done: Future[PreparedRep]) -> None:
+        def drop(done: Future[P]) -> None:
             if done.exception() is None:
-                done.result().discard()
+                self.steps.discard(done.result())
 
         future.add_done_callback(drop)
 
@@ -220,16 +251,15 @@ class _Pipeline:
         except BaseException as exc:
             self._fail(exc)
 
-    def _run(self, job: RepJob, prepared: Future[PreparedRep]) -> None:
-        ctx, attempt, retried = job.ctx, 1, list[str]()
+    def _run(self, job: J, prepared: Future[P]) -> None:
+        steps, attempt, retried = self.steps, 1, list[str]()
         while True:
-            ctx.backoff.wait(ctx.stop)
-            ctx.retry_wait.before(attempt, ctx.stop)
+            steps.before(job, attempt)
             rep = prepared.result()
             try:
-                launched = launch_rep(ctx, rep)
+                launched = steps.launch(job, rep)
             except BaseException:
-                rep.discard()
+                steps.discard(rep)
                 raise
             self._slots.acquire()
             with self._lock:
@@ -238,9 +268,9 @@ class _Pipeline:
                 done = self._finisher.submit(self._finish, job, launched, attempt, retried)
             except BaseException:
                 self._recorded()
-                rep.discard()
+                steps.discard(rep)
                 raise
-            if not self._must_wait(job, launched):
+            if not steps.must_wait(job, launched):
                 return
             why = done.result()
             if why is None:
@@ -248,39 +278,16 @@ class _Pipeline:
             retried.append(why)
             attempt += 1
             prepared = Future()
-            prepared.set_result(
-                prepare_rep(ctx, job.scenario, job.model, job.rep, attempt, job.timeout, job.run_id)
-            )
+            prepared.set_result(steps.prepare(job, attempt))
 
-    @staticmethod
-    def _must_wait(job: RepJob, launched: LaunchedRep) -> bool:
-        """Whether this rep's record could change what the next rep does."""
-        if job.allowed > 0 or job.ctx.max_cost_usd is not None:
-            return True
-        outcome = launched.outcome
-        if outcome.stopped is not None or outcome.exit_code != 0:
-            return True
-        transcript = launched.prepared.sandbox / TRANSCRIPT
-        try:
-            lines = transcript.read_bytes().decode("utf-8", "replace").splitlines()
-        except OSError:
-            return True
-        last = next((line for line in reversed(lines) if line.strip()), "")
-        result = parse_lines([last]).result  # a clean end is a result event on the last line
-        return result is None or result.is_error
-
-    def _finish(
-        self, job: RepJob, launched: LaunchedRep, attempt: int, retried: list[str]
-    ) -> str | None:
+    def _finish(self, job: J, launched: L, attempt: int, retried: list[str]) -> str | None:
         """Score and record one attempt; returns the retry reason when it is to run again."""
         try:
-            done: Attempt = finish_rep(job.ctx, launched)
-            why = record_attempt(job.ctx, done, attempt, job.allowed)
-            if why is None:
-                self.outcomes.put(
-                    done.outcome(job.scenario.id, job.model, job.rep, attempt, retried)
-                )
-            return why
+            result = self.steps.finish(job, launched, attempt, retried)
+            if isinstance(result, Retry):
+                return result.reason
+            self.outcomes.put(result)
+            return None
         except BaseException as exc:  # recorded as the pipeline's error, raised by run_jobs
             self._fail(exc)
             raise

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evalkit.errors import RefusedError
-from evalkit.reference.policy import PREFIX, is_policy, policy_names, scripted_agent
-from evalkit.reference.selftest import meets, self_test
+from evalkit.run.context import RunContext, new_run_id
+from evalkit.run.rep import RepOutcome
+from evalkit.run.scripted import PREFIX, is_policy, require_scripted
 from evalkit.suite.scenarios import ScenarioFile
 
-if TYPE_CHECKING:
-    from evalkit.run.runner import RunContext
+RunReps = Callable[[RunContext, ScenarioFile, str, int], list[RepOutcome]]
+"""Reps of one scenario on one model, planned and recorded (`session.run_scenario`)."""
 
 ORACLE = PREFIX + "oracle"
 ORACLE_TIMEOUT = 120.0
@@ -35,44 +36,42 @@ def needs_proof(models: list[str]) -> bool:
     return any(not is_policy(m) for m in models)
 
 
-def prove_instrument(ctx: RunContext, scenario: ScenarioFile, models: list[str]) -> None:
+def prove_instrument(
+    ctx: RunContext, scenario: ScenarioFile, models: list[str], run_reps: RunReps
+) -> None:
     """Refuse the run when the instrument is not proven for a real model among `models`; on
     return, ctx.preflight says what the plan records: `passed`, `skipped`, or empty when
-    every model is a policy."""
+    every model is a policy. `run_reps` runs the oracle rep."""
     ctx.preflight = ""
     if not needs_proof(models):
         return
     if ctx.skip_preflight:
         ctx.preflight = "skipped"
         return
-    cells = self_test(ctx.suite)
-    wrong = sum(1 for c in cells if not c.ok)
+    wrong, total = require_scripted(ctx.scripted).self_test(ctx.suite)
     if wrong:
         raise RefusedError(
-            f"preflight: the self-test has {wrong}/{len(cells)} cell(s) other than designed "
+            f"preflight: the self-test has {wrong}/{total} cell(s) other than designed "
             f"(`evalkit self-test` names them); {REFUSED}"
         )
-    problem = oracle_problem(ctx, scenario)
+    problem = oracle_problem(ctx, scenario, run_reps)
     if problem is not None:
         raise RefusedError(f"preflight: {problem}; {REFUSED}")
     ctx.preflight = "passed"
     if ctx.notify is not None:
         ctx.notify(
-            f"preflight passed: self-test {len(cells)}/{len(cells)} cells as designed, "
+            f"preflight passed: self-test {total}/{total} cells as designed, "
             f"{ORACLE} on {scenario.id} as designed through the CLI"
         )
 
 
-def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
+def oracle_problem(ctx: RunContext, scenario: ScenarioFile, run_reps: RunReps) -> str | None:
     """One `policy:oracle` rep of `scenario` through the CLI the run will use, with the run's
     subject, recorded in a scratch folder that is removed after; None when it came out as
     designed, else what it came out as."""
-    from evalkit.records.run_ids import new_run_id
-    from evalkit.run.runner import RunContext, run_reps
-
-    if ORACLE.removeprefix(PREFIX) not in policy_names(ctx.suite):
+    scripted = require_scripted(ctx.scripted)
+    if ORACLE.removeprefix(PREFIX) not in scripted.names(ctx.suite):
         return f"checker {ctx.suite.checker.name} declares no {ORACLE} to prove the CLI with"
-    expect = scripted_agent(ctx.suite, ORACLE, scenario).plan.expect
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-preflight-"))
     try:
         proof = RunContext(
@@ -87,6 +86,7 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
             subject=ctx.the_subject(),
             template_sandboxes=False,
             agent=ctx.agent,
+            scripted=scripted,
         )
         outcomes = run_reps(proof, scenario, ORACLE, 1)
     finally:
@@ -94,10 +94,11 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile) -> str | None:
     if ctx.stop.is_set() or not outcomes:
         raise RefusedError(f"preflight: interrupted during the {ORACLE} rep; {REFUSED}")
     done = outcomes[0]
-    if meets(done.verdict, expect):
+    designed = scripted.as_designed(ctx.suite, ORACLE, scenario, done.verdict)
+    if designed is None:
         return None
     cli = f"claude {done.row.cli_version}" if done.row.cli_version else "the CLI"
     return (
         f"{ORACLE} on {scenario.id} through {cli} came out {done.verdict.verdict} "
-        f"({done.row.reasons}), where {expect.verdict} was designed"
+        f"({done.row.reasons}), where {designed} was designed"
     )

@@ -14,16 +14,14 @@ from typing import TYPE_CHECKING
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import NAME_PATTERN, is_name
-from evalkit.reference.escape import ESCAPE
-from evalkit.reference.policy import PREFIX, is_policy, policy_names
-from evalkit.reference.regression import Regression
+from evalkit.run.context import RunContext, scratch_root
 from evalkit.run.retry import MAX_RETRY_ERRORS
+from evalkit.run.scripted import PREFIX, is_policy, require_scripted
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.template_tasks import refuse_placeholders
 
 if TYPE_CHECKING:
     from evalkit.records.workdir import RepKey
-    from evalkit.run.runner import RunContext
 
 
 def check_limit(name: str, seconds: float) -> None:
@@ -64,15 +62,16 @@ def check_fresh_reps(ctx: RunContext, reps: list[RepKey]) -> None:
 
 
 def check_models(ctx: RunContext, models: list[str]) -> None:
-    known = policy_names(ctx.suite)
     for model in models:
         if not model.strip() or any(c.isspace() for c in model):
             raise ConfigError(f"model {model!r}: a model name holds no whitespace")
-        name = model[len(PREFIX) :]
-        if is_policy(model) and name not in known and Regression.parse(name) is None:
+        if not is_policy(model):
+            continue
+        scripted = require_scripted(ctx.scripted)
+        if not scripted.accepts(ctx.suite, model[len(PREFIX) :]):
             raise ConfigError(
                 f"unknown policy '{model[len(PREFIX):]}' for checker "
-                f"{ctx.suite.checker.name}; known: {', '.join(known)}"
+                f"{ctx.suite.checker.name}; known: {', '.join(scripted.names(ctx.suite))}"
             )
 
 
@@ -138,9 +137,11 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
     from evalkit.run.confine import require_confinement, require_reachable_api
 
     if ctx.unconfined:
-        if f"{PREFIX}{ESCAPE}" in models:
+        policies = [m for m in models if is_policy(m)]
+        held = [m for m in policies if require_scripted(ctx.scripted).confined_only(m)]
+        if held:
             raise RefusedError(
-                f"{PREFIX}{ESCAPE} runs only confined: unconfined, its attempts to write outside "
+                f"{held[0]} runs only confined: unconfined, its attempts to write outside "
                 "its rep would land in HOME and the results folder; leave out --unconfined"
             )
         return
@@ -172,8 +173,6 @@ def validate_request(
 ) -> None:
     """Every refusal a run or grid can meet, before its plan is written; `reps` are the reps
     its new plan would name, `retries` any per-rep --retry-errors besides the run's."""
-    from evalkit.run.runner import scratch_root
-
     check_run_id(ctx.run_id)
     for count in {ctx.retry_errors, *(retries or [])}:
         check_retries(count)

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.reference.scripted import POLICIES
+from evalkit.run.context import RunContext
 from evalkit.run.retry import RetryWait
-from evalkit.run.runner import RunContext, run_reps
+from evalkit.run.session import run_scenario
 from evalkit.suite.config import Suite
 
 pytestmark = pytest.mark.e2e
@@ -27,8 +29,8 @@ def test_a_retried_server_error_waits_before_its_next_attempt(
 
     ctx = RunContext(
         suite=suite, workdir=tmp_path / "w", results=tmp_path / "w/results.tsv", run_id="r1",
-        retry_errors=1, retry_wait=RetryWait(draw=draw), max_retries=0,
+        retry_errors=1, retry_wait=RetryWait(draw=draw), max_retries=0, scripted=POLICIES,
     )  # fmt: skip
-    [done] = run_reps(ctx, suite.resolve("P1"), "policy:fault-500", 1)
+    [done] = run_scenario(ctx, suite.resolve("P1"), "policy:fault-500", 1)
     assert done.attempt == 2 and all(r.startswith("agent-error:server") for r in done.retried)
     assert before == [(0.0, 1.0)]

@@ -45,7 +45,7 @@ def test_only_the_runner_reads_a_task_block() -> None:
         for p in (REPO / "evalkit").rglob("*.py")
         if "read_task" in p.read_text()
     )
-    assert readers == ["evalkit/run/runner.py", "evalkit/suite/task.py"]
+    assert readers == ["evalkit/run/rep.py", "evalkit/suite/task.py"]
 
 
 def test_no_command_output_contains_a_task(suite: Suite, tmp_path: Path) -> None:

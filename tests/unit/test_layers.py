@@ -24,24 +24,6 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset(
     {
         # Upward imports that still exist, each to be removed by the change that owns it.
         # This list may only shrink: a pair that no longer exists fails the test below.
-        # run -> reference: the scripted agent is to sit behind a protocol reference implements
-        ("evalkit.run.runner", "evalkit.reference.escape"),
-        ("evalkit.run.runner", "evalkit.reference.placeholders"),
-        ("evalkit.run.runner", "evalkit.reference.policy"),
-        ("evalkit.run.runner", "evalkit.reference.scripted_server"),
-        ("evalkit.run.runner", "evalkit.reference.wire.gemini"),
-        ("evalkit.run.runner", "evalkit.reference.wire.responses"),
-        ("evalkit.run.request", "evalkit.reference.escape"),
-        ("evalkit.run.request", "evalkit.reference.policy"),
-        ("evalkit.run.request", "evalkit.reference.regression"),
-        ("evalkit.run.preflight", "evalkit.reference.policy"),
-        ("evalkit.run.preflight", "evalkit.reference.selftest"),
-        ("evalkit.run.credentials", "evalkit.reference.policy"),
-        ("evalkit.run.confine", "evalkit.reference.launchers"),
-        ("evalkit.run.doctor", "evalkit.reference.selftest"),
-        ("evalkit.run.bisect", "evalkit.reference.policy"),
-        # run -> compare: bisect's endpoint test
-        ("evalkit.run.bisect", "evalkit.compare.sprt"),
         # compare -> ci: the gate's JUnit cases and GitHub annotations
         ("evalkit.compare.gate_render", "evalkit.ci"),
         ("evalkit.compare.gate_render", "evalkit.ci.github"),

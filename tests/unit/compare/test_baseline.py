@@ -17,7 +17,7 @@ from evalkit.models import PlanCell, ResultRow
 from evalkit.records.results import append_row
 from evalkit.records.verification import read_verification
 from evalkit.records.workdir import Workdir
-from evalkit.run.runner import record_plan
+from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import ensure_frozen, freeze, lock_state, read_lock, record_baseline
 from evalkit.suite.subject import build_subject

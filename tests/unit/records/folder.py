@@ -18,7 +18,8 @@ from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
 from evalkit.reference.selftest import isolation_env
 from evalkit.run.agent import ProcessOutcome
-from evalkit.run.runner import RepOutcome, RunContext, _score_and_keep, record_plan
+from evalkit.run.context import RunContext, record_plan
+from evalkit.run.rep import RepOutcome, _score_and_keep
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.scoring.decide import guarded_env_now
 from evalkit.scoring.judge import FixedJudge

@@ -18,7 +18,7 @@ from evalkit.records.merge import merge
 from evalkit.records.report import build_report, to_markdown
 from evalkit.records.results import append_row
 from evalkit.records.verification import verify_and_record
-from evalkit.run.runner import record_plan
+from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 from tests.unit.records.folder import CALIBRATION, calibration_folder, context, record_rep

@@ -28,7 +28,7 @@ from evalkit.records.results import append_row
 from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import Trial, VerifyReport
 from evalkit.records.workdir import PLANS
-from evalkit.run.runner import RunContext, record_plan
+from evalkit.run.context import RunContext, record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Contamination, Lock
 from tests.conftest import REPO

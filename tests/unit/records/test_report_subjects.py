@@ -17,7 +17,7 @@ from evalkit.models import EvidenceLine, ExpectedBar, PlanCell, ResultRow
 from evalkit.records.report import Rate, Report, build_report, expected_verdict, rate, to_markdown
 from evalkit.records.results import COLUMNS, append_row, format_row
 from evalkit.records.workdir import Workdir
-from evalkit.run.runner import RunContext, record_plan
+from evalkit.run.context import RunContext, record_plan
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 

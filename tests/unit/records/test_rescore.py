@@ -19,7 +19,7 @@ from evalkit.records.results import read_results
 from evalkit.records.verification import verify_and_record
 from evalkit.records.verify import verify_workdir
 from evalkit.records.workdir import Workdir
-from evalkit.run.runner import record_plan
+from evalkit.run.context import record_plan
 from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze

@@ -8,7 +8,7 @@ import pytest
 
 from evalkit.models import PlanCell, ResultRow
 from evalkit.records.verify import verify_workdir
-from evalkit.run.runner import record_plan
+from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
 from evalkit.suite.subject import build_subject

@@ -11,7 +11,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
 from evalkit.records.results import append_row, read_results
 from evalkit.records.workdir import Workdir, grid_gaps, tally
-from evalkit.run.runner import RunContext, record_plan
+from evalkit.run.context import RunContext, record_plan
 from evalkit.suite.config import Suite
 
 

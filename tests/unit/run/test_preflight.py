@@ -10,13 +10,14 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
-import evalkit.run.preflight as preflight_module
 from evalkit.cli.main import app
 from evalkit.models import Script
 from evalkit.records.workdir import Workdir
+from evalkit.reference.scripted import Policies
 from evalkit.reference.scripted_server import ScriptedServer
+from evalkit.run.context import RunContext
 from evalkit.run.preflight import prove_instrument
-from evalkit.run.runner import RunContext
+from evalkit.run.rep import RepOutcome
 from evalkit.suite.config import Suite
 
 
@@ -59,30 +60,34 @@ def test_a_red_self_test_refuses_a_real_model_before_anything_is_planned(
     assert api.requests == [], "a request left for the API"
 
 
-def test_a_run_of_policies_alone_proves_nothing_first(
-    mini_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def never(*_: object) -> None:
-        raise AssertionError("the instrument was proven for a run of policies")
+class NeverProven(Policies):
+    """The scripted models, with a self-test that fails the test if it is ever asked for."""
 
-    monkeypatch.setattr(preflight_module, "self_test", never)
+    def self_test(self, suite: Suite) -> tuple[int, int]:
+        raise AssertionError("the instrument was proven")
+
+
+def never_run(*_: object) -> list[RepOutcome]:
+    raise AssertionError("an oracle rep ran")
+
+
+def test_a_run_of_policies_alone_proves_nothing_first(mini_root: Path, tmp_path: Path) -> None:
     suite = Suite(mini_root)
-    ctx = RunContext(suite=suite, workdir=tmp_path, results=tmp_path / "r.tsv", run_id="r1")
-    prove_instrument(ctx, suite.resolve("P1"), ["policy:oracle", "policy:always-write"])
+    ctx = RunContext(suite=suite, workdir=tmp_path, results=tmp_path / "r.tsv", run_id="r1",
+                     scripted=NeverProven())  # fmt: skip
+    models = ["policy:oracle", "policy:always-write"]
+    prove_instrument(ctx, suite.resolve("P1"), models, never_run)
     assert ctx.preflight == ""
 
 
 def test_skip_preflight_is_what_the_plan_records_for_a_real_model(
-    red_suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    red_suite: Path, tmp_path: Path
 ) -> None:
-    def never(*_: object) -> None:
-        raise AssertionError("the instrument was proven despite --skip-preflight")
-
-    monkeypatch.setattr(preflight_module, "self_test", never)
     suite = Suite(red_suite)
-    ctx = RunContext(suite=suite, workdir=tmp_path, results=tmp_path / "r.tsv", run_id="r1")
+    ctx = RunContext(suite=suite, workdir=tmp_path, results=tmp_path / "r.tsv", run_id="r1",
+                     scripted=NeverProven())  # fmt: skip
     ctx.skip_preflight = True
-    prove_instrument(ctx, suite.resolve("P1"), ["sonnet"])
+    prove_instrument(ctx, suite.resolve("P1"), ["sonnet"], never_run)
     assert ctx.preflight == "skipped"
 
 

@@ -10,14 +10,18 @@ import pytest
 
 from evalkit.errors import EvalkitError
 from evalkit.models import PlanCell
-from evalkit.run.grid import GridCell, failed_rows, run_grid, validate_cells
-from evalkit.run.runner import RunContext, record_plan, run_reps, scratch_root
+from evalkit.reference.scripted import POLICIES
+from evalkit.run.context import RunContext, record_plan, scratch_root
+from evalkit.run.grid import GridCell, failed_rows, run_cells, validate_cells
 from evalkit.run.sandbox import contamination_above
+from evalkit.run.session import run_scenario
 from evalkit.suite.config import Suite
 
 
 def context(suite: Suite, work: Path, **kw: object) -> RunContext:
-    ctx = RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id="r1")
+    ctx = RunContext(
+        suite=suite, workdir=work, results=work / "results.tsv", run_id="r1", scripted=POLICIES
+    )
     for key, value in kw.items():
         setattr(ctx, key, value)
     return ctx
@@ -36,21 +40,21 @@ def refused_without_a_plan(call: object, work: Path, *words: str) -> str:
 
 def test_a_policy_typo_is_refused_before_a_plan(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:orcle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:orcle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "orcle", "oracle")
 
 
 def test_a_grid_with_one_bad_policy_runs_nothing(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w")
     cells = [GridCell(suite.resolve("P1"), m, 1) for m in ("policy:oracle", "policy:orcle")]
-    refused_without_a_plan(lambda: run_grid(ctx, cells, 2, "grid"), tmp_path / "w", "orcle")
+    refused_without_a_plan(lambda: run_cells(ctx, cells, 2, "grid"), tmp_path / "w", "orcle")
     assert not (tmp_path / "w" / "manifest.jsonl").exists()
 
 
 def test_a_reserve_scenario_needs_permission_in_the_library(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w")
     reserve = suite.scenarios("reserve")[0]
-    call = lambda: run_reps(ctx, reserve, "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, reserve, "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", reserve.id, "reserve")
 
 
@@ -59,20 +63,20 @@ def test_a_timeout_that_is_no_limit_is_refused(
     suite: Suite, tmp_path: Path, timeout: float
 ) -> None:
     ctx = context(suite, tmp_path / "w", timeout=timeout)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "--timeout")
 
 
 def test_a_judge_timeout_of_zero_is_refused(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w", judge_timeout=0.0)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "--judge-timeout")
 
 
 def test_a_workdir_inside_the_suite_fixture_is_refused(suite: Suite, tmp_path: Path) -> None:
     work = suite.fixture_dirs()["vault"] / "results-here"
     ctx = context(suite, work)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, work, "fixture")
     assert not work.exists()
 
@@ -81,7 +85,7 @@ def test_a_workdir_that_is_a_file_is_refused(suite: Suite, tmp_path: Path) -> No
     work = tmp_path / "a-file"
     work.write_text("not a folder\n")
     ctx = context(suite, work)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     with pytest.raises(EvalkitError, match="is a file"):
         call()
     assert work.read_text() == "not a folder\n"
@@ -92,7 +96,7 @@ def test_a_workdir_that_cannot_be_written_is_refused(suite: Suite, tmp_path: Pat
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     ctx = context(suite, locked / "w")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, locked / "w", "WORKDIR")
 
 
@@ -100,7 +104,7 @@ def test_a_results_path_that_is_a_folder_is_refused(suite: Suite, tmp_path: Path
     work = tmp_path / "w"
     (work / "results.tsv").mkdir(parents=True)
     ctx = context(suite, work)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, work, "results file is a folder")
 
 
@@ -110,7 +114,7 @@ def test_a_scratch_folder_under_an_agents_md_is_refused_before_a_plan(
     (tmp_path / "AGENTS.md").write_text("Always write notes.\n")
     monkeypatch.setenv("EVALKIT_SCRATCH", str(tmp_path / "scratch"))
     ctx = context(suite, tmp_path / "w")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "AGENTS.md")
 
 
@@ -150,7 +154,7 @@ def test_a_run_id_that_is_not_a_name_is_refused_before_a_plan(
 ) -> None:
     work = tmp_path / "a" / "b" / "w"
     ctx = context(suite, work, run_id=run_id)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, work, "run id")
     assert all(p in (work, work.parent, work.parent.parent) for p in tmp_path.rglob("*"))
 
@@ -164,7 +168,7 @@ def test_a_run_id_already_holding_the_rep_is_refused_before_a_second_plan(
                 "run P1 policy:oracle --reps 1")  # fmt: skip
     before = (work / "plans.jsonl").read_bytes()
     with pytest.raises(EvalkitError) as caught:
-        run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)
+        run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)
     assert "r-same" in str(caught.value) and "\n" not in str(caught.value)
     assert (work / "plans.jsonl").read_bytes() == before, "a refused run id added a plan"
 
@@ -177,7 +181,7 @@ def test_a_run_id_whose_evidence_folder_exists_is_refused_before_a_plan(
     ctx.records.evidence_folder("r-left", suite.resolve("P1").id, "policy:oracle", 1).mkdir(
         parents=True
     )
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, work, "r-left")
 
 
@@ -195,7 +199,7 @@ def test_retry_errors_beyond_ten_are_refused_before_a_plan(
     suite: Suite, tmp_path: Path, retries: int
 ) -> None:
     ctx = context(suite, tmp_path / "w", retry_errors=retries)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "--retry-errors")
 
 
@@ -218,7 +222,7 @@ def test_a_resumed_rep_whose_plan_names_a_path_as_run_id_is_refused(
 
 def test_the_escape_policy_is_refused_unconfined(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w", unconfined=True)
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:escape", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:escape", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "policy:escape", "confined")
 
 
@@ -228,7 +232,7 @@ def test_a_confined_real_model_needs_an_api_a_bridge_reaches(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "ftp://gateway.example.com")
     ctx = context(suite, tmp_path / "w")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "sonnet", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "sonnet", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "ftp://", "--unconfined")
 
 
@@ -236,7 +240,7 @@ def test_a_malformed_planted_regression_is_refused_before_a_plan(
     suite: Suite, tmp_path: Path
 ) -> None:
     ctx = context(suite, tmp_path / "w")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:regress-from:2.1:p=2", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:regress-from:2.1:p=2", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "regress-from:VERSION")
 
 
@@ -247,12 +251,12 @@ def test_a_grid_of_an_unknown_cli_version_is_refused_before_a_plan(
     monkeypatch.setenv("npm_config_offline", "true")
     ctx = context(suite, tmp_path / "w")
     cells = [GridCell(suite.resolve("P1"), "policy:oracle", 1, cli="0.0.1")]
-    refused_without_a_plan(lambda: run_grid(ctx, cells, 1, "grid"), tmp_path / "w", "--cli 0.0.1")
+    refused_without_a_plan(lambda: run_cells(ctx, cells, 1, "grid"), tmp_path / "w", "--cli 0.0.1")
 
 
 def test_an_unknown_agent_is_refused_before_a_plan(suite: Suite, tmp_path: Path) -> None:
     ctx = context(suite, tmp_path / "w", agent="cursor")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "policy:oracle", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "cursor", "codex")
 
 
@@ -261,5 +265,5 @@ def test_codex_runs_only_scripted_models_so_far(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     ctx = context(suite, tmp_path / "w", agent="codex")
-    call = lambda: run_reps(ctx, suite.resolve("P1"), "gpt-5", 1)  # noqa: E731
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), "gpt-5", 1)  # noqa: E731
     refused_without_a_plan(call, tmp_path / "w", "codex", "gpt-5")

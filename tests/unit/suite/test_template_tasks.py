@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from evalkit.cli.main import app
 from evalkit.errors import RefusedError
+from evalkit.reference.scripted import POLICIES
+from evalkit.run.context import RunContext
 from evalkit.run.request import validate_request
-from evalkit.run.runner import RunContext
 from evalkit.suite.config import Suite
 from evalkit.suite.scaffold import TEMPLATES, init_suite
 from evalkit.suite.task import task_digest
@@ -62,7 +63,10 @@ def test_a_template_with_its_own_tasks_freezes(tmp_path: Path) -> None:
 
 
 def _context(root: Path, work: Path) -> RunContext:
-    return RunContext(suite=Suite(root), workdir=work, results=work / "results.tsv", run_id="r1")
+    return RunContext(
+        suite=Suite(root), workdir=work, results=work / "results.tsv", run_id="r1",
+        scripted=POLICIES,
+    )  # fmt: skip
 
 
 def test_a_real_model_is_never_run_on_a_placeholder_task(tmp_path: Path) -> None:

@@ -79,13 +79,13 @@ def test_gemini_home(tmp_path: Path) -> None:
 def test_an_agents_adapter_is_part_of_the_runner_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalkit.run import runner
+    from evalkit.run import rep as runner
 
     package = tmp_path / "run"
     (package / "agents").mkdir(parents=True)
-    (package / "runner.py").write_text("x = 1\n")
+    (package / "rep.py").write_text("x = 1\n")
     (package / "agents" / "codex.py").write_text("y = 1\n")
-    monkeypatch.setattr(runner, "__file__", str(package / "runner.py"))
+    monkeypatch.setattr(runner, "__file__", str(package / "rep.py"))
     monkeypatch.setattr(runner, "_RUNNER_HASH", None)
     before = runner.runner_source_hash()
     (package / "agents" / "codex.py").write_text("y = 2\n")

@@ -1,8 +1,9 @@
-"""`evalkit run`: one fresh, isolated, real Claude Code session per rep, scored and recorded.
+"""One rep's attempt, in four steps: prepare (sandbox, plugin copies, scripted server,
+environment, command line), launch (the agent), finish (score and keep the evidence) and
+record (the manifest line, and the TSV row unless it runs again).
 
-Every rep ends in exactly one TSV row and one manifest line, whatever happened:
-a crash, a timeout or an interrupt is an ERROR row with its reason, never a
-missing row and never a PASS.
+A crash, a timeout or an interrupt is an ERROR row with its reason, never a missing row
+and never a PASS; `session.py` runs these steps for a sequence of reps.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from evalkit import __version__
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.errors import ConfigError
 from evalkit.models import (
     EvidenceLine,
     GuardRecord,
-    PlanCell,
     Reach,
     ResultRow,
     Transcript,
@@ -40,26 +40,18 @@ from evalkit.records.keep import (
     keep_log,
     keep_text,
 )
-from evalkit.records.plans import write_plan
 from evalkit.records.redact import redact, redact_jsonl
-from evalkit.records.results import append_row, check_results_file, row_from_verdict
-from evalkit.records.workdir import Workdir
-from evalkit.reference.escape import PORT_ENV, run_values
-from evalkit.reference.placeholders import render
-from evalkit.reference.policy import is_policy, scripted_agent
+from evalkit.records.results import append_row, row_from_verdict
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
-from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
+from evalkit.run.agents.clis import agent_name, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG
-from evalkit.run.claude_cli import find_cli
-from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
-from evalkit.run.credentials import require_credentials
-from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
+from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
-from evalkit.run.request import validate_request
-from evalkit.run.retry import Backoff, RetryWait, pause_seconds, retry_reason
-from evalkit.run.sandbox import TEMPLATES, build_sandbox, contamination_above, isolation_env
+from evalkit.run.retry import pause_seconds, retry_reason
+from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
+from evalkit.run.scripted import RepScript, ScriptServer, is_policy, require_scripted
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes
@@ -67,15 +59,10 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject, build_subject
+from evalkit.suite.subject import NO_SUBJECT_VARIANT
 from evalkit.suite.task import read_task
 
-if TYPE_CHECKING:
-    from evalkit.models import Script
-    from evalkit.reference.scripted_server import ScriptedServer
-
 T = TypeVar("T")
-DEFAULT_MAX_RETRIES = 2
 ISOLATION_FIXED = (
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
     "DISABLE_TELEMETRY",
@@ -83,152 +70,6 @@ ISOLATION_FIXED = (
     "CLAUDE_CODE_MAX_RETRIES",
     "IS_SANDBOX",
 )
-
-
-def scratch_root() -> Path:
-    """Where each rep's sandbox, config dir and plugin copies go. Its path reaches hook
-    commands and tool calls unquoted in places evalkit does not control, so it holds no
-    whitespace: EVALKIT_SCRATCH with a space is refused, and a system temp folder with one
-    gives way to /tmp. Nothing above it may hold a file the CLI would load."""
-    chosen = os.environ.get("EVALKIT_SCRATCH")
-    root = Path(chosen or tempfile.gettempdir()).resolve()
-    if any(c.isspace() for c in str(root)):
-        fallback = Path("/tmp").resolve()
-        if chosen or any(c.isspace() for c in str(fallback)) or not fallback.is_dir():
-            raise RefusedError(
-                f"scratch folder {str(root)!r} holds whitespace, which breaks the plugins' "
-                "hook commands; set EVALKIT_SCRATCH to a path without spaces"
-            )
-        root = fallback
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RefusedError(f"scratch folder {root} cannot be made: {exc.strerror}") from None
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise RefusedError(f"scratch folder {root} is not writable; set EVALKIT_SCRATCH")
-    found = contamination_above(root)
-    if found is not None:
-        raise RefusedError(
-            f"scratch folder {root} is under {found}, which the CLI would load into every "
-            "session; set EVALKIT_SCRATCH to a folder outside it"
-        )
-    return root
-
-
-def checked_plugin_dirs(suite: Suite) -> list[Path]:
-    """The CLI ignores a missing --plugin-dir silently, so evalkit refuses it first."""
-    dirs = suite.plugin_dirs()
-    for path in dirs:
-        if not (path / ".claude-plugin" / "plugin.json").is_file():
-            raise ConfigError(
-                f"{suite.config_path}: plugins: {path} is not a plugin folder "
-                "(no .claude-plugin/plugin.json); the CLI would silently run without it"
-            )
-    return dirs
-
-
-@dataclass
-class Spending:
-    usd: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-@dataclass
-class RunContext:
-    """What every rep of a run shares."""
-
-    suite: Suite
-    workdir: Path
-    results: Path
-    run_id: str
-    timeout: float = DEFAULT_TIMEOUT
-    keep_sandboxes: bool = False
-    stop: threading.Event = field(default_factory=threading.Event)
-    max_retries: int = DEFAULT_MAX_RETRIES
-    judge_override: Judge | None = None
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT
-    allow_reserve: bool = False
-    """Reserve-set scenarios may run (a measurement): --reserve, or grid --set reserve."""
-    notify: Callable[[str], None] | None = None
-    """Where a slow judge says it is still waiting (the CLI's stderr)."""
-    retry_errors: int = 0
-    """Further attempts an infrastructural ERROR gets (--retry-errors)."""
-    max_turns: int | None = None
-    max_cost_usd: float | None = None
-    backoff: Backoff = field(default_factory=Backoff)
-    retry_wait: RetryWait = field(default_factory=RetryWait)
-    """The jittered wait before each retried attempt."""
-    plan_extra: dict[str, Any] = field(default_factory=dict)
-    """Recorded on every plan this run writes (a shard's grid digest and slice)."""
-    notes: list[str] = field(default_factory=list)
-    """What the run did besides reps that a user should hear about (printed by the CLI)."""
-    skip_preflight: bool = False
-    """Run a real model without proving the instrument first (--skip-preflight)."""
-    preflight: Literal["", "passed", "skipped"] = ""
-    """What proving the instrument came to, for the plan: passed, skipped, or empty."""
-    unconfined: bool = False
-    """--unconfined: reps run without their OS sandbox, each row flagged `unconfined`."""
-    template_sandboxes: bool = True
-    """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,
-    each sandbox is built in place, which is quicker when a command runs one rep."""
-    cli_path: Path | None = None
-    """The CLI a `--cli VERSION` run launches (from the version cache); None: `find_cli`."""
-    cli_integrity: str = ""
-    """That version's npm integrity hash, declared by every rep it runs."""
-    agent: str = "claude"
-    """The agent CLI each rep runs (--agent): claude, codex or gemini."""
-    _cli_version: str | None = None
-    _spending: Spending = field(default_factory=lambda: Spending())
-    """Shared by the copies a grid makes per variant, so one budget covers them all."""
-    subject: Subject | None = None
-    """The wording under test; the suite's own when not given (built on first use)."""
-    _subject_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def the_subject(self) -> Subject:
-        with self._subject_lock:
-            if self.subject is None:
-                self.subject = build_subject(self.suite)
-            return self.subject
-
-    def use_cli(self, cli: InstalledCli | None) -> None:
-        """Run every rep with this installed version (`--cli`); None keeps `find_cli`'s."""
-        if cli is not None:
-            self.cli_path, self.cli_integrity, self._cli_version = cli.path, cli.integrity, None
-
-    def cli_version(self, cli: Path) -> str:
-        if self._cli_version is None:
-            self._cli_version = agent_version(self.agent, cli)
-        return self._cli_version
-
-    def spend(self, usd: float) -> None:
-        with self._spending.lock:
-            self._spending.usd += usd
-
-    @property
-    def spent(self) -> float:
-        with self._spending.lock:
-            return self._spending.usd
-
-    def over_budget(self) -> bool:
-        return self.max_cost_usd is not None and self.spent >= self.max_cost_usd
-
-    @property
-    def records(self) -> Workdir:
-        """The results folder this run records into."""
-        return Workdir(self.workdir)
-
-    def check_records(self) -> None:
-        """Before anything is planned: every file the run will append to can take an append,
-        and the folder holds no other suite's reps."""
-        records = self.records
-        records.check_writable()
-        check_results_file(self.results)
-        others = records.recorded_suites() - {self.suite.name}
-        if others:
-            raise RefusedError(
-                f"{self.workdir}: this folder holds reps of suite {', '.join(sorted(others))}, "
-                f"not {self.suite.name}; record into another folder, or pass that suite's --suite"
-            )
 
 
 @dataclass
@@ -280,25 +121,6 @@ class Attempt:
         )  # fmt: skip
 
 
-def record_plan(
-    ctx: RunContext, cells: list[PlanCell], command: str, inner_loop: bool = False
-) -> None:
-    write_plan(
-        ctx.records, ctx.run_id, command, cells, results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight, **ctx.plan_extra,
-    )  # fmt: skip
-
-
-def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
-    """Planned reps that will not run (a budget reached): named in the plan, never a silently
-    smaller n."""
-    write_plan(
-        ctx.records, ctx.run_id, reason, [], results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name, skipped=cells, skip_reason=reason, preflight=ctx.preflight,
-        **ctx.plan_extra,
-    )  # fmt: skip
-
-
 def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
     """Each rep loads its own copy of the plugins, so nothing a session writes there (caches,
     bytecode, an agent's edits) reaches the frozen fixture or the next rep."""
@@ -334,34 +156,6 @@ def agent_command(
     for plugin in plugins:
         command += ["--plugin-dir", str(plugin)]
     return command
-
-
-def run_rep(
-    ctx: RunContext,
-    scenario: ScenarioFile,
-    model: str,
-    rep: int,
-    timeout: float | None = None,
-    run_id: str | None = None,
-    retries: int | None = None,
-) -> RepOutcome:
-    """One rep, start to row: attempt 1, then a fresh attempt for each infrastructural ERROR
-    while retries last. Every attempt keeps its evidence and manifest line; only the last
-    writes the TSV row. A stop requested at any point still ends in its ERROR row."""
-    allowed = ctx.retry_errors if retries is None else retries
-    rid = run_id or ctx.run_id
-    retried: list[str] = []
-    attempt = 1
-    while True:
-        ctx.backoff.wait(ctx.stop)
-        ctx.retry_wait.before(attempt, ctx.stop)
-        done = _run_attempt(ctx, scenario, model, rep, attempt, timeout or ctx.timeout, rid)
-        why = record_attempt(ctx, done, attempt, allowed)
-        if why is not None:
-            retried.append(why)
-            attempt += 1
-            continue
-        return done.outcome(scenario.id, model, rep, attempt, retried)
 
 
 def record_attempt(ctx: RunContext, done: Attempt, attempt: int, allowed: int) -> str | None:
@@ -415,7 +209,7 @@ class PreparedRep:
     run: dict[str, Any]
     cli: Path
     keep: bool = False
-    server: ScriptedServer | None = None
+    server: ScriptServer | None = None
     observed: list[Placed] = field(default_factory=list)
     prompt: bytes = field(default=b"", repr=False)
     """The Task, written to the CLI's stdin as it is (no newline added), then stdin closed."""
@@ -472,22 +266,16 @@ def prepare_rep(
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=root))
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
-    server: ScriptedServer | None = None
-    starting: Future[ScriptedServer] | None = None
+    server: ScriptServer | None = None
+    starting: Future[ScriptServer] | None = None
     confined: Confined | None = None
     try:
-        agent = scripted_agent(suite, model, scenario, attempt) if is_policy(model) else None
-        names = list(suite.fixture_dirs())
-        if agent is not None:  # its server starts while the sandbox's git calls run
-            values = suite.reference.script_values(guarded)
-            values.update(
-                run_values(Path.home(), ctx.workdir, scenario.path, os.environ.get(PORT_ENV))
-            )
-            script = render(agent.plan.script, sandbox, names, values)
-            choose = agent.chooser(scenario.id, rep, lambda s: render(s, sandbox, names, values))
-            starting = _start_in_background(
-                _scripted_server, script, agent.fault, choose, ctx.agent, scratch
-            )
+        agent = None
+        if is_policy(model):  # its server starts while the sandbox's git calls run
+            want = RepScript(suite, model, scenario, rep, attempt, sandbox, scratch, ctx.workdir,
+                             guarded, ctx.agent)  # fmt: skip
+            agent = require_scripted(ctx.scripted).for_rep(want)
+            starting = _start_in_background(agent.start)
         if ctx.template_sandboxes:
             TEMPLATES.copy(suite, scenario, sandbox, root)
         else:
@@ -507,7 +295,7 @@ def prepare_rep(
             env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
             cli_model = agent.cli_model
             if judge is None:
-                judge = FixedJudge(agent.plan.judge_answer)
+                judge = FixedJudge(agent.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
         if ctx.agent == "claude":
@@ -561,32 +349,11 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _scripted_server(
-    script: Script,
-    fault: str | None,
-    choose: Callable[[str], Script] | None = None,
-    agent: str = "claude",
-    scratch: Path | None = None,
-) -> ScriptedServer:
-    if agent == "codex" and scratch is not None:
-        from evalkit.reference.wire.responses import ResponsesServer
-        from evalkit.run.agents.codex import skills_root
-
-        return ResponsesServer(script, fault, skills_root(scratch)).start()
-    if agent == "gemini":
-        from evalkit.reference.wire.gemini import GeminiServer
-
-        return GeminiServer(script, fault).start()
-    from evalkit.reference.scripted_server import ScriptedServer
-
-    return ScriptedServer(script, fault, choose=choose).start()
-
-
 def _other_agent(
     agent: str,
     cli: Path,
     scratch: Path,
-    server: ScriptedServer | None,
+    server: ScriptServer | None,
     model: str,
     plugins: list[Path],
     env: dict[str, str],
@@ -684,37 +451,6 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
     if p.keep:
         result.kept = p.sandbox
     return result
-
-
-def _run_attempt(
-    ctx: RunContext,
-    scenario: ScenarioFile,
-    model: str,
-    rep: int,
-    attempt: int,
-    timeout: float,
-    run_id: str,
-) -> Attempt:
-    prepared = prepare_rep(ctx, scenario, model, rep, attempt, timeout, run_id)
-    try:
-        launched = launch_rep(ctx, prepared)
-    except BaseException:
-        prepared.discard()
-        raise
-    return finish_rep(ctx, launched)
-
-
-def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path], Path]:
-    """What every rep needs before anything is planned or launched: the plugins, the CLI, and
-    for a real model some credential that reaches it."""
-    if models is not None:
-        require_credentials(models)
-    return checked_plugin_dirs(suite), find_cli()
-
-
-def rep_cli(ctx: RunContext) -> Path:
-    """The CLI a rep launches: the version the run asked for, else the one `find_cli` finds."""
-    return ctx.cli_path if ctx.cli_path is not None else find_cli()
 
 
 _RUNNER_HASH: str | None = None
@@ -889,42 +625,3 @@ def usage_of(transcript: Transcript, seconds: float) -> dict[str, int | float]:
     }
 
 
-def run_reps(
-    ctx: RunContext,
-    scenario: ScenarioFile,
-    model: str,
-    reps: int,
-    on_done: Callable[[RepOutcome], None] | None = None,
-) -> list[RepOutcome]:
-    preflight(ctx.suite, [model])
-    keys = [(ctx.run_id, scenario.id, model, rep) for rep in range(1, reps + 1)]
-    validate_request(ctx, [scenario], [model], [], keys)
-    if reps == 1:
-        ctx.template_sandboxes = False
-    ctx.check_records()
-    from evalkit.run.preflight import prove_instrument
-
-    prove_instrument(ctx, scenario, [model])
-    record_plan(
-        ctx,
-        [PlanCell(scenario=scenario.id, model=model, reps=reps)],
-        f"run {scenario.id} {model} --reps {reps}" + run_options(ctx),
-    )
-    from evalkit.run.pipeline import RepJob, run_in_order
-
-    jobs = [RepJob(ctx, scenario, model, rep) for rep in range(1, reps + 1)]
-    return run_in_order(jobs, ctx.stop, on_done).done
-
-
-def run_options(ctx: RunContext) -> str:
-    """The options that change what a rep does, as the plan's command line shows them."""
-    shown = ""
-    if ctx.retry_errors:
-        shown += f" --retry-errors {ctx.retry_errors}"
-    if ctx.max_turns is not None:
-        shown += f" --max-turns {ctx.max_turns}"
-    if ctx.max_cost_usd is not None:
-        shown += f" --max-cost-usd {ctx.max_cost_usd:g}"
-    if ctx.preflight == "skipped":
-        shown += " --skip-preflight"
-    return shown

@@ -1,0 +1,85 @@
+"""The reference layer's answer to `run.scripted.ScriptedModels`: the policies, their
+scripted servers (Anthropic, Responses or Gemini wire), and the self-test that proves them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from evalkit.models import Script, Verdict
+from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
+from evalkit.reference.placeholders import render
+from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
+from evalkit.reference.regression import Regression
+from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
+
+
+class Policies:
+    """Every `policy:<name>` a suite can play, as a run's scripted models."""
+
+    def names(self, suite: Suite) -> list[str]:
+        return policy_names(suite)
+
+    def accepts(self, suite: Suite, name: str) -> bool:
+        return name in policy_names(suite) or Regression.parse(name) is not None
+
+    def confined_only(self, model: str) -> bool:
+        return model == f"{PREFIX}{ESCAPE}"
+
+    def for_rep(self, want: RepScript) -> ScriptedRep:
+        agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt)
+        names = list(want.suite.fixture_dirs())
+        values = want.suite.reference.script_values(want.guarded)
+        values.update(
+            run_values(Path.home(), want.workdir, want.scenario.path, os.environ.get(PORT_ENV))
+        )
+        sandbox = want.sandbox
+        script = render(agent.plan.script, sandbox, names, values)
+        choose = agent.chooser(
+            want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
+        )
+        start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
+        return ScriptedRep(agent.cli_model, agent.plan.judge_answer, start)
+
+    def self_test(self, suite: Suite) -> tuple[int, int]:
+        from evalkit.reference.selftest import self_test
+
+        cells = self_test(suite)
+        return sum(1 for c in cells if not c.ok), len(cells)
+
+    def as_designed(
+        self, suite: Suite, model: str, scenario: ScenarioFile, verdict: Verdict
+    ) -> str | None:
+        from evalkit.reference.selftest import meets
+
+        expect = scripted_agent(suite, model, scenario).plan.expect
+        return None if meets(verdict, expect) else expect.verdict
+
+
+POLICIES = Policies()
+
+
+def _scripted_server(
+    script: Script,
+    fault: str | None,
+    choose: Callable[[str], Script] | None,
+    agent: str,
+    scratch: Path,
+) -> ScriptServer:
+    if agent == "codex":
+        from evalkit.reference.wire.responses import ResponsesServer
+        from evalkit.run.agents.codex import skills_root
+
+        return ResponsesServer(script, fault, skills_root(scratch)).start()
+    if agent == "gemini":
+        from evalkit.reference.wire.gemini import GeminiServer
+
+        return GeminiServer(script, fault).start()
+    from evalkit.reference.scripted_server import ScriptedServer
+
+    return ScriptedServer(script, fault, choose=choose).start()
