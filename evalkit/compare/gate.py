@@ -22,7 +22,9 @@ from evalkit.compare.sides import (
     confounded,
     differing,
     load_side,
+    pooled_agents,
     pooled_subjects,
+    unchosen_agents,
     with_scenarios,
 )
 from evalkit.errors import ConfigError, RefusedError
@@ -358,16 +360,22 @@ def trust_causes(
                 "anyway",
             )
         )
+    unchosen = unchosen_agents(a, b, differ)
+    if unchosen is not None and not allow_confounded:
+        causes.append(Cause(token="confounded", side="both", detail=unchosen))
     for side in (a, b):
-        why = pooled_subjects(side)
-        if why is not None and not allow_confounded:
-            causes.append(Cause(token="confounded", side=side.label, detail=why))
+        for why in (pooled_subjects(side), pooled_agents(side)):
+            if why is not None and not allow_confounded:
+                causes.append(Cause(token="confounded", side=side.label, detail=why))
     return causes
 
 
 def _bars(report: Report, side: Side) -> list[Bar]:
+    """B's expected bars, of the cells its rows belong to (a cell split by agent or judge
+    names its own)."""
     models = {r.model for r in side.rows}
     variants = {side.variant(r) for r in side.rows}
+    factors = side.factor_values()
     return [
         Bar(
             cell=f"{c.set}/{c.level}/{c.polarity}/{c.model}/{c.variant}",
@@ -377,7 +385,10 @@ def _bars(report: Report, side: Side) -> list[Bar]:
             verdict=c.verdict,
         )
         for c in report.expected
-        if c.model in models and c.variant in variants
+        if c.model in models
+        and c.variant in variants
+        and c.agent in {"", *factors["agent"]}
+        and c.judge in {"", *factors["judge"]}
     ]
 
 
