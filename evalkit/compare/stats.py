@@ -226,6 +226,26 @@ def incomplete_beta(a: float, b: float, x: float) -> float:
     return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
 
 
+def beta_quantile(q: float, a: float, b: float) -> float:
+    """The x with I_x(a, b) = q (0 < q < 1; a, b > 0): Newton steps on the incomplete beta,
+    each kept inside a shrinking bracket so that a wild step bisects instead."""
+    low, high = 0.0, 1.0
+    x = a / (a + b)
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    for _ in range(100):
+        error = incomplete_beta(a, b, x) - q
+        if error < 0:
+            low = x
+        else:
+            high = x
+        if abs(error) < 1e-13 or high - low <= 1e-13 * high:
+            break
+        density = math.exp(log_norm + (a - 1) * math.log(x) + (b - 1) * math.log1p(-x))
+        step = x - error / density if density > 0 else -1.0
+        x = step if low < step < high else (low + high) / 2
+    return x
+
+
 def t_cdf(t: float, df: float) -> float:
     tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t))
     return 1.0 - tail if t >= 0 else tail
@@ -256,7 +276,7 @@ class Clustered:
     variance: float = field(metadata={"doc": "the cluster-robust variance of the rate"})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _t975(df: int) -> float:
     return t_quantile(0.975, df)
 
@@ -264,11 +284,15 @@ def _t975(df: int) -> float:
 def clustered_interval(counts: Sequence[tuple[int, int]]) -> Clustered | None:
     """The scenario-clustered 95 % interval of a pooled rate, from (passes, reps) per scenario.
 
-    Korn & Graubard's effective size with the degrees-of-freedom step, in the Wilson form of
-    Franco et al. (2019): the cluster-robust variance gives a design effect clamped to
-    [1, mean reps per scenario], the rate is put on N / deff reps, and z becomes t on G - 1
-    df. At 0 or 1 the reps are taken as fully correlated (n* = G, with z). None below two
-    scenarios: one scenario has no spread to measure.
+    Korn & Graubard's interval (1998): the cluster-robust variance gives a design effect,
+    clamped to [1, mean reps per scenario]; the effective size N / deff takes the
+    degrees-of-freedom step (times (t on N - 1 df / t on G - 1 df)^2); and the bounds are the
+    Clopper-Pearson (beta) bounds for the rate on that size, as R survey's
+    `svyciprop(method = "beta")` draws them. Not the Wilson form on the same size: near 0 or 1
+    a few scenarios can show almost no spread, the design effect then reads as 1, and Wilson's
+    lower bound sits above the true rate too often (the beta bounds hold 95 %). At 0 or 1 the
+    reps are taken as fully correlated (n* = G, Wilson with z). None below two scenarios: one
+    scenario has no spread to measure.
     """
     cells = [(k, n) for k, n in counts if n > 0]
     g = len(cells)
@@ -282,7 +306,10 @@ def clustered_interval(counts: Sequence[tuple[int, int]]) -> Clustered | None:
         low, high = wilson_at(p, g)
         return Clustered(low, high, mean_size, g, robust)
     deff = min(max(robust / (p * (1 - p) / total), 1.0), mean_size)
-    low, high = wilson_at(p, total / deff, _t975(g - 1))
+    size = total / deff * (_t975(total - 1) / _t975(g - 1)) ** 2
+    passes = p * size
+    low = beta_quantile(0.025, passes, size - passes + 1)
+    high = beta_quantile(0.975, passes + 1, size - passes)
     return Clustered(low, high, deff, g, robust)
 
 

@@ -942,7 +942,7 @@ def expected_line(report: Report) -> str:
 
 INTERVAL_NOTE = (
     "95% intervals count scenarios: the headline is clustered by scenario (G scenarios, "
-    "design effect deff; Korn-Graubard effective size with t on G-1 df, Wilson form); "
+    "design effect deff; Korn-Graubard: effective size with the df step, beta bounds); "
     "'indep' / 'reps as independent' is the rep-level Wilson interval beside it, optimistic "
     "when reps of one scenario are alike, and the only one for a cell of one scenario "
     "(clustered: n/a)"
