@@ -296,17 +296,25 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def t_quantile(q: float, df: float) -> float:
-    """Student's t quantile by bisection on the CDF (0.5 < q < 1)."""
+    """Student's t quantile (0.5 < q < 1): Newton steps on the CDF inside a bracket that
+    bisects whenever a step would leave it."""
     low, high = 0.0, 1.0
     while t_cdf(high, df) < q:
         high *= 2
+    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    x = (low + high) / 2
     for _ in range(200):
-        mid = (low + high) / 2
-        if t_cdf(mid, df) < q:
-            low = mid
+        error = t_cdf(x, df) - q
+        if error < 0:
+            low = x
         else:
-            high = mid
-    return (low + high) / 2
+            high = x
+        if abs(error) < 1e-15 or high - low <= 1e-14 * high:
+            break
+        density = math.exp(log_norm - (df + 1) / 2 * math.log1p(x * x / df))
+        step = x - error / density
+        x = step if low < step < high else (low + high) / 2
+    return x
 
 
 @dataclass(frozen=True)
@@ -320,7 +328,7 @@ class Clustered:
     variance: float = field(metadata={"doc": "the cluster-robust variance of the rate"})
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=2048)
 def _t975(df: int) -> float:
     return t_quantile(0.975, df)
 
