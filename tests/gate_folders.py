@@ -42,14 +42,16 @@ def fabricate(
     reps: int = 1,
     only: set[str] | None = None,
     verified: bool = True,
+    declared: dict[str, Any] | None = None,
 ) -> Path:
     """A results folder over both sets, and (unless told not to) a verification record that
-    calls it PUBLISHABLE, keyed by its records as they are."""
+    calls it PUBLISHABLE, keyed by its records as they are. `declared` adds to every rep's
+    declarations (an agent, a judge)."""
     work.mkdir(parents=True, exist_ok=True)
     for sf in suite.scenarios("all"):
         if only is not None and sf.id.split("-")[0] not in only:
             continue
-        decl = {**DECL, "scenario_sha256": sf.sha256, "model": model}
+        decl = {**DECL, "scenario_sha256": sf.sha256, "model": model, **(declared or {})}
         bundle = "evb-" + str(abs(hash(json.dumps(decl, sort_keys=True))))[:16]
         for rep in range(1, reps + 1):
             value = decide(sf.id, sf.scenario.polarity, rep)

@@ -6,12 +6,17 @@ Only ids, counts, rates and verdict words go in; a verify problem is counted, no
 from __future__ import annotations
 
 from evalkit.ci.junit import Case, Suite
-from evalkit.records.report import Report
+from evalkit.records.report import Cell, ExpectedCheck, Report
 from evalkit.records.verify import VerifyReport
 
 
 def _rate(k: int, n: int) -> str:
     return f"{k}/{n} ({k / n:.0%})" if n else f"{k}/{n}"
+
+
+def _factors(record: Cell | ExpectedCheck) -> list[str]:
+    """The agent, CLI version and judge a cell was split by (empty where it was not)."""
+    return [x for x in (record.agent, record.cli_version, record.judge) if x]
 
 
 def report_suites(report: Report) -> list[Suite]:
@@ -41,7 +46,7 @@ def report_suites(report: Report) -> list[Suite]:
             rate = cell.pass_rate
             case = Case(
                 f"report.cell.{table.set}.{group}",
-                f"{cell.polarity} {cell.model} {cell.variant}",
+                " ".join([cell.polarity, cell.model, cell.variant, *_factors(cell)]),
             )
             if rate.errors:
                 case.outcome, case.kind = "error", "error-rows"
@@ -51,7 +56,8 @@ def report_suites(report: Report) -> list[Suite]:
                 )
             cases.append(case)
     for bar in report.expected:
-        case = Case("report.bar", f"{bar.set}/{bar.level}/{bar.polarity}/{bar.model}/{bar.variant}")
+        where = [bar.set, bar.level, bar.polarity, bar.model, bar.variant, *_factors(bar)]
+        case = Case("report.bar", "/".join(where))
         if bar.verdict == "miss":
             case.outcome, case.kind = "failure", "bar-missed"
             case.message = f"{_rate(bar.observed.k, bar.observed.n)} against the bar {bar.bar_text}"

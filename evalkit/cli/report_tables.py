@@ -15,16 +15,17 @@ from evalkit.records.report import (
     Cell,
     LevelTable,
     Report,
+    agent_line,
     breach_line,
     calibration_lead,
     calibration_tail,
-    cli_cells,
     earned_rows,
     expected_columns,
     expected_line,
     expected_misses,
     expected_rows,
     expected_title,
+    factor_cells,
     fmt_counts,
     fmt_via,
     inner_loop_line,
@@ -40,7 +41,7 @@ from evalkit.records.report import (
 )
 from evalkit.records.row_subject import short_hash
 
-_KNOWN = {"model", "polarity", "variant", "subject_hash", "cli_version"}
+_KNOWN = {"model", "polarity", "variant", "subject_hash", "cli_version", "judge", "agent"}
 _LEGEND = (
     "The interval counts scenarios: clustered by scenario over G scenarios with design effect "
     "deff; indep: reps as independent (Wilson), optimistic when a scenario's reps are alike. "
@@ -75,7 +76,7 @@ def level_table(table: LevelTable, report: Report) -> tuple[list[str], list[list
         row = [
             c.model,
             *subject_cells(report, c.variant, c.subject_hash),
-            *cli_cells(report, c.cli_version),
+            *factor_cells(report, c),
         ]
         row += [*(str(getattr(c, k, "")) for k in keys), c.polarity]
         row += [compact_rate(c.pass_rate), str(c.pass_rate.errors)]
@@ -94,7 +95,7 @@ def model_table(report: Report, which: str) -> list[list[str]]:
         [
             m.model,
             *subject_cells(report, m.variant, m.subject_hash),
-            *cli_cells(report, m.cli_version),
+            *factor_cells(report, m),
             compact_rate(m.recall),
             str(m.recall.errors),
             compact_rate(m.specificity),
@@ -152,6 +153,8 @@ def print_report(console: Console, built: Report) -> list[str]:
     if built.judges:
         several = len(built.judges) > 1
         console.print(Text(judge_line(built), style="bold red" if several else ""))
+    if agent_line(built):
+        console.print(Text(agent_line(built), style="bold" if len(built.agents) > 1 else ""))
     console.print(Text(f"PASS k/n 95%: PASS rows of all rows (ERROR included). {_LEGEND}"))
     if built.inner_loop:
         console.print(Text(inner_loop_line(built), style="bold yellow"))

@@ -19,6 +19,7 @@ from evalkit.compare.sides import (
     Side,
     confounded,
     differing,
+    pooled_agents,
     pooled_subjects,
     with_scenarios,
 )
@@ -259,11 +260,17 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
             f"{'; '.join(why for _, why in pooled)}: its rate belongs to no one wording; "
             f"narrow it with {narrow}, or pass --allow-confounded to compare anyway"
         )
+    agents = [why for side in (a, b) if (why := pooled_agents(side)) is not None]
+    if agents and not allow_confounded:
+        raise RefusedError(
+            f"{'; '.join(agents)}: its rate belongs to no one agent; pass --allow-confounded "
+            "to compare anyway"
+        )
     unknown: set[str] = set()
     found = entries(suite, a.rows, b.rows, unknown)
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
-    notes = [f"CONFOUNDED: {why}" for _, why in pooled]
+    notes = [f"CONFOUNDED: {why}" for why in [*(w for _, w in pooled), *agents]]
     if confounded(differ):
         notes.append(f"CONFOUNDED: A and B differ in {', '.join(differ)}")
     elif differ:
@@ -281,7 +288,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         a=sa,
         b=sb,
         differing=differ,
-        confounded=confounded(differ) or bool(pooled),
+        confounded=confounded(differ) or bool(pooled) or bool(agents),
         notes=notes,
         comparisons=found,
     )

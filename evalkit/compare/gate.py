@@ -22,7 +22,9 @@ from evalkit.compare.sides import (
     confounded,
     differing,
     load_side,
+    pooled_agents,
     pooled_subjects,
+    unchosen_agents,
     with_scenarios,
 )
 from evalkit.errors import ConfigError, RefusedError
@@ -39,6 +41,10 @@ MEASURE = {"positive": "recall", "negative": "specificity"}
 METHOD = (
     "exact one-sided sign-flip (Fisher-Pitman) test over paired per-scenario differences, "
     "Holm over model x polarity"
+)
+MARGIN_METHOD = (
+    "one-sided score test of B within M of A, stratified by scenario (Farrington-Manning "
+    "restricted rates, t on G - 1 df), Holm over model x polarity"
 )
 Decision = Literal["regression", "not-within-margin", "underpowered", "no-regression", "within"]
 Status = Literal["pass", "regression", "underpowered", "untrusted"]
@@ -80,11 +86,13 @@ def settings_for(
             return Setting(value=stated, source="evalkit.yaml")
         return Setting(value=default, source="default")
 
+    chosen_margin = pick("margin", margin, frozen.margin, 0.0)
     return Settings(
         alpha=pick("alpha", alpha, frozen.alpha, ALPHA),
-        margin=pick("margin", margin, frozen.margin, 0.0),
+        margin=chosen_margin,
         max_errors=pick("max_errors", max_errors, frozen.max_errors, MAX_ERRORS),
         fail_on_bars=fail_on_bars,
+        method=MARGIN_METHOD if chosen_margin.value else METHOD,
     )
 
 
@@ -270,18 +278,19 @@ def decide(tests: list[Test], alpha: float, margin: float) -> None:
     """Each test's p, Holm's verdict over the family, and its decision, in place.
 
     Without a margin a test rejects "A and B are exchangeable" for "B is worse". With a
-    margin M it asks the same test of d_s + M in the other direction, "B is within M of A",
-    and a test that fails to show it decides against B."""
+    margin M it asks "B is within M of A" of a score test stratified by scenario (a sign-flip
+    test of d_s + M over-rejects at few reps), and a test that fails to show it decides
+    against B."""
     m = len(tests)
     needed = stats.pairs_needed(max(m, 1), alpha)
-    shift = Fraction(margin).limit_denominator(10**6)
     p_values = []
     for test in tests:
         test.needed = needed
-        diffs = [Fraction(p.b.k, p.b.n) - Fraction(p.a.k, p.a.n) for p in test.pairs]
         if margin:
-            p = stats.sign_flip_upper_p([d + shift for d in diffs])
+            cells = [(p.b.k, p.b.n, p.a.k, p.a.n) for p in test.pairs]
+            p = stats.within_margin_p(cells, margin)
         else:
+            diffs = [Fraction(p.b.k, p.b.n) - Fraction(p.a.k, p.a.n) for p in test.pairs]
             p = stats.sign_flip_lower_p(diffs)
         test.p_value = p
         p_values.append(1.0 if p is None else p)
@@ -358,16 +367,22 @@ def trust_causes(
                 "anyway",
             )
         )
+    unchosen = unchosen_agents(a, b, differ)
+    if unchosen is not None and not allow_confounded:
+        causes.append(Cause(token="confounded", side="both", detail=unchosen))
     for side in (a, b):
-        why = pooled_subjects(side)
-        if why is not None and not allow_confounded:
-            causes.append(Cause(token="confounded", side=side.label, detail=why))
+        for why in (pooled_subjects(side), pooled_agents(side)):
+            if why is not None and not allow_confounded:
+                causes.append(Cause(token="confounded", side=side.label, detail=why))
     return causes
 
 
 def _bars(report: Report, side: Side) -> list[Bar]:
+    """B's expected bars, of the cells its rows belong to (a cell split by agent or judge
+    names its own)."""
     models = {r.model for r in side.rows}
     variants = {side.variant(r) for r in side.rows}
+    factors = side.factor_values()
     return [
         Bar(
             cell=f"{c.set}/{c.level}/{c.polarity}/{c.model}/{c.variant}",
@@ -377,7 +392,10 @@ def _bars(report: Report, side: Side) -> list[Bar]:
             verdict=c.verdict,
         )
         for c in report.expected
-        if c.model in models and c.variant in variants
+        if c.model in models
+        and c.variant in variants
+        and c.agent in {"", *factors["agent"]}
+        and c.judge in {"", *factors["judge"]}
     ]
 
 

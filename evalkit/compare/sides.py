@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
 from evalkit.records.results import read_rows
+from evalkit.records.row_agent import agent_of
 from evalkit.records.row_judge import judge_of
 from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.scenario_rows import with_scenarios as with_scenarios
@@ -61,7 +62,7 @@ class Side:
 
     def agent(self, row: ResultRow) -> str:
         """The agent CLI that ran a row, from its bundle (Claude Code's rows declare none)."""
-        return str(self.decl(row).get("agent") or "claude")
+        return agent_of(self.decl(row))
 
     def factor_values(self) -> dict[str, set[str]]:
         values: dict[str, set[str]] = {name: set() for name in FACTORS}
@@ -146,6 +147,32 @@ def pooled_subjects(side: Side) -> str | None:
         return None
     shown = ", ".join(re.sub(r"(sha256:[0-9a-f]{12})[0-9a-f]+", r"\1", s) for s in subjects)
     return f"{side.label} holds {len(subjects)} subjects ({shown})"
+
+
+def pooled_agents(side: Side) -> str | None:
+    """Why a side is confounded within itself by agent: its rows were run by more than one
+    agent, so a rate over them belongs to no one agent. None when one agent ran them all."""
+    agents = sorted(side.factor_values()["agent"])
+    if len(agents) < 2:
+        return None
+    counts = {agent: sum(1 for r in side.rows if side.agent(r) == agent) for agent in agents}
+    shown = ", ".join(f"{agent} {n} row(s)" for agent, n in counts.items())
+    return f"{side.label} holds {len(agents)} agents ({shown}); narrow it with agent:NAME"
+
+
+def unchosen_agents(a: Side, b: Side, differ: list[str]) -> str | None:
+    """Sides run by different agents where neither was chosen with `agent:`: an agent that
+    changed between two folders unasked (a grid run with another --agent) is not the factor
+    under study until a selector says it is. None otherwise."""
+    if "agent" not in differ or any(s.selector.startswith("agent:") for s in (a, b)):
+        return None
+    shown = " and ".join(
+        f"{s.label} by {', '.join(sorted(s.factor_values()['agent']))}" for s in (a, b)
+    )
+    return (
+        f"A and B were run by different agents ({shown}); choose them with --a/--b "
+        "agent:NAME to gate one agent against another"
+    )
 
 
 def differing(a: Side, b: Side) -> list[str]:

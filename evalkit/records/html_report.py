@@ -30,6 +30,8 @@ from evalkit.records.keep import CHECK, JUDGE, PROCESS, STDERR, TRANSCRIPT
 from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
 from evalkit.records.report import Report, build_report, bundle_declarations
 from evalkit.records.results import read_results
+from evalkit.records.row_agent import agent_of
+from evalkit.records.row_judge import judge_of
 from evalkit.records.row_subject import subject_hash_of, variant_of
 from evalkit.records.workdir import Workdir
 from evalkit.scoring.judge import build_prompt, final_message
@@ -333,6 +335,8 @@ def write_html(
                 id=index,
                 variant=variant_of(row, decl),
                 subject_hash=subject_hash_of(row, decl),
+                judged_by=judge_of(decl),
+                agent=agent_of(decl),
                 reasons=_tokens(row.reasons),
                 flags=_tokens(row.flags),
                 evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",

@@ -31,7 +31,8 @@ from evalkit.models import (
 )
 from evalkit.records.calibration import NOT_A_MEASUREMENT, Calibration, read_calibration
 from evalkit.records.results import read_results
-from evalkit.records.row_judge import judge_counts
+from evalkit.records.row_agent import DEFAULT_AGENT, agent_of
+from evalkit.records.row_judge import judge_counts, judge_of
 from evalkit.records.row_subject import UNKNOWN, short_hash, subject_hash_of, variant_of
 from evalkit.records.scenario_rows import with_scenarios
 from evalkit.records.verification import read_verification
@@ -50,8 +51,9 @@ LEVELS: tuple[Level, ...] = ("L1", "L2", "L3")
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
 POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 SubjectKey = tuple[str, str]
-ModelKey = tuple[str, str]
-"""model, and the CLI version when the rows ran several (else empty)."""
+ModelKey = tuple[str, str, str, str]
+"""model; the CLI version, the judge and the agent, each where the rows hold several (else
+empty)."""
 """variant, subject hash: the wording under test a row ran with."""
 # --------------------------------------------------------------------------- the model
 
@@ -108,6 +110,8 @@ class Cell(Model):
     variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
     subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
     cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
+    judge: str = Field("", description="the judge identity; empty unless rows hold several")
+    agent: str = Field("", description="the agent; empty unless rows hold several")
     polarity: Polarity
     scenarios: list[str]
     pass_rate: Rate
@@ -149,6 +153,8 @@ class ModelSummary(Model):
     variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
     subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
     cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
+    judge: str = Field("", description="the judge identity; empty unless rows hold several")
+    agent: str = Field("", description="the agent; empty unless rows hold several")
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
 
@@ -177,6 +183,9 @@ class ExpectedCheck(Model):
     model: str
     variant: str
     subject_hash: str
+    cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
+    judge: str = Field("", description="the judge identity; empty unless rows hold several")
+    agent: str = Field("", description="the agent; empty unless rows hold several")
     polarity: Polarity
     bar: float | None = Field(
         description="the expected minimum pass rate from evalkit.yaml `expected:`; null when "
@@ -285,7 +294,13 @@ class Report(Model):
     judges: dict[str, int] = Field(
         default_factory=dict,
         description="judge identity -> rows it decided (claude:<model>, command:sha256:<hash>, "
-        "scripted); rows that declare none are left out",
+        "scripted); rows that declare none are left out. Rates are split by it when there "
+        "are several",
+    )
+    agents: dict[str, int] = Field(
+        default_factory=dict,
+        description="agent -> rows it ran (claude, codex, gemini); rates are split by it when "
+        "there are several",
     )
     cli_versions: list[str] = Field(
         default_factory=list, description="the CLI versions rows ran with, in semver order"
@@ -388,6 +403,8 @@ def _cell(
     return Cell(
         model=model[0],
         cli_version=model[1],
+        judge=model[2],
+        agent=model[3],
         variant=subject[0],
         subject_hash=subject[1],
         polarity=polarity,
@@ -576,6 +593,9 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
                     model=cell.model,
                     variant=cell.variant,
                     subject_hash=cell.subject_hash,
+                    cli_version=cell.cli_version,
+                    judge=cell.judge,
+                    agent=cell.agent,
                     polarity=cell.polarity,
                     bar=low,
                     bar_max=high,
@@ -629,6 +649,11 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     variants = {variant for variant, _ in subject_of.values()}
     versions = cli_versions_of(rows)
     split_cli = len(versions) > 1
+    judge_of_row = {id(r): judge_of(decls.get(r.bundle_id, {})) for r in rows}
+    agent_of_row = {id(r): agent_of(decls.get(r.bundle_id, {})) for r in rows}
+    judges = judge_counts(decls.get(r.bundle_id, {}) for r in rows)
+    agents = Counter(agent_of_row.values())
+    split_judge, split_agent = len(judges) > 1, len(agents) > 1
     labels = {which: folder_label(lock, which, variants) for which in SETS}
     groups: dict[
         tuple[ScenarioSet, str, ModelKey, SubjectKey, Polarity], list[tuple[str, ResultRow]]
@@ -638,13 +663,18 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     for row, sf in with_scenarios(suite, rows, unknown_ids):
         s = sf.scenario
         group_name = s.level or f"kind:{s.kind or '-'}"
-        model_key = (row.model, row.cli_version if split_cli else "")
+        model_key = (
+            row.model,
+            row.cli_version if split_cli else "",
+            judge_of_row[id(row)] if split_judge else "",
+            agent_of_row[id(row)] if split_agent else "",
+        )
         key = (s.set, group_name, model_key, subject_of[id(row)], s.polarity)
         groups.setdefault(key, []).append((sf.id, row))
 
     columns = sorted(
         {(key[2], key[3]) for key in groups},
-        key=lambda c: (c[0][0], _version_order(c[0][1]), order[c[1]]),
+        key=lambda c: (c[0][3], c[0][0], _version_order(c[0][1]), c[0][2], order[c[1]]),
     )
     kinds = sorted({key[1] for key in groups if key[1].startswith("kind:")})
     levels = []
@@ -673,6 +703,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             label=set_label(lock, which, subject[0]),
             model=model[0],
             cli_version=model[1],
+            judge=model[2],
+            agent=model[3],
             variant=subject[0],
             subject_hash=subject[1],
             recall=rate(pooled.get((which, model, subject, "positive"), [])),
@@ -702,7 +734,8 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         inner_loop=bool(inner_runs),
         inner_loop_runs=inner_runs,
         subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in subjects],
-        judges=dict(sorted(judge_counts(decls.get(r.bundle_id, {}) for r in rows).items())),
+        judges=dict(sorted(judges.items())),
+        agents=dict(sorted(agents.items())),
         cli_versions=versions,
         levels=levels,
         models=summaries,
@@ -810,17 +843,29 @@ def subject_cells(report: Report, variant: str, subject_hash: str) -> tuple[str,
     return (variant, short_hash(subject_hash)) if split_by_subject(report) else ()
 
 
-def cli_cells(report: Report, cli_version: str) -> tuple[str, ...]:
-    """The CLI version column, when the rows ran several versions."""
-    return (cli_version or "-",) if len(report.cli_versions) > 1 else ()
+def _factors(report: Report) -> list[tuple[str, str]]:
+    """(column, field) of each factor the rows hold several of: agent, CLI version, judge."""
+    found = []
+    if len(report.agents) > 1:
+        found.append(("agent", "agent"))
+    if len(report.cli_versions) > 1:
+        found.append(("cli", "cli_version"))
+    if len(report.judges) > 1:
+        found.append(("judge", "judge"))
+    return found
+
+
+def factor_cells(report: Report, record: Cell | ModelSummary | ExpectedCheck) -> tuple[str, ...]:
+    """A row's agent, CLI version and judge, each where the report is split by it."""
+    return tuple(str(getattr(record, name)) or "-" for _, name in _factors(report))
 
 
 def with_subject(report: Report, columns: tuple[str, ...]) -> tuple[str, ...]:
     """The columns, with variant and subject after the model when the report is split by
-    subject, and the CLI version when rows ran several."""
+    subject, and the agent, CLI version and judge where rows hold several of one."""
     subject = SUBJECT_COLUMNS if split_by_subject(report) else ()
-    cli = ("cli",) if len(report.cli_versions) > 1 else ()
-    return (columns[0], *subject, *cli, *columns[1:])
+    factors = tuple(column for column, _ in _factors(report))
+    return (columns[0], *subject, *factors, *columns[1:])
 
 
 def subject_lines(report: Report) -> list[str]:
@@ -845,14 +890,24 @@ def subject_lines(report: Report) -> list[str]:
 
 
 def judge_line(report: Report) -> str:
-    """Which judges decided the rows; several are a factor pooled in every rate below."""
+    """Which judges decided the rows; several are a factor every rate below is split by."""
     named = ", ".join(f"{judge} {n} row(s)" for judge, n in report.judges.items())
     if len(report.judges) > 1:
         return (
-            f"JUDGES: {len(report.judges)} ({named}): rows of different judges are pooled "
-            "below; split the folder by run id"
+            f"JUDGES: {len(report.judges)} ({named}): each rate below is of one judge, none "
+            "pooled; the folder is not publishable until it is split by run id"
         )
     return f"judged by: {named}"
+
+
+def agent_line(report: Report) -> str:
+    """Which agents ran the rows; empty for Claude Code's alone, the agent a report assumes."""
+    named = ", ".join(f"{agent} {n} row(s)" for agent, n in report.agents.items())
+    if len(report.agents) > 1:
+        return f"AGENTS: {len(report.agents)} ({named}): each rate below is of one agent"
+    if list(report.agents) in ([], [DEFAULT_AGENT]):
+        return ""
+    return f"agent: {named}"
 
 
 def inner_loop_line(report: Report) -> str:
@@ -876,7 +931,7 @@ def expected_line(report: Report) -> str:
 
 INTERVAL_NOTE = (
     "95% intervals count scenarios: the headline is clustered by scenario (G scenarios, "
-    "design effect deff; Korn-Graubard effective size with t on G-1 df, Wilson form); "
+    "design effect deff; Korn-Graubard: effective size with the df step, beta bounds); "
     "'indep' / 'reps as independent' is the rep-level Wilson interval beside it, optimistic "
     "when reps of one scenario are alike, and the only one for a cell of one scenario "
     "(clustered: n/a)"
@@ -918,7 +973,7 @@ def earned_rows(report: Report, fmt: Callable[[Rate], str] = fmt_rate) -> list[t
         (
             c.model,
             *subject_cells(report, c.variant, c.subject_hash),
-            *cli_cells(report, c.cli_version),
+            *factor_cells(report, c),
             table.set,
             table.level or table.kind or "-",
             fmt(c.axis_a),
@@ -936,7 +991,7 @@ def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[st
         (
             c.model,
             *(subject_cells(report, c.variant, c.subject_hash) if report else ()),
-            *(cli_cells(report, c.cli_version) if report else ()),
+            *(factor_cells(report, c) if report else ()),
             c.polarity,
             fmt_rate(c.pass_rate),
             str(c.pass_rate.errors),
@@ -954,7 +1009,7 @@ def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
         (
             m.model,
             *subject_cells(report, m.variant, m.subject_hash),
-            *cli_cells(report, m.cli_version),
+            *factor_cells(report, m),
             fmt_rate(m.recall),
             str(m.recall.errors),
             fmt_rate(m.specificity),
@@ -975,6 +1030,7 @@ def expected_rows(
             x.level,
             x.model,
             *subject_cells(report, x.variant, x.subject_hash),
+            *factor_cells(report, x),
             x.polarity,
             x.verdict.upper(),
             x.bar_text,
@@ -985,7 +1041,13 @@ def expected_rows(
 
 
 def expected_columns(report: Report) -> tuple[str, ...]:
-    return (*EXPECTED_COLUMNS[:3], *subject_cells(report, *SUBJECT_COLUMNS), *EXPECTED_COLUMNS[3:])
+    factors = tuple(column for column, _ in _factors(report))
+    return (
+        *EXPECTED_COLUMNS[:3],
+        *subject_cells(report, *SUBJECT_COLUMNS),
+        *factors,
+        *EXPECTED_COLUMNS[3:],
+    )
 
 
 def breach_line(report: Report) -> str:
@@ -1086,6 +1148,7 @@ def to_markdown(report: Report) -> str:
     out += [f"- {line}" for line in subject_lines(report)[:1]]
     out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
     out += [f"- {judge_line(report)}"] if report.judges else []
+    out += [f"- {agent_line(report)}"] if agent_line(report) else []
     out.append("")
     out += [INTERVAL_NOTE, ""]
     if report.inner_loop:

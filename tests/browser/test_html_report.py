@@ -314,7 +314,7 @@ def test_each_positive_cell_draws_how_its_passes_were_earned(opened: Any, folder
     assert drawn == wanted and any(wanted)
 
 
-def test_the_page_names_each_judge_and_warns_when_two_are_pooled(
+def test_the_page_names_each_judge_and_warns_when_there_are_two(
     driver: Any, tmp_path: Path
 ) -> None:
     from evalkit.records.html_report import write_html
@@ -330,7 +330,32 @@ def test_the_page_names_each_judge_and_warns_when_two_are_pooled(
     open_page(driver, tmp_path / "r.html")
     chips = [c.text for c in driver.find_elements("css selector", "header .chip.judge")]
     assert chips[0] == "judged by: claude:haiku (3 rows)" and len(chips) == 2
-    assert "JUDGES: 2" in driver.find_element("id", "judges-pooled").text
+    assert "JUDGES: 2" in driver.find_element("id", "judges-split").text
+
+
+def test_rows_of_two_agents_and_two_judges_are_tabled_apart(driver: Any, tmp_path: Path) -> None:
+    from evalkit.records.html_report import write_html
+    from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
+
+    suite = Suite(REPO)
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS, judge="claude:haiku")
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, judge="scripted", agent="codex")
+    write_html(suite, work, tmp_path / "r.html", "inline")
+    open_page(driver, tmp_path / "r.html")
+    assert "2 agents (claude, codex)" in driver.find_element("id", "agents-split").text
+    heads = [h.text for h in driver.find_elements("css selector", "#models thead th")]
+    assert "judge" in heads and "agent" in heads
+    shown = {
+        (row.find_element("css selector", "td.agent").text,
+         row.find_element("css selector", "td.specificity").text.split(" ")[0])
+        for row in driver.find_elements("css selector", "#models tbody tr")
+    }  # fmt: skip
+    assert shown == {("claude", "6/6"), ("codex", "0/6")}
+    level = driver.find_element("css selector", "#overview .level")
+    assert [h.text for h in level.find_elements("css selector", "thead th")][1:3] == [
+        "judge",
+        "agent",
+    ]
 
 
 def test_rows_of_two_cli_versions_are_tabled_apart_and_each_cell_finds_its_reps(

@@ -86,3 +86,7 @@ def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
     )
     assert compared.returncode == 0, compared.why()
     assert json.loads(compared.stdout)["differing"] == ["agent"]
+    report = json.loads(kit.run("report", str(work), "--format", "json").stdout)
+    assert report["agents"] == {"claude": 4, "codex": 4, "gemini": 4}
+    split = {(m["agent"], m["model"]) for m in report["models"]}
+    assert len(split) == 6 and {a for a, _ in split} == {"claude", "codex", "gemini"}

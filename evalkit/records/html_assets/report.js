@@ -14,6 +14,11 @@
   var SPLIT = (REPORT.subjects || []).length > 1;
   /* rows of several CLI versions: rates are split by version (a group column) */
   var VERSIONS = (REPORT.cli_versions || []).length > 1;
+  /* rows of several judges or agents: rates are split by each (a group column) */
+  var JUDGES = Object.keys(REPORT.judges || {}).length > 1;
+  var AGENTS = Object.keys(REPORT.agents || {}).length > 1;
+  /* the rep field a cell's group key is matched against (a rep's `judge` is its judge's answer) */
+  var REP_FIELD = { judge: 'judged_by' };
   var INNER = !!REPORT.inner_loop;
   var state = { filters: {}, selected: null, compare: null, showAll: false };
   var LIST_PAGE = 400;
@@ -201,10 +206,22 @@
     });
     wrap.appendChild(sets);
     var notes = el('div', { cls: 'banners' });
+    var agents = Object.keys(REPORT.agents || {});
+    if (AGENTS || (agents.length === 1 && agents[0] !== 'claude')) {
+      agents.forEach(function (a) {
+        sets.appendChild(el('span', { cls: 'chip agent', text: 'agent: ' + a + ' (' +
+          REPORT.agents[a] + ' rows)' }));
+      });
+    }
     if (judges.length > 1) {
-      notes.appendChild(el('div', { cls: 'banner bad', id: 'judges-pooled' },
-        el('strong', { text: 'JUDGES: ' + judges.length }), ' \u2014 rows of different judges ' +
-          'are pooled in these rates; split the folder by run id.'));
+      notes.appendChild(el('div', { cls: 'banner bad', id: 'judges-split' },
+        el('strong', { text: 'JUDGES: ' + judges.length }), ' \u2014 every rate is of one ' +
+          'judge, none pooled; the folder is not publishable until it is split by run id.'));
+    }
+    if (AGENTS) {
+      notes.appendChild(el('div', { cls: 'banner warn', id: 'agents-split', text:
+        agents.length + ' agents (' + agents.join(', ') + '): every rate is of one of them; ' +
+        'none is pooled across them.' }));
     }
     if (INNER) {
       notes.appendChild(el('div', { cls: 'banner bad', id: 'inner-loop' },
@@ -280,6 +297,8 @@
     cells.forEach(function (c) {
       Object.keys(c).forEach(function (k) {
         if (k === 'cli_version' && !VERSIONS) return;
+        if (k === 'judge' && !JUDGES) return;
+        if (k === 'agent' && !AGENTS) return;
         if (!GROUP_SKIP[k] && typeof c[k] === 'string' && keys.indexOf(k) < 0) keys.push(k);
       });
     });
@@ -292,7 +311,10 @@
       if (r.model !== cell.model || f.level !== table.level || f.set !== table.set ||
           f.polarity !== cell.polarity || r.variant !== cell.variant ||
           r.subject_hash !== cell.subject_hash) return false;
-      return keys.every(function (k) { return r[k] === undefined || r[k] === cell[k]; });
+      return keys.every(function (k) {
+        var v = r[REP_FIELD[k] || k];
+        return v === undefined || v === cell[k];
+      });
     });
   }
 
@@ -379,7 +401,7 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'unconfined'];
+    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'agents', 'unconfined'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';
@@ -422,7 +444,8 @@
     (REPORT.models || []).forEach(function (m) {
       var reps = REPS.filter(function (r) {
         return r.model === m.model && facts(r).set === m.set && r.variant === m.variant &&
-          r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version);
+          r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version) &&
+          (!JUDGES || r.judged_by === m.judge) && (!AGENTS || r.agent === m.agent);
       });
       var bundles = {};
       reps.forEach(function (r) { if (r.bundle_id) bundles[r.bundle_id] = 1; });
@@ -432,6 +455,8 @@
         el('td', { cls: 'name', text: m.model }),
         subjectCells(m),
         VERSIONS ? el('td', { cls: 'name', text: m.cli_version }) : null,
+        JUDGES ? el('td', { cls: 'name judge', text: m.judge }) : null,
+        AGENTS ? el('td', { cls: 'name agent', text: m.agent }) : null,
         el('td', { cls: 'num recall', text: fmtRate(m.recall) }), el('td', null, bar(m.recall)),
         el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
         el('td', null, bar(m.specificity)),
@@ -440,7 +465,8 @@
         el('td', { cls: 'bundles', text: Object.keys(bundles).sort().join(' ') || '-' })));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
-      ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], [INNER ? 'PASS (chosen positives)' :
+      ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], JUDGES ? ['judge'] : [],
+        AGENTS ? ['agent'] : [], [INNER ? 'PASS (chosen positives)' :
         'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
         '', 'ERROR', 'breaches', 'bundle ids']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
@@ -467,6 +493,8 @@
         'data-model': x.model, 'data-polarity': x.polarity },
         el('td', { text: x.set }), el('td', { text: x.level }),
         el('td', { cls: 'name', text: x.model }), subjectCells(x),
+        JUDGES ? el('td', { cls: 'name judge', text: x.judge }) : null,
+        AGENTS ? el('td', { cls: 'name agent', text: x.agent }) : null,
         el('td', { text: x.polarity }),
         el('td', null, el('span', { cls: 'ev ev-' + x.verdict, text: String(x.verdict).toUpperCase() })),
         el('td', { cls: 'num', text: barText(x) }),
@@ -474,7 +502,8 @@
         el('td', null, shown)));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
-      ['set', 'level', 'model'].concat(subjectHeads(), ['polarity', 'verdict', 'bar',
+      ['set', 'level', 'model'].concat(subjectHeads(), JUDGES ? ['judge'] : [],
+        AGENTS ? ['agent'] : [], ['polarity', 'verdict', 'bar',
         'PASS k/n  95%', 'observed against the bar']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
     return wrap;

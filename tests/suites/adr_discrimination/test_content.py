@@ -477,3 +477,19 @@ def test_the_real_cli_fires_the_hook_and_reaches_the_tools(
     verdict = score(adr_suite.instrument(scenario), sandbox, transcript, "probe", FixedJudge("NO"))
     assert verdict.verdict == "PASS", verdict.reasons
     assert "A-via:tool:adr-find" in verdict.reasons
+
+
+def test_the_written_hypotheses_are_expected_bars_per_level_and_tier() -> None:
+    bars = Suite(ROOT).config.expected
+    for tier in ("sonnet", "claude-haiku-4-5"):
+        for polarity in ("positive", "negative"):
+            assert bars["L1"].for_model(tier, polarity) == (0.8, None)
+    assert bars["L2"].for_model("sonnet", "negative") == (0.8, None)
+    assert bars["L2"].for_model("haiku", "positive") == (None, None)
+    assert bars["L3"].for_model("haiku", "negative") == (None, 0.8)
+    assert bars["L3"].for_model("sonnet", "positive") == (None, None)
+    assert all(
+        bar.for_model("policy:oracle", polarity) == (None, None)
+        for bar in bars.values()
+        for polarity in ("positive", "negative")
+    )

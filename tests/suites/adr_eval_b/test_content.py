@@ -261,3 +261,12 @@ def test_every_self_test_cell_comes_out_as_designed(eval_b: Suite) -> None:
     assert bare[("R4-digest-by-kind", "graph-only@none")] == "FAIL"  # adr-find is not on PATH
     assert bare[("R1-postgres", "grep-only@none")] == "FAIL"
     assert bare[("R1-postgres", "oracle@none")] == "PASS"
+
+
+def test_the_tuned_scores_are_each_tier_s_expected_minimum(eval_b: Suite) -> None:
+    bars = eval_b.config.expected
+    assert set(bars) == {"write-trigger", "retrieval"}
+    for bar in bars.values():
+        assert bar.for_model("claude-sonnet-4-5", "positive") == (0.85, None)
+        assert bar.for_model("haiku", "positive") == (0.75, None)
+        assert bar.for_model("policy:oracle", "positive") == (None, None)

@@ -88,7 +88,9 @@ def test_a_margin_asks_for_b_shown_within_it(suite: Suite, tmp_path: Path) -> No
     assert "B shown within 0.2 of A" in within.line
     tight = run_gate(suite, a, b, margin=0.01)
     assert tight.exit_code == 1
-    assert {t.decision for t in tight.tests} == {"not-within-margin", "within"}
+    # sixty passes a side cannot tell B from one point worse, so neither test shows it
+    assert {t.decision for t in tight.tests} == {"not-within-margin"}
+    assert "score test" in tight.settings.method
 
 
 def test_the_suite_gate_block_is_used_and_an_override_is_labelled() -> None:

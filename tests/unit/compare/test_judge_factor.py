@@ -49,9 +49,7 @@ def test_a_judge_selector_narrows_a_side(suite: Suite, tmp_path: Path) -> None:
     assert {r.model for r in side.rows} == {"haiku"}
 
 
-def test_report_names_each_judge_and_says_when_rows_of_two_are_pooled(
-    suite: Suite, tmp_path: Path
-) -> None:
+def test_report_names_each_judge_and_says_when_there_are_two(suite: Suite, tmp_path: Path) -> None:
     work = fabricate(suite, tmp_path / "w", "sonnet", ALL_PASS, judge=HAIKU)
     assert build_report(suite, work).judges == {HAIKU: 12}
     fabricate(suite, work, "sonnet", ALL_PASS, reps=1, judge=COMMAND)

@@ -476,8 +476,8 @@ def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
     ) in md
     assert f"| sonnet | negative | 0/3 [0.0000, 0.5615] {one} | 0 | - | 0 | 0 | - |" in md
     assert (
-        "| haiku | 3/5 [0.0109, 0.9951] clustered by scenario (G 2, deff 1.00; reps as "
-        "independent [0.2307, 0.8824]) | 1 | 3/4 [0.0103, 0.9988] clustered by scenario (G 2, "
+        "| haiku | 3/5 [0.0000, 1.0000] clustered by scenario (G 2, deff 1.00; reps as "
+        "independent [0.2307, 0.8824]) | 1 | 3/4 [0.0000, 1.0000] clustered by scenario (G 2, "
         "deff 1.33; reps as independent [0.3006, 0.9544]) | 0 |"
     ) in md
     assert f"| haiku | 1/1 [0.2065, 1.0000] {one} | 0 | 0/0 [none] | 0 |" in md
@@ -514,8 +514,8 @@ def test_table_form_shows_banner_cells_summary_and_verdict(work: Path) -> None:
     [haiku_l1_pos] = [x for x in lines if "haiku" in x and "2/3 21–94%" in x and "b-info" in x]
     assert "offered 1, written 1" in haiku_l1_pos
     assert "b-info 1, project-write:yes 1" in haiku_l1_pos
-    [summary] = [x for x in lines if "3/5 1–100% (indep 23–88%, deff 1.0, G 2)" in x]
-    assert "3/4 1–100% (indep 30–95%, deff 1.3, G 2)" in summary
+    [summary] = [x for x in lines if "3/5 0–100% (indep 23–88%, deff 1.0, G 2)" in x]
+    assert "3/4 0–100% (indep 30–95%, deff 1.3, G 2)" in summary
     assert "  X9-retired haiku: 2 row(s) (PASS 1, FAIL 0, ERROR 1)" in lines
     assert lines[-1] == "NOT PUBLISHABLE: no evidence manifest"
 

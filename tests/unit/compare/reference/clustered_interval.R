@@ -4,8 +4,11 @@
 #
 # Each case is a list of (passes, reps) per scenario. The design is one-stage clustered by
 # scenario with equal weights. survey gives the cluster-robust variance (svymean's SE), the
-# design degrees of freedom (degf: G - 1) and Korn & Graubard's interval (svyciprop, "beta").
-# The Wilson form on the effective size with t on G - 1 df is then computed here from those.
+# design degrees of freedom (degf: G - 1) and Korn & Graubard's interval (svyciprop, "beta":
+# kg_low, kg_high). low and high are the same beta interval computed here with the design
+# effect clamped to [1, N/G] first, as evalkit does; where the clamp does not bind they are
+# svyciprop's own. wilson_low and wilson_high are the Wilson form on the effective size with t
+# on G - 1 df that evalkit used before.
 suppressMessages(library(survey))
 
 cases <- list(
@@ -19,7 +22,7 @@ cases <- list(
   c12_icc     = list(k = c(10, 10, 0, 0, 10, 10, 0, 10, 10, 0, 10, 10), n = rep(10, 12))
 )
 
-cat("case,G,N,p,variance,deff,df,t,low,high,kg_low,kg_high\n")
+cat("case,G,N,p,variance,deff,df,t,low,high,kg_low,kg_high,wilson_low,wilson_high\n")
 for (name in names(cases)) {
   k <- cases[[name]]$k
   n <- cases[[name]]$n
@@ -38,7 +41,10 @@ for (name in names(cases)) {
   center <- (p + z^2 / (2 * nstar)) / (1 + z^2 / nstar)
   half <- z * sqrt(p * (1 - p) / nstar + z^2 / (4 * nstar^2)) / (1 + z^2 / nstar)
   kg <- attr(svyciprop(~y, d, method = "beta", df = df), "ci")
-  cat(sprintf("%s,%d,%d,%.12f,%.12e,%.12f,%d,%.12f,%.12f,%.12f,%.12f,%.12f\n",
-              name, G, N, p, v, deff, df, z, max(0, center - half), min(1, center + half),
-              kg[[1]], kg[[2]]))
+  neff <- nstar * (qt(0.975, N - 1) / qt(0.975, df))^2
+  low <- qbeta(0.025, p * neff, (1 - p) * neff + 1)
+  high <- qbeta(0.975, p * neff + 1, (1 - p) * neff)
+  cat(sprintf("%s,%d,%d,%.12f,%.12e,%.12f,%d,%.12f,%.12f,%.12f,%.12f,%.12f,%.12f,%.12f\n",
+              name, G, N, p, v, deff, df, z, low, high, kg[[1]], kg[[2]],
+              max(0, center - half), min(1, center + half)))
 }
