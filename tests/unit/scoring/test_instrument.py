@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from evalkit.models import PlanCell, Verdict
 from evalkit.records import evidence
-from evalkit.run.runner import record_plan
+from evalkit.run.context import record_plan
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.fsdiff import FolderFiles, read_files
 from evalkit.suite.config import Suite
