@@ -7,10 +7,10 @@ import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from evalkit.checkers.adr_discrimination.scoring import AdrDiscriminationChecker, PositiveExpect
-from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import Polarity, Script, Step, Strict, TextBlock, ToolUseBlock
 from evalkit.reference.behaviour import (
     CheckerReference,
     Expectation,
@@ -21,11 +21,7 @@ from evalkit.reference.behaviour import (
 from evalkit.suite.scenarios import ScenarioFile
 
 
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSpec(_Strict):
+class FileSpec(Strict):
     path: str = Field(description="project-relative")
     front_matter: dict[str, str | list[str]] | None = Field(
         None,
@@ -41,13 +37,13 @@ class FileSpec(_Strict):
         return "---\n" + "\n".join(lines) + "\n---\n\n" + self.content
 
 
-class PositiveCalibration(_Strict):
+class PositiveCalibration(Strict):
     reply: str = Field(description="the ideal final message; cites a governing record")
     adr: FileSpec = Field(description="an on-topic new record, as an always-create agent writes")
     edits: list[FileSpec] = Field(default_factory=list)
 
 
-class NegativeCalibration(_Strict):
+class NegativeCalibration(Strict):
     reply: str = Field(description="the ideal answer; may cite records truthfully")
     adr: FileSpec = Field(description="the record an always-create agent would wrongly write")
     edits: list[FileSpec] = Field(default_factory=list, description="new files only")

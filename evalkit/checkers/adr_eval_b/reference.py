@@ -14,14 +14,13 @@ from evalkit.checkers.adr_discrimination.reference import (
     UNRELATED_RECORD,
     AdrDiscriminationReference,
     FileSpec,
-    _Strict,
 )
 from evalkit.checkers.adr_eval_b.scoring import (
     AdrEvalBChecker,
     RetrievalExpect,
     _kind,
 )
-from evalkit.models import Polarity, Quote, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import Polarity, Quote, Script, Step, Strict, TextBlock, ToolUseBlock
 from evalkit.reference.behaviour import Expectation, Policy, PolicyPlan, SelfTestCase
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -30,7 +29,7 @@ FOUND_ID = r"(?m)^(\d{4})\s"
 NOTHING_FOUND = "I looked for a decision record that applies and found none, so I went ahead."
 
 
-class EvalBCalibration(_Strict):
+class EvalBCalibration(Strict):
     reply: str = Field(description="the ideal final message")
     adr: FileSpec = Field(description="the record an always-create agent writes")
     grep_words: list[str] = Field(

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -25,7 +24,7 @@ from pydantic import (
 )
 
 from evalkit.checkers.rules.patterns import compile_pattern, glob_to_pattern
-from evalkit.models import Model
+from evalkit.models import StrictAliased
 
 TOKEN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,79}$"
 """Reason tokens go into a TSV cell between ';': no spaces, tabs or separators."""
@@ -36,9 +35,6 @@ KINDS = (
 EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
 
-
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 def _pattern(value: str | None) -> str | None:
@@ -55,7 +51,7 @@ def _glob(value: str | None) -> str | None:
     return value
 
 
-class _Node(_Strict):
+class _Node(StrictAliased):
     reason: Annotated[str | None, Field(pattern=TOKEN)] = None
 
     def has_judge(self) -> bool:
@@ -71,7 +67,7 @@ class _Event(_Node):
 # --------------------------------------------------------------------------- leaves
 
 
-class FileSpec(_Strict):
+class FileSpec(StrictAliased):
     """A file of a sandbox folder that differs from the fixture. Exactly one of
     created / changed / deleted / written (created or changed) names the glob."""
 
@@ -126,7 +122,7 @@ class FileCondition(_Event):
     file: FileSpec
 
 
-class ToolSpec(_Strict):
+class ToolSpec(StrictAliased):
     name: str = Field(description="tool name; a glob, e.g. Write or mcp__*")
     input: str | None = Field(None, description="RE2 pattern over the input as JSON")
     ok: bool | None = Field(None, description="true: succeeded; false: failed; absent: either")
@@ -146,7 +142,7 @@ class ToolCondition(_Event):
         return _shorthand("name")(value)
 
 
-class SkillSpec(_Strict):
+class SkillSpec(StrictAliased):
     name: str = Field(description="plugin:skill, or a bare skill name; a glob")
     ok: bool | None = None
 
@@ -167,7 +163,7 @@ class SkillCondition(_Event):
         return _shorthand("name")(value)
 
 
-class BashSpec(_Strict):
+class BashSpec(StrictAliased):
     command: str = Field(description="RE2 pattern over the Bash command")
     ok: bool | None = None
 
@@ -186,7 +182,7 @@ class BashCondition(_Event):
         return _shorthand("command")(value)
 
 
-class RanSpec(_Strict):
+class RanSpec(StrictAliased):
     script: str = Field(description="an observed script, as the suite's `observe` names it")
     ok: bool | None = Field(None, description="true: it exited 0; false: it did not")
 
@@ -200,7 +196,7 @@ class RanCondition(_Event):
         return _shorthand("script")(value)
 
 
-class HookSpec(_Strict):
+class HookSpec(StrictAliased):
     event: str = Field(description="hook_event, e.g. SessionStart")
     output: str | None = Field(None, description="RE2 pattern over the hook's output")
 
@@ -267,7 +263,7 @@ def _event_kind(value: Any) -> Any:
     return value
 
 
-class After(_Strict):
+class After(StrictAliased):
     last: Condition = Field(description="an event condition; only later events count")
 
     @field_validator("last", mode="before")
@@ -361,7 +357,7 @@ def no_judge_in_info(info: list[Node]) -> list[Node]:
     return info
 
 
-class PositiveRules(_Strict):
+class PositiveRules(StrictAliased):
     """A positive passes when axis A holds and, if given, axis B holds too."""
 
     a: Condition | None = None
@@ -376,7 +372,7 @@ class PositiveRules(_Strict):
         return no_judge_in_info(info)
 
 
-class NegativeRules(_Strict):
+class NegativeRules(StrictAliased):
     """A negative fails when its fail condition holds."""
 
     fail: Condition | None = None

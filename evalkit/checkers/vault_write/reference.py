@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
-from evalkit.models import Model, Polarity, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import Polarity, Script, Step, Strict, TextBlock, ToolUseBlock
 from evalkit.reference.behaviour import (
     CheckerReference,
     Expectation,
@@ -22,16 +22,12 @@ from evalkit.reference.behaviour import (
 from evalkit.suite.scenarios import ScenarioFile
 
 
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSpec(_Strict):
+class FileSpec(Strict):
     path: str
     content: str
 
 
-class PositiveCalibration(_Strict):
+class PositiveCalibration(Strict):
     note: FileSpec
     reply: str
     offer: str = (
@@ -40,7 +36,7 @@ class PositiveCalibration(_Strict):
     )
 
 
-class NegativeCalibration(_Strict):
+class NegativeCalibration(Strict):
     edits: list[FileSpec] = Field(default_factory=list)
     reply: str
     tempting_note: FileSpec

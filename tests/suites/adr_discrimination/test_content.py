@@ -21,7 +21,7 @@ from evalkit.checkers.adr_discrimination.reference import (
     NegativeCalibration,
     PositiveCalibration,
 )
-from evalkit.checkers.adr_discrimination.scoring import PositiveExpect, topic_matches
+from evalkit.checkers.adr_discrimination.scoring import PositiveExpect
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.scripted_server import ScriptedServer
@@ -30,6 +30,7 @@ from evalkit.run.claude_cli import find_cli
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.score import score
+from evalkit.scoring.topics import topic_matches
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task

@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from evalkit.checkers import reference_for
-from evalkit.checkers.adr_discrimination.scoring import topic_matches
 from evalkit.checkers.adr_eval_b.scoring import RetrievalExpect, WriteExpect
 from evalkit.reference.selftest import self_test
 from evalkit.run.sandbox import build_sandbox
+from evalkit.scoring.topics import topic_matches
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO
