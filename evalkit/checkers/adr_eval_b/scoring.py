@@ -39,9 +39,6 @@ from evalkit.scoring.transcript import failed
 if TYPE_CHECKING:
     from evalkit.suite.scenarios import ScenarioFile
 
-Kind = Literal["write-trigger", "retrieval"]
-
-
 class WriteExpect(Strict):
     touches: str = Field(description="project-relative file the task changes")
     topic_patterns: list[str] = Field(
