@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
+    BeforeValidator,
     Discriminator,
     Field,
     Tag,
@@ -36,7 +38,6 @@ EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
 
 
-
 def _pattern(value: str | None) -> str | None:
     if value is not None:
         compile_pattern(value)
@@ -49,6 +50,15 @@ def _glob(value: str | None) -> str | None:
             raise ValueError(f"glob {value!r} must be relative to the folder, without '..'")
         compile_pattern(glob_to_pattern(value))
     return value
+
+
+Pattern = Annotated[str, AfterValidator(_pattern)]
+"""An RE2 pattern, compiled as the suite loads, so a bad one is refused with its field."""
+
+
+def _shorthand(key: str) -> BeforeValidator:
+    """A bare string for a spec's one main key: `tool: Write` is `tool: {name: Write}`."""
+    return BeforeValidator(lambda value: {key: value} if isinstance(value, str) else value)
 
 
 class _Node(StrictAliased):
@@ -76,7 +86,7 @@ class FileSpec(StrictAliased):
     changed: str | None = None
     deleted: str | None = None
     written: str | None = None
-    content: str | None = Field(None, description="RE2 pattern the file's text must match")
+    content: Pattern | None = Field(None, description="RE2 pattern the file's text must match")
     front_matter: dict[str, str] | None = Field(
         None, description="field -> RE2 pattern its value must match ('' = present)"
     )
@@ -85,11 +95,6 @@ class FileSpec(StrictAliased):
     @classmethod
     def _globs(cls, value: str | None) -> str | None:
         return _glob(value)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
     @field_validator("front_matter")
     @classmethod
@@ -124,22 +129,14 @@ class FileCondition(_Event):
 
 class ToolSpec(StrictAliased):
     name: str = Field(description="tool name; a glob, e.g. Write or mcp__*")
-    input: str | None = Field(None, description="RE2 pattern over the input as JSON")
+    input: Pattern | None = Field(None, description="RE2 pattern over the input as JSON")
     ok: bool | None = Field(None, description="true: succeeded; false: failed; absent: either")
 
-    @field_validator("input")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class ToolCondition(_Event):
-    tool: ToolSpec
+    tool: Annotated[ToolSpec, _shorthand("name")]
 
-    @field_validator("tool", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("name")(value)
 
 
 class SkillSpec(StrictAliased):
@@ -147,39 +144,20 @@ class SkillSpec(StrictAliased):
     ok: bool | None = None
 
 
-def _shorthand(key: str) -> Any:
-    def before(value: Any) -> Any:
-        return {key: value} if isinstance(value, str) else value
-
-    return before
-
-
 class SkillCondition(_Event):
-    skill: SkillSpec
+    skill: Annotated[SkillSpec, _shorthand("name")]
 
-    @field_validator("skill", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("name")(value)
 
 
 class BashSpec(StrictAliased):
-    command: str = Field(description="RE2 pattern over the Bash command")
+    command: Pattern = Field(description="RE2 pattern over the Bash command")
     ok: bool | None = None
 
-    @field_validator("command")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class BashCondition(_Event):
-    bash: BashSpec
+    bash: Annotated[BashSpec, _shorthand("command")]
 
-    @field_validator("bash", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("command")(value)
 
 
 class RanSpec(StrictAliased):
@@ -188,40 +166,24 @@ class RanSpec(StrictAliased):
 
 
 class RanCondition(_Event):
-    ran: RanSpec
+    ran: Annotated[RanSpec, _shorthand("script")]
 
-    @field_validator("ran", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("script")(value)
 
 
 class HookSpec(StrictAliased):
     event: str = Field(description="hook_event, e.g. SessionStart")
-    output: str | None = Field(None, description="RE2 pattern over the hook's output")
+    output: Pattern | None = Field(None, description="RE2 pattern over the hook's output")
 
-    @field_validator("output")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class HookCondition(_Node):
-    hook: HookSpec
+    hook: Annotated[HookSpec, _shorthand("event")]
 
-    @field_validator("hook", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("event")(value)
 
 
 class FinalCondition(_Node):
-    final: str = Field(description="RE2 pattern over the final message")
+    final: Pattern = Field(description="RE2 pattern over the final message")
 
-    @field_validator("final")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class JudgeCondition(_Node):
