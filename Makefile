@@ -72,7 +72,8 @@ test: setup lint
 test-slurm: setup
 	$(BIN)/pytest -q -m slurm tests/e2e/test_slurm_recipe.py
 
-# Whole-suite calibrations through the real CLI: every policy over both sets of each suite.
+# Whole-suite calibrations: through the real CLI, every policy over both sets of each suite;
+# in process, the ladder suites' and runs-tests' whole self-tests.
 calibrate-suites: setup
 	$(BIN)/pytest -q $(PYTEST_JOBS) -m slow
 

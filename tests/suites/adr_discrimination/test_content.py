@@ -367,6 +367,8 @@ def test_the_index_matches_the_records() -> None:
 # --------------------------------------------------------------------------- self-test
 
 
+# A whole-suite calibration, in process: `make calibrate-suites` runs it (CI does too).
+@pytest.mark.slow
 def test_self_test_gets_every_cell_as_designed(adr_suite: Suite, tmp_path: Path) -> None:
     cells = self_test(adr_suite, tmp_path / "sandboxes")
     assert {c.scenario for c in cells} == set(RUN_IDS + RESERVE_IDS)

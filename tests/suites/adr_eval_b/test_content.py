@@ -243,6 +243,8 @@ def test_the_lock_records_the_graph_and_graphify_version(eval_b: Suite) -> None:
 # --------------------------------------------------------------------------- self-test
 
 
+# A whole-suite calibration, in process: `make calibrate-suites` runs it (CI does too).
+@pytest.mark.slow
 def test_every_self_test_cell_comes_out_as_designed(eval_b: Suite) -> None:
     cells = self_test(eval_b)
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
