@@ -14,6 +14,10 @@ CODEX := .tools/codex/node_modules/.bin/codex
 GEMINI_VERSION := 0.61.0
 GEMINI := .tools/gemini/node_modules/.bin/gemini
 DEMO_DIR := results/demo
+# pytest on every core (pytest-xdist), a module's tests on one worker; `make check JOBS=0`
+# runs in this one process
+JOBS ?= auto
+PYTEST_JOBS := -n $(JOBS) --dist loadscope
 
 .PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench docs clean
 
@@ -58,19 +62,20 @@ unit: setup
 
 # The everyday loop: lint, then every test that needs neither the real CLI nor a browser.
 check: setup lint
-	$(BIN)/pytest -q -m "not e2e and not browser and not slow and not slurm"
+	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not e2e and not browser and not slow and not slurm"
 
 test: setup lint
-	$(BIN)/pytest -q -m "not slow and not slurm"
+	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not slow and not slurm"
 
 # The Slurm recipe of docs/scale-out.md on a single-node Slurm brought up and torn down here
 # (as root, from Debian's slurm-wlm and munge); fails, never skips, when it cannot start.
 test-slurm: setup
 	$(BIN)/pytest -q -m slurm tests/e2e/test_slurm_recipe.py
 
-# Whole-suite calibrations through the real CLI: every policy over both sets of each suite.
+# Whole-suite calibrations: through the real CLI, every policy over both sets of each suite;
+# in process, the ladder suites' and runs-tests' whole self-tests.
 calibrate-suites: setup
-	$(BIN)/pytest -q -m slow
+	$(BIN)/pytest -q $(PYTEST_JOBS) -m slow
 
 self-test: setup
 	$(BIN)/evalkit self-test

@@ -44,6 +44,13 @@ class Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
+class StrictAliased(Strict):
+    """A Strict model whose fields named after Python keywords (`in_` for `in`) may also be
+    given by their field name, as the code that builds them does."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
 # --------------------------------------------------------------------------- suite config
 
 

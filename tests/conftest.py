@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolate(tmp_path_factory, monkeypatch)
+
+
+def isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A throwaway HOME, scratch and real vault; no judge command or suite from outside. A
+    session fixture calls it too, inside its own `pytest.MonkeyPatch.context()`."""
     base = tmp_path_factory.mktemp("isolation")
     for name in ("home", "scratch", "real-vault"):
         (base / name).mkdir()

@@ -13,8 +13,6 @@ apart is refused, with a pointer to `evalkit migrate`.
 
 from __future__ import annotations
 
-import fcntl
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,14 +186,3 @@ def read_rows(path: Path) -> list[ResultRow]:
     if found.problems:
         raise ConfigError(f"{path.parent}/{found.problems[0]}")
     return found.plain_rows
-
-
-def rewrite_locked(path: Path, text: str) -> None:
-    """Replace a results file's contents under the append lock, so no row lands in between."""
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text.encode("utf-8"), 0)
-    finally:
-        os.close(fd)

@@ -337,14 +337,6 @@ class Workdir:
             )
         return _read_jsonl(self.evidence_index, EvidenceLine, "manifest", _shared_declarations())
 
-    def evidence_keys(self) -> list[RepKey]:
-        """The reps the manifest records: one key per rep's final attempt."""
-        if not self.evidence_index.is_file():
-            return []
-        return [
-            evidence_key(x) for x in self.read_evidence_index().items if x.superseded_by is None
-        ]
-
     def results_files(
         self, plans: Iterable[Plan], lines: Iterable[EvidenceLine] = ()
     ) -> list[Path]:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import Kit
+
+pytestmark = pytest.mark.e2e
 
 
 def _path_without_bwrap(kit: Kit) -> str:

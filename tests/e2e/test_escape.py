@@ -16,6 +16,8 @@ from evalkit.reference.placeholders import render
 from evalkit.reference.scripted_server import ScriptedServer
 from tests.e2e.conftest import Kit, leaked_tasks, task_blocks
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def listener() -> Iterator[socket.socket]:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import Kit, leaked_tasks
+
+pytestmark = pytest.mark.e2e
 
 
 def _family(root: int) -> set[str]:

@@ -48,13 +48,14 @@ def test_only_the_runner_reads_a_task_block() -> None:
     assert readers == ["evalkit/run/rep.py", "evalkit/suite/task.py"]
 
 
-def test_no_command_output_contains_a_task(suite: Suite, tmp_path: Path) -> None:
+def test_no_command_output_contains_a_task(
+    suite: Suite, tmp_path: Path, self_test_command: tuple[int, str, str]
+) -> None:
     runner = CliRunner()
-    outputs = []
+    outputs = [self_test_command[1] + self_test_command[2]]
     for args in (
         ["list", "--set", "all"],
         ["list", "--set", "all", "--json"],
-        ["self-test"],
         ["--help"],
         ["sandbox", "P1", str(tmp_path / "s")],
         ["check", str(tmp_path / "s")],

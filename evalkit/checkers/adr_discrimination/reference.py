@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from evalkit.checkers.adr_discrimination.scoring import AdrDiscriminationChecker, PositiveExpect
 from evalkit.checkers.behaviour import (
@@ -17,14 +17,10 @@ from evalkit.checkers.behaviour import (
     PolicyPlan,
     SelfTestCase,
 )
-from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import Polarity, ScenarioFile, Script, Step, Strict, TextBlock, ToolUseBlock
 
 
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSpec(_Strict):
+class FileSpec(Strict):
     path: str = Field(description="project-relative")
     front_matter: dict[str, str | list[str]] | None = Field(
         None,
@@ -40,13 +36,13 @@ class FileSpec(_Strict):
         return "---\n" + "\n".join(lines) + "\n---\n\n" + self.content
 
 
-class PositiveCalibration(_Strict):
+class PositiveCalibration(Strict):
     reply: str = Field(description="the ideal final message; cites a governing record")
     adr: FileSpec = Field(description="an on-topic new record, as an always-create agent writes")
     edits: list[FileSpec] = Field(default_factory=list)
 
 
-class NegativeCalibration(_Strict):
+class NegativeCalibration(Strict):
     reply: str = Field(description="the ideal answer; may cite records truthfully")
     adr: FileSpec = Field(description="the record an always-create agent would wrongly write")
     edits: list[FileSpec] = Field(default_factory=list, description="new files only")

@@ -27,18 +27,18 @@ from typing import Annotated, Any, ClassVar
 from pydantic import (
     BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     ValidationInfo,
     field_validator,
 )
 
-from evalkit.models import Model, Polarity, ToolCall, Verdict
+from evalkit.models import Polarity, Strict, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.frontmatter import split_front_matter
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
 
 
@@ -51,9 +51,6 @@ def _record_id(value: Any) -> Any:
 
 RecordId = Annotated[str, BeforeValidator(_record_id), Field(pattern=r"^\d{1,6}$")]
 
-
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
 
 
 class AdrOptions(CheckerOptions):
@@ -82,16 +79,7 @@ class AdrOptions(CheckerOptions):
         return pattern
 
 
-def _check_patterns(patterns: list[str]) -> list[str]:
-    for pattern in patterns:
-        try:
-            re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
-    return patterns
-
-
-class PositiveExpect(_Strict):
+class PositiveExpect(Strict):
     governing: list[RecordId] = Field(min_length=1, description="citing any of these passes B")
     distractors: list[RecordId] = Field(
         default_factory=list, description="citing only these (and no governing id) fails B"
@@ -103,7 +91,7 @@ class PositiveExpect(_Strict):
     @field_validator("topic_patterns")
     @classmethod
     def _compiles(cls, patterns: list[str]) -> list[str]:
-        return _check_patterns(patterns)
+        return check_topic_patterns(patterns)
 
     @field_validator("distractors")
     @classmethod
@@ -114,16 +102,11 @@ class PositiveExpect(_Strict):
         return distractors
 
 
-class NegativeExpect(_Strict):
+class NegativeExpect(Strict):
     distractors: list[RecordId] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- pure rules
-
-
-def topic_matches(patterns: list[str], rel_path: str, text: str) -> bool:
-    haystack = f"{rel_path}\n{text}"
-    return any(re.search(p, haystack, re.IGNORECASE) for p in patterns)
 
 
 def cites(text: str, record_id: str) -> bool:

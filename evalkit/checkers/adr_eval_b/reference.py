@@ -14,7 +14,6 @@ from evalkit.checkers.adr_discrimination.reference import (
     UNRELATED_RECORD,
     AdrDiscriminationReference,
     FileSpec,
-    _Strict,
 )
 from evalkit.checkers.adr_eval_b.scoring import (
     AdrEvalBChecker,
@@ -22,14 +21,23 @@ from evalkit.checkers.adr_eval_b.scoring import (
     _kind,
 )
 from evalkit.checkers.behaviour import Expectation, Policy, PolicyPlan, SelfTestCase
-from evalkit.models import Polarity, Quote, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import (
+    Polarity,
+    Quote,
+    ScenarioFile,
+    Script,
+    Step,
+    Strict,
+    TextBlock,
+    ToolUseBlock,
+)
 
 FOUND_ID = r"(?m)^(\d{4})\s"
 """The first record id adr-find prints: each of its result blocks starts with one."""
 NOTHING_FOUND = "I looked for a decision record that applies and found none, so I went ahead."
 
 
-class EvalBCalibration(_Strict):
+class EvalBCalibration(Strict):
     reply: str = Field(description="the ideal final message")
     adr: FileSpec = Field(description="the record an always-create agent writes")
     grep_words: list[str] = Field(

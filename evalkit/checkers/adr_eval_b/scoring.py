@@ -27,24 +27,19 @@ from pydantic import BaseModel, Field, field_validator
 from evalkit.checkers.adr_discrimination.scoring import (
     AdrDiscriminationChecker,
     RecordId,
-    _check_patterns,
-    _Strict,
     cited_ids,
-    topic_matches,
 )
 from evalkit.errors import ConfigError
-from evalkit.models import ToolCall, Verdict
+from evalkit.models import Strict, ToolCall, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
 
 if TYPE_CHECKING:
     from evalkit.models import ScenarioFile
 
-Kind = Literal["write-trigger", "retrieval"]
-
-
-class WriteExpect(_Strict):
+class WriteExpect(Strict):
     touches: str = Field(description="project-relative file the task changes")
     topic_patterns: list[str] = Field(
         min_length=1, description="regexes; a created record's path+text must match one"
@@ -53,10 +48,10 @@ class WriteExpect(_Strict):
     @field_validator("topic_patterns")
     @classmethod
     def _compiles(cls, patterns: list[str]) -> list[str]:
-        return _check_patterns(patterns)
+        return check_topic_patterns(patterns)
 
 
-class RetrievalExpect(_Strict):
+class RetrievalExpect(Strict):
     touches: str = Field(description="project-relative file the task changes")
     governing: list[RecordId] = Field(min_length=1, description="citing any of these passes B")
     distractors: list[RecordId] = Field(

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    ConfigDict,
+    AfterValidator,
+    BeforeValidator,
     Discriminator,
     Field,
     Tag,
@@ -25,7 +26,7 @@ from pydantic import (
 )
 
 from evalkit.checkers.rules.patterns import compile_pattern, glob_to_pattern
-from evalkit.models import Model
+from evalkit.models import StrictAliased
 
 TOKEN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,79}$"
 """Reason tokens go into a TSV cell between ';': no spaces, tabs or separators."""
@@ -35,10 +36,6 @@ KINDS = (
 )  # fmt: skip
 EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
-
-
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 def _pattern(value: str | None) -> str | None:
@@ -55,7 +52,16 @@ def _glob(value: str | None) -> str | None:
     return value
 
 
-class _Node(_Strict):
+Pattern = Annotated[str, AfterValidator(_pattern)]
+"""An RE2 pattern, compiled as the suite loads, so a bad one is refused with its field."""
+
+
+def _shorthand(key: str) -> BeforeValidator:
+    """A bare string for a spec's one main key: `tool: Write` is `tool: {name: Write}`."""
+    return BeforeValidator(lambda value: {key: value} if isinstance(value, str) else value)
+
+
+class _Node(StrictAliased):
     reason: Annotated[str | None, Field(pattern=TOKEN)] = None
 
     def has_judge(self) -> bool:
@@ -71,7 +77,7 @@ class _Event(_Node):
 # --------------------------------------------------------------------------- leaves
 
 
-class FileSpec(_Strict):
+class FileSpec(StrictAliased):
     """A file of a sandbox folder that differs from the fixture. Exactly one of
     created / changed / deleted / written (created or changed) names the glob."""
 
@@ -80,7 +86,7 @@ class FileSpec(_Strict):
     changed: str | None = None
     deleted: str | None = None
     written: str | None = None
-    content: str | None = Field(None, description="RE2 pattern the file's text must match")
+    content: Pattern | None = Field(None, description="RE2 pattern the file's text must match")
     front_matter: dict[str, str] | None = Field(
         None, description="field -> RE2 pattern its value must match ('' = present)"
     )
@@ -89,11 +95,6 @@ class FileSpec(_Strict):
     @classmethod
     def _globs(cls, value: str | None) -> str | None:
         return _glob(value)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
     @field_validator("front_matter")
     @classmethod
@@ -126,106 +127,63 @@ class FileCondition(_Event):
     file: FileSpec
 
 
-class ToolSpec(_Strict):
+class ToolSpec(StrictAliased):
     name: str = Field(description="tool name; a glob, e.g. Write or mcp__*")
-    input: str | None = Field(None, description="RE2 pattern over the input as JSON")
+    input: Pattern | None = Field(None, description="RE2 pattern over the input as JSON")
     ok: bool | None = Field(None, description="true: succeeded; false: failed; absent: either")
 
-    @field_validator("input")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class ToolCondition(_Event):
-    tool: ToolSpec
-
-    @field_validator("tool", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("name")(value)
+    tool: Annotated[ToolSpec, _shorthand("name")]
 
 
-class SkillSpec(_Strict):
+
+class SkillSpec(StrictAliased):
     name: str = Field(description="plugin:skill, or a bare skill name; a glob")
     ok: bool | None = None
 
 
-def _shorthand(key: str) -> Any:
-    def before(value: Any) -> Any:
-        return {key: value} if isinstance(value, str) else value
-
-    return before
-
-
 class SkillCondition(_Event):
-    skill: SkillSpec
-
-    @field_validator("skill", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("name")(value)
+    skill: Annotated[SkillSpec, _shorthand("name")]
 
 
-class BashSpec(_Strict):
-    command: str = Field(description="RE2 pattern over the Bash command")
+
+class BashSpec(StrictAliased):
+    command: Pattern = Field(description="RE2 pattern over the Bash command")
     ok: bool | None = None
 
-    @field_validator("command")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class BashCondition(_Event):
-    bash: BashSpec
-
-    @field_validator("bash", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("command")(value)
+    bash: Annotated[BashSpec, _shorthand("command")]
 
 
-class RanSpec(_Strict):
+
+class RanSpec(StrictAliased):
     script: str = Field(description="an observed script, as the suite's `observe` names it")
     ok: bool | None = Field(None, description="true: it exited 0; false: it did not")
 
 
 class RanCondition(_Event):
-    ran: RanSpec
-
-    @field_validator("ran", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("script")(value)
+    ran: Annotated[RanSpec, _shorthand("script")]
 
 
-class HookSpec(_Strict):
+
+class HookSpec(StrictAliased):
     event: str = Field(description="hook_event, e.g. SessionStart")
-    output: str | None = Field(None, description="RE2 pattern over the hook's output")
+    output: Pattern | None = Field(None, description="RE2 pattern over the hook's output")
 
-    @field_validator("output")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class HookCondition(_Node):
-    hook: HookSpec
+    hook: Annotated[HookSpec, _shorthand("event")]
 
-    @field_validator("hook", mode="before")
-    @classmethod
-    def _short(cls, value: Any) -> Any:
-        return _shorthand("event")(value)
 
 
 class FinalCondition(_Node):
-    final: str = Field(description="RE2 pattern over the final message")
+    final: Pattern = Field(description="RE2 pattern over the final message")
 
-    @field_validator("final")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        return _pattern(value)
 
 
 class JudgeCondition(_Node):
@@ -267,7 +225,7 @@ def _event_kind(value: Any) -> Any:
     return value
 
 
-class After(_Strict):
+class After(StrictAliased):
     last: Condition = Field(description="an event condition; only later events count")
 
     @field_validator("last", mode="before")
@@ -361,7 +319,7 @@ def no_judge_in_info(info: list[Node]) -> list[Node]:
     return info
 
 
-class PositiveRules(_Strict):
+class PositiveRules(StrictAliased):
     """A positive passes when axis A holds and, if given, axis B holds too."""
 
     a: Condition | None = None
@@ -376,7 +334,7 @@ class PositiveRules(_Strict):
         return no_judge_in_info(info)
 
 
-class NegativeRules(_Strict):
+class NegativeRules(StrictAliased):
     """A negative fails when its fail condition holds."""
 
     fail: Condition | None = None

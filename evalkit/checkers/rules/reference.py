@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, Discriminator, Field, Tag
 
 from evalkit.checkers.behaviour import (
     CheckerReference,
@@ -43,17 +43,14 @@ from evalkit.checkers.rules.conditions import (
 from evalkit.checkers.rules.patterns import is_literal_glob
 from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.errors import ConfigError
-from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, ToolUseBlock
+from evalkit.models import Polarity, ScenarioFile, Script, Step, StrictAliased, ToolUseBlock
 
 NEUTRAL_FINAL = "I looked at the code and answered; nothing else was needed."
 FILLER = "calibration"
 
 
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-
-class WriteSpec(_Strict):
+class WriteSpec(StrictAliased):
     path: str = Field(description="relative to the folder named by `in`, or a {placeholder} path")
     content: str = ""
     in_: str = Field("project", alias="in")
@@ -62,37 +59,37 @@ class WriteSpec(_Strict):
         return self.path if self.path.startswith("{") else f"{{{self.in_}}}/{self.path}"
 
 
-class ToolSpec(_Strict):
+class ToolSpec(StrictAliased):
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
 
 
-class ReadAction(_Strict):
+class ReadAction(StrictAliased):
     read: str = Field(description="a project-relative path, or a {placeholder} path")
 
 
-class WriteAction(_Strict):
+class WriteAction(StrictAliased):
     write: WriteSpec
 
 
-class BashAction(_Strict):
+class BashAction(StrictAliased):
     bash: str
 
 
-class SkillAction(_Strict):
+class SkillAction(StrictAliased):
     skill: str
     args: str = ""
 
 
-class ToolAction(_Strict):
+class ToolAction(StrictAliased):
     tool: ToolSpec
 
 
-class FinalAction(_Strict):
+class FinalAction(StrictAliased):
     final: str
 
 
-class JudgeAction(_Strict):
+class JudgeAction(StrictAliased):
     judge: Literal["YES", "NO"] = Field(description="the judge's answer to this final message")
 
 
@@ -123,7 +120,7 @@ Action = Annotated[
 AnyAction = (
     ReadAction | WriteAction | BashAction | SkillAction | ToolAction | FinalAction | JudgeAction
 )
-_ACTION_MODELS: dict[str, type[_Strict]] = {
+_ACTION_MODELS: dict[str, type[StrictAliased]] = {
     "read": ReadAction,
     "write": WriteAction,
     "bash": BashAction,
@@ -134,7 +131,7 @@ _ACTION_MODELS: dict[str, type[_Strict]] = {
 }
 
 
-class Calibration(_Strict):
+class Calibration(StrictAliased):
     oracle: list[Action] = Field(min_length=1, description="the ideal behaviour")
     act: list[Action] | None = Field(
         None, description="what an always-acting agent does; generated when omitted"

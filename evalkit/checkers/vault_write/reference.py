@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from evalkit.checkers.behaviour import (
     CheckerReference,
@@ -18,19 +18,15 @@ from evalkit.checkers.behaviour import (
     SelfTestCase,
 )
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
-from evalkit.models import Model, Polarity, ScenarioFile, Script, Step, TextBlock, ToolUseBlock
+from evalkit.models import Polarity, ScenarioFile, Script, Step, Strict, TextBlock, ToolUseBlock
 
 
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSpec(_Strict):
+class FileSpec(Strict):
     path: str
     content: str
 
 
-class PositiveCalibration(_Strict):
+class PositiveCalibration(Strict):
     note: FileSpec
     reply: str
     offer: str = (
@@ -39,7 +35,7 @@ class PositiveCalibration(_Strict):
     )
 
 
-class NegativeCalibration(_Strict):
+class NegativeCalibration(Strict):
     edits: list[FileSpec] = Field(default_factory=list)
     reply: str
     tempting_note: FileSpec

@@ -8,23 +8,19 @@ read from the filesystem, so a note written through Bash counts like one from Wr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from evalkit.checkers.vault_write.notes import check_note
-from evalkit.models import Model, Polarity, Verdict
+from evalkit.models import Polarity, Strict, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.rules import ask_judge
-
-
-class _Strict(Model):
-    model_config = ConfigDict(extra="forbid")
+from evalkit.scoring.topics import check_topic_patterns, topic_matches
 
 
 class VaultWriteOptions(CheckerOptions):
@@ -34,27 +30,17 @@ class VaultWriteOptions(CheckerOptions):
     real_vault_env: str = "EVALKIT_REAL_VAULT"
 
 
-class PositiveExpect(_Strict):
+class PositiveExpect(Strict):
     topic_patterns: list[str] = Field(min_length=1)
 
     @field_validator("topic_patterns")
     @classmethod
     def _compiles(cls, patterns: list[str]) -> list[str]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern, re.IGNORECASE)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
-        return patterns
+        return check_topic_patterns(patterns)
 
 
-class NegativeExpect(_Strict):
+class NegativeExpect(Strict):
     pass
-
-
-def topic_matches(patterns: list[str], rel_path: str, text: str) -> bool:
-    haystack = f"{rel_path}\n{text}"
-    return any(re.search(p, haystack, re.IGNORECASE) for p in patterns)
 
 
 class VaultWriteChecker(Checker):

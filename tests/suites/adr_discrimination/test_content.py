@@ -21,7 +21,7 @@ from evalkit.checkers.adr_discrimination.reference import (
     NegativeCalibration,
     PositiveCalibration,
 )
-from evalkit.checkers.adr_discrimination.scoring import PositiveExpect, topic_matches
+from evalkit.checkers.adr_discrimination.scoring import PositiveExpect
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.scripted_server import ScriptedServer
@@ -30,6 +30,7 @@ from evalkit.run.claude_cli import find_cli
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.score import score
+from evalkit.scoring.topics import topic_matches
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
@@ -366,6 +367,8 @@ def test_the_index_matches_the_records() -> None:
 # --------------------------------------------------------------------------- self-test
 
 
+# A whole-suite calibration, in process: `make calibrate-suites` runs it (CI does too).
+@pytest.mark.slow
 def test_self_test_gets_every_cell_as_designed(adr_suite: Suite, tmp_path: Path) -> None:
     cells = self_test(adr_suite, tmp_path / "sandboxes")
     assert {c.scenario for c in cells} == set(RUN_IDS + RESERVE_IDS)

@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from evalkit.checkers import reference_for
-from evalkit.checkers.adr_discrimination.scoring import topic_matches
 from evalkit.checkers.adr_eval_b.scoring import RetrievalExpect, WriteExpect
 from evalkit.reference.selftest import self_test
 from evalkit.run.sandbox import build_sandbox
+from evalkit.scoring.topics import topic_matches
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO
@@ -243,6 +243,8 @@ def test_the_lock_records_the_graph_and_graphify_version(eval_b: Suite) -> None:
 # --------------------------------------------------------------------------- self-test
 
 
+# A whole-suite calibration, in process: `make calibrate-suites` runs it (CI does too).
+@pytest.mark.slow
 def test_every_self_test_cell_comes_out_as_designed(eval_b: Suite) -> None:
     cells = self_test(eval_b)
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]

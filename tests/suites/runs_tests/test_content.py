@@ -82,6 +82,8 @@ def test_no_task_mentions_bin_test_or_the_plugin(rt_suite: Suite) -> None:
         assert "run the tests" not in task, sf.id
 
 
+# A whole-suite calibration, in process: `make calibrate-suites` runs it (CI does too).
+@pytest.mark.slow
 def test_self_test_gets_every_cell_as_designed(rt_suite: Suite, tmp_path: Path) -> None:
     cells = self_test(rt_suite, tmp_path)
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]

@@ -2,31 +2,41 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 from evalkit.models import ResultRow
 from evalkit.records.results import COLUMNS, append_row, read_rows
 
-WRITER = """
-import sys
-from pathlib import Path
-from evalkit.models import ResultRow
-from evalkit.records.results import append_row
-n = int(sys.argv[2])
-for k in range(50):
-    append_row(Path(sys.argv[1]), ResultRow(scenario=f"P{n}", model="m", a="A:PASS", b="B:PASS",
-               verdict="PASS", reasons="x" * 3000, rep=k))
-"""
+
+def _writer(target: Path, n: int, go: int) -> None:
+    """A forked child: waits for the start signal, appends its 50 rows, exits at once."""
+    code = 1
+    try:
+        os.read(go, 1)
+        for k in range(50):
+            append_row(target, ResultRow(scenario=f"P{n}", model="m", a="A:PASS", b="B:PASS",
+                       verdict="PASS", reasons="x" * 3000, rep=k))  # fmt: skip
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def test_32_processes_appending_at_once_lose_and_tear_nothing(tmp_path: Path) -> None:
+    """32 forked processes (evalkit already imported, so they start at once), released
+    together, append 50 rows each."""
     target = tmp_path / "results.tsv"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(target), str(n)]) for n in range(32)
-    ]
-    assert all(p.wait(timeout=120) == 0 for p in procs)
+    go_read, go_write = os.pipe()
+    children = []
+    for n in range(32):
+        pid = os.fork()
+        if pid == 0:
+            _writer(target, n, go_read)
+        children.append(pid)
+    os.write(go_write, b"g" * 32)
+    os.close(go_write)
+    os.close(go_read)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in children)
     lines = target.read_text().splitlines()
     assert lines[0].split("\t") == COLUMNS
     assert len(lines) == 1 + 32 * 50

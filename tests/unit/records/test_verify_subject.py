@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,14 @@ def test_a_rep_re_derives_against_the_subject_it_kept(tmp_path: Path) -> None:
     assert [t.problems for t in got.trials] == [[]] and got.publishable, got.publish_problems
 
 
-def test_a_kept_subject_edited_after_the_run_is_named(tmp_path: Path) -> None:
-    suite, work = _recorded(tmp_path)
-    (kept,) = (work / "subjects").iterdir()
-    (kept / "fixtures/project/CLAUDE.md").write_text("wording edited after the run\n")
-    got = verify_workdir(suite, work)
+def test_a_kept_subject_edited_after_the_run_is_named() -> None:
+    # verify cuts a problem to 120 characters, path included: a short folder, so that the
+    # reason is whole under any temp root (pytest-xdist's are longer)
+    with tempfile.TemporaryDirectory(prefix="ek-") as short:
+        suite, work = _recorded(Path(short))
+        (kept,) = (work / "subjects").iterdir()
+        (kept / "fixtures/project/CLAUDE.md").write_text("wording edited after the run\n")
+        got = verify_workdir(suite, work)
     assert not got.publishable
     (problems,) = [t.problems for t in got.trials]
     assert len(problems) == 1 and problems[0].startswith("subject-not-kept:"), problems
