@@ -93,7 +93,10 @@ def new_run_id() -> str:
 
 
 def default_workdir(suite: Suite) -> Path:
-    return suite.root / "results"
+    from evalkit.suite.plugin_evals import RESULTS, instrument_home
+
+    home = instrument_home(suite.root)
+    return home / RESULTS if home is not None else suite.root / "results"
 
 
 def scratch_root() -> Path:
