@@ -29,7 +29,17 @@ from evalkit.checkers.rules.plugin_graders import (
 from evalkit.checkers.rules.reference import CannotGenerate, instance_of, literal_of
 
 NEUTRAL = "I read the request and answered it."
-INPUT_KEYS = {"Skill": "skill", "Bash": "command", "Read": "file_path", "Write": "file_path"}
+REFERENCE_FILE = "{project}/evalkit-reference.txt"
+DEFAULT_INPUTS: dict[str, dict[str, str]] = {
+    "Skill": {"skill": "reference"},
+    "Bash": {"command": "true"},
+    "Read": {"file_path": REFERENCE_FILE},
+    "Write": {"file_path": REFERENCE_FILE, "content": "reference\n"},
+    "Edit": {"file_path": REFERENCE_FILE, "old_string": "a", "new_string": "b"},
+    "Glob": {"pattern": "*"},
+    "Grep": {"pattern": "reference"},
+}
+LITERAL_KEYS = {"Skill": "skill", "Bash": "command", "Read": "file_path", "Write": "content"}
 
 
 def _literal(grader: RegexGrader | ToolUsedGrader, pattern: str) -> str:
@@ -43,9 +53,10 @@ def _literal(grader: RegexGrader | ToolUsedGrader, pattern: str) -> str:
 
 
 def _call(tool: str, literal: str | None) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+    """A call the CLI can run: the tool's usual input, the literal where a matcher looks."""
+    data = dict(DEFAULT_INPUTS.get(tool, {}))
     if literal is not None:
-        data[INPUT_KEYS.get(tool, "input")] = literal
+        data[LITERAL_KEYS.get(tool, "input")] = literal
     return {"tool": {"name": tool, "input": data}}
 
 
