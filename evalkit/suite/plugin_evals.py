@@ -271,12 +271,36 @@ def _scenario_text(case: Case) -> str:
         "premise": {"file": "plugin-evals.json", "marker": '"plugin"'},
         "expect": expect,
     }
+    launch = {
+        "max_turns": case.settings.max_turns,
+        "timeout": case.settings.timeout_seconds,
+        "tools": launch_tools(case.settings),
+    }
+    front["launch"] = {k: v for k, v in launch.items() if v is not None}
     calibration = dict(case.calibration) or _generated(case)
     if polarity == "positive" and "oracle" in calibration:
         calibration.setdefault("act", calibration["oracle"])  # acting is doing what it asks
     front["calibration"] = calibration
     text = json.dumps(front, indent=1, ensure_ascii=False)  # JSON is YAML, every string quoted
     return f"---\n{text}\n---\n\nA `claude plugin eval` case.\n\n## Task\n\n{case.prompt}\n"
+
+
+DEFAULT_TOOLS = (
+    "Agent", "Bash", "Edit", "ListAgents", "Read", "ReportFindings", "ScheduleWakeup", "Skill",
+    "ToolSearch", "Workflow", "Write",
+)  # fmt: skip
+"""The pinned CLI's tools when --tools is not given (measured on 2.1.328)."""
+
+
+def launch_tools(settings: CaseSettings) -> list[str] | None:
+    """allowed_tools and disallowed_tools as the CLI's --tools. Under
+    --dangerously-skip-permissions, --allowedTools restricts nothing; --tools is the set the
+    model can call at all."""
+    if settings.allowed_tools is None and settings.disallowed_tools is None:
+        return None
+    allowed = settings.allowed_tools if settings.allowed_tools is not None else DEFAULT_TOOLS
+    denied = set(settings.disallowed_tools or ())
+    return [t for t in allowed if t not in denied]
 
 
 def _generated(case: Case) -> dict[str, Any]:

@@ -61,6 +61,10 @@ def test_the_bare_template_runs_an_oracle_rep_and_a_server_fault_is_an_error_row
         assert done.returncode in (0, 1), done.why()
     verdicts = {r["model"]: r["verdict"] for r in bare.tsv(work)}
     assert verdicts == {"policy:oracle": "PASS", "policy:fault-500": "ERROR"}
+    flags = bare.manifest(work)[0]["declarations"]["cli_flags"]
+    launched = {flags[i]: flags[i + 1] for i in range(len(flags) - 1)}
+    assert launched["--max-turns"] == "10"  # the template's max_turns
+    assert launched["--tools"] == "Read,Glob,Grep,Skill"  # its allowed_tools, as --tools
 
 
 def test_the_bare_template_self_tests_and_results_default_into_the_eval_folder(

@@ -189,3 +189,23 @@ def test_a_folder_that_is_neither_a_suite_nor_a_plugin_with_evals_is_refused(
     root = plugin(tmp_path)
     with pytest.raises(ConfigError):
         load_suite(root)
+
+
+def test_launch_settings_become_the_scenario_s_own_limits_and_tools(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    case_yaml(
+        root / "evals",
+        "limited",
+        "prompt: hi\nmax_turns: 4\ntimeout_seconds: 30\nallowed_tools: [Read, Bash, Skill]\n"
+        "disallowed_tools: [Bash]\ngraders: [{type: llm, criteria: ok}]\n",
+    )
+    case_yaml(
+        root / "evals",
+        "no-agents",
+        "prompt: hi\ndisallowed_tools: [Agent]\ngraders: [{type: llm, criteria: ok}]\n",
+    )
+    launches = {s.id: s.scenario.launch for s in load_suite(root).scenarios()}
+    limited = launches["limited"]
+    assert (limited.max_turns, limited.timeout, limited.tools) == (4, 30.0, ["Read", "Skill"])
+    tools = launches["no-agents"].tools
+    assert tools is not None and "Agent" not in tools and "Write" in tools
