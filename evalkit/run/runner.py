@@ -45,7 +45,7 @@ from evalkit.records.evidence import (
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, check_results_file, row_from_verdict
 from evalkit.records.workdir import Workdir
-from evalkit.reference.escape import PORT_ENV, run_values
+from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import is_policy, scripted_agent
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
@@ -554,7 +554,9 @@ def prepare_rep(
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
         if ctx.agent == "claude":
             launch = scenario.scenario.launch
-            turns = tighter(ctx.max_turns, launch.max_turns)
+            # the escape probe walks every way out of its rep: more turns than a case allows
+            own_turns = None if model == f"policy:{ESCAPE}" else launch.max_turns
+            turns = tighter(ctx.max_turns, own_turns)
             command = agent_command(cli, cli_model, rep_plugins, turns, launch.tools)
         else:
             command, env = _other_agent(

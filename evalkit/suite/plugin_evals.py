@@ -33,6 +33,7 @@ from evalkit.checkers.rules.reference import CannotGenerate
 from evalkit.errors import ConfigError
 from evalkit.models import Model
 from evalkit.suite.plugin_oracle import generated_calibration
+from evalkit.suite.plugin_scaffold import STAMP, scaffold
 from evalkit.suite.scenarios import decode_utf8, split_front_matter
 from evalkit.suite.yamlio import describe, dump, load_text
 
@@ -200,6 +201,12 @@ def read_case(evals: Path, folder: Path) -> Case:
         if getattr(settings.context, name) is not None:
             raise ConfigError(f"{source}: context.{name}: case '{case_id}': evalkit cannot "
                               "honour it (give the case a scaffold_script instead)")
+    script = settings.context.scaffold_script
+    if script is not None:
+        path = folder / script
+        if script.startswith("/") or ".." in Path(script).parts or not path.is_file():
+            raise ConfigError(f"{source}: context.scaffold_script: case '{case_id}': {script!r} "
+                              "is not a file in the case folder")
     prompt = (prompt_body if prompt_body is not None else settings.prompt or "").strip()
     if not prompt:
         raise ConfigError(f"{source}: prompt: case '{case_id}' has no prompt")
@@ -254,7 +261,35 @@ def read_cases(evals: Path) -> list[Case]:
     cases = [read_case(evals, f) for f in _case_folders(evals)]
     if not cases:
         raise ConfigError(f"{evals}: no case (a folder with case.yaml or prompt.md)")
+    scaffold_of(cases)
     return cases
+
+
+def scaffold_of(cases: list[Case]) -> tuple[Path, str] | None:
+    """The one scaffold script every case shares (and where it is named), or None when no
+    case has one. evalkit builds one fixture project per eval folder, so cases that differ
+    in their scaffold are refused, naming the first that differs."""
+    scripts = [
+        (c, c.folder / c.settings.context.scaffold_script if c.settings.context.scaffold_script
+         else None)
+        for c in cases
+    ]
+    first_case, first = scripts[0]
+    body = first.read_bytes() if first is not None else None
+    for case, script in scripts[1:]:
+        if (script.read_bytes() if script is not None else None) != body:
+            raise ConfigError(
+                f"{_source(case)}: context.scaffold_script: case '{case.id}' differs from case "
+                f"'{first_case.id}'; evalkit builds one fixture project per eval folder, so "
+                "every case needs the same scaffold (or none)"
+            )
+    if first is None:
+        return None
+    return first, f"{_source(first_case)}: context.scaffold_script"
+
+
+def _source(case: Case) -> Path:
+    return case.folder / ("case.yaml" if (case.folder / "case.yaml").is_file() else "prompt.md")
 
 
 # --------------------------------------------------------------------------- the suite
@@ -356,6 +391,12 @@ def write_suite(plugin: Path, evals: Path, cases: list[Case]) -> Path:
     unchanged eval folder leaves the suite (and the lock's hashes) untouched."""
     root = evals / GENERATED
     wanted = _files(plugin, evals, cases)
+    shared = scaffold_of(cases)
+    if shared is not None:
+        scaffold(shared[0], root / SCAFFOLD_OUT, shared[1])
+    elif (root / SCAFFOLD_OUT).parent.joinpath(STAMP).is_file():  # a scaffold was dropped
+        shutil.rmtree(root / SCAFFOLD_OUT)
+        (root / SCAFFOLD_OUT).parent.joinpath(STAMP).unlink()
     (root / SCAFFOLD_OUT).mkdir(parents=True, exist_ok=True)
     for stale in sorted((root / "scenarios").glob("*.md")) if (root / "scenarios").is_dir() else []:
         if f"scenarios/{stale.name}" not in wanted:

@@ -209,3 +209,73 @@ def test_launch_settings_become_the_scenario_s_own_limits_and_tools(tmp_path: Pa
     assert (limited.max_turns, limited.timeout, limited.tools) == (4, 30.0, ["Read", "Skill"])
     tools = launches["no-agents"].tools
     assert tools is not None and "Agent" not in tools and "Write" in tools
+
+
+SCAFFOLD = "printf 'hello\\n' > NOTES.md\nmkdir -p src && printf 'x = 1\\n' > src/app.py\n"
+WITH_SCAFFOLD = "prompt: hi\ncontext: {scaffold_script: scaffold.sh}\n" \
+    "graders: [{type: llm, criteria: ok}]\n"
+
+
+def scaffolded(root: Path, name: str, script: str) -> Path:
+    source = case_yaml(root / "evals", name, WITH_SCAFFOLD)
+    (source.parent / "scaffold.sh").write_text(script)
+    return source
+
+
+def test_a_scaffold_script_builds_the_fixture_project_hashed_into_the_lock(
+    tmp_path: Path,
+) -> None:
+    root = plugin(tmp_path)
+    scaffolded(root, "one", SCAFFOLD)
+    scaffolded(root, "two", SCAFFOLD)
+    suite = load_suite(root)
+    project = suite.fixture_dirs()["project"]
+    listed = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
+    assert listed == ["NOTES.md", "src/app.py"]
+    before = suite.fixture_hashes()["project"]
+    (root / "evals" / "one" / "scaffold.sh").write_text(SCAFFOLD + "printf 'y\\n' > Y.md\n")
+    (root / "evals" / "two" / "scaffold.sh").write_text(SCAFFOLD + "printf 'y\\n' > Y.md\n")
+    assert load_suite(root).fixture_hashes()["project"] != before
+
+
+def test_a_case_without_context_starts_in_an_empty_project(tmp_path: Path) -> None:
+    suite = load_suite(two_cases(tmp_path))
+    assert list(suite.fixture_dirs()["project"].iterdir()) == []
+
+
+def test_a_scaffold_whose_output_differs_between_two_builds_is_refused(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    source = scaffolded(root, "moving", "date +%s%N > stamp.txt\n")
+    with pytest.raises(ConfigError) as caught:
+        load_suite(root)
+    message = str(caught.value)
+    assert str(source) in message and "context.scaffold_script" in message
+    assert "differs between two builds" in message
+
+
+def test_cases_with_different_scaffolds_are_refused_naming_the_case(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    scaffolded(root, "first", SCAFFOLD)
+    source = scaffolded(root, "second", "printf 'other\\n' > OTHER.md\n")
+    with pytest.raises(ConfigError) as caught:
+        load_suite(root)
+    message = str(caught.value)
+    assert str(source) in message and "'second'" in message and "scaffold_script" in message
+
+
+def test_list_and_a_refusal_on_the_command_line_never_print_a_case_prompt(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli.main import app
+
+    root = plugin(tmp_path)
+    prompt_case(root / "evals", "greets", "max_turns: 10\n", {
+        "criteria": "---\ntype: llm\n---\n\nThe reply greets the team.\n"})
+    listed = CliRunner().invoke(app, ["--suite", str(root), "list"])
+    assert listed.exit_code == 0
+    assert (PROMPT in listed.stdout + listed.stderr) is False
+    (root / "evals" / "greets" / "graders" / "smell.md").write_text("---\ntype: smell\n---\n")
+    refused = CliRunner().invoke(app, ["--suite", str(root), "list"])
+    assert refused.exit_code == 2
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert (PROMPT in refused.stdout + refused.stderr) is False
