@@ -245,6 +245,7 @@ class Launch(Strict):
     """A scenario's own launch limits (a `claude plugin eval` case's): the tighter of these
     and the command line's applies."""
 
+    reps: int | None = Field(None, ge=1, description="`run`'s reps when --reps is not given")
     max_turns: int | None = Field(None, ge=1)
     timeout: float | None = Field(None, gt=0, description="seconds per rep")
     tools: list[str] | None = Field(None, description="the CLI's --tools: the only tools it has")

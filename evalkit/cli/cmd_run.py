@@ -30,7 +30,10 @@ def run(
     scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
     model: Annotated[str, typer.Argument(help="a model for --model, or `policy:<name>`")],
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
-    reps: Annotated[int, typer.Option("--reps", min=1, help="fresh sessions to run")] = 1,
+    reps: Annotated[
+        int | None,
+        typer.Option("--reps", min=1, help="fresh sessions (default: the scenario's own, else 1)"),
+    ] = None,
     results: Annotated[
         Path | None, typer.Option("--results", help="default: WORKDIR/results.tsv")
     ] = None,
@@ -60,7 +63,14 @@ def run(
     from evalkit.cli.app import err, out
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.runner import RepOutcome, RunContext, default_workdir, new_run_id, run_reps
+    from evalkit.run.runner import (
+        RepOutcome,
+        RunContext,
+        default_workdir,
+        new_run_id,
+        reps_for,
+        run_reps,
+    )
     from evalkit.suite.lock import ensure_frozen
     from evalkit.suite.subject import build_subject
 
@@ -86,6 +96,7 @@ def run(
         agent=agent,
     )
     ctx.use_cli(chosen_cli(cli))
+    reps = reps_for(chosen, reps)
 
     from contextlib import AbstractContextManager, nullcontext
 

@@ -341,6 +341,11 @@ def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
     return copies
 
 
+def reps_for(scenario: ScenarioFile, given: int | None) -> int:
+    """--reps, else the scenario's own count (a plugin eval case's `runs`), else one."""
+    return given or scenario.scenario.launch.reps or 1
+
+
 def tighter(given: L | None, own: L | None) -> L | None:
     """The tighter of the command line's limit and the scenario's own."""
     return own if given is None else given if own is None else min(given, own)

@@ -307,6 +307,7 @@ def _scenario_text(case: Case) -> str:
         "expect": expect,
     }
     launch = {
+        "reps": case.settings.runs,
         "max_turns": case.settings.max_turns,
         "timeout": case.settings.timeout_seconds,
         "tools": launch_tools(case.settings),
