@@ -13,6 +13,7 @@ Everything is refused before anything is written, in one line naming the file an
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -44,6 +45,7 @@ MARKER = "plugin-evals.json"
 RESULTS = "evalkit-results"
 LOCK = "evalkit.lock"
 SIDECAR = "evalkit.yaml"
+WRITING = ".evalkit-suite.lock"
 SKIPPED = frozenset({GENERATED, RESULTS, "results", "mocks"})
 """Folders of an eval folder that are never cases: ours, the source runner's, its mocks."""
 PLUGIN_COPY = "plugin"
@@ -139,7 +141,9 @@ def suite_root_for(plugin: Path) -> Path | None:
     if evals is None:
         return None
     cases = read_cases(evals)
-    return write_suite(plugin, evals, cases)
+    with open(evals / WRITING, "w") as held:  # two commands at once write it once each, in turn
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return write_suite(plugin, evals, cases)
 
 
 # --------------------------------------------------------------------------- reading cases

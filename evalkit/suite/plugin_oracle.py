@@ -113,6 +113,6 @@ def generated_calibration(graders: list[Grader]) -> dict[str, Any]:
             actions = _actions([_presence(g) for g in present if g is not grader])
             if isinstance(grader, LlmGrader):
                 actions.append({"judge": "NO"})
-        violations.append({"name": f"violates-{reason(grader, index)[2:]}", "actions": actions})
+        violations.append({"name": f"violates-{reason(grader, index)}", "actions": actions})
     act = oracle if present else violations[0]["actions"]
     return {"oracle": oracle, "act": act, "violations": violations}

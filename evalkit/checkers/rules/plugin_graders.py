@@ -142,8 +142,8 @@ def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[s
 
 def reason(grader: Grader, index: int) -> str:
     """The token a grader's verdict is reported under: its name, made TSV-safe."""
-    name = _TOKEN.sub("_", grader.name or f"{grader.type}-{index + 1}")
-    return ("g:" + name)[:80]
+    name = _TOKEN.sub("_", grader.name or f"{grader.type}-{index + 1}").lstrip("_.:/@+-")
+    return (name or f"{grader.type}-{index + 1}")[:80]
 
 
 def case_rules(graders: list[Grader], rubric: str | None = None) -> tuple[str, dict[str, Any]]:

@@ -92,8 +92,8 @@ def test_tool_graders_score_axis_a_and_the_rest_axis_b() -> None:
     )
     assert polarity == "positive"
     assert expect == {
-        "a": {"tool": {"name": "Skill"}, "reason": "g:s"},
-        "b": {"final": "done", "reason": "g:r"},
+        "a": {"tool": {"name": "Skill"}, "reason": "s"},
+        "b": {"final": "done", "reason": "r"},
     }
 
 
@@ -105,7 +105,7 @@ def test_a_case_of_absence_graders_only_is_a_negative_failing_on_any() -> None:
         )
     )
     assert polarity == "negative"
-    assert [c["reason"] for c in expect["fail"]["any"]] == ["g:n", "g:f"]
+    assert [c["reason"] for c in expect["fail"]["any"]] == ["n", "f"]
 
 
 @pytest.mark.parametrize(
