@@ -87,7 +87,7 @@ class Sidecar(_Strict):
 
 @dataclass
 class Case:
-    """One case, its prompt kept only as the path and offset the Task is copied from."""
+    """One case; its prompt is kept only to be written as the scenario's Task (repr hides it)."""
 
     id: str
     folder: Path
@@ -357,7 +357,7 @@ def _files(plugin: Path, evals: Path, cases: list[Case]) -> dict[str, bytes]:
     """Every file of the translated suite but the plugin copy, by suite-relative path."""
     rubrics = {c.id: criteria(c.graders) for c in cases}
     config: dict[str, Any] = {
-        "name": _TOKEN_NAME(manifest(plugin) or {}, plugin),
+        "name": _suite_name(manifest(plugin) or {}, plugin),
         "description": f"the `claude plugin eval` cases of {plugin.name}",
         "fixtures": {"project": SCAFFOLD_OUT},
         "plugins": [PLUGIN_COPY],
@@ -386,7 +386,7 @@ JUDGE_PREAMBLE = (
 )
 
 
-def _TOKEN_NAME(data: dict[str, Any], plugin: Path) -> str:  # noqa: N802
+def _suite_name(data: dict[str, Any], plugin: Path) -> str:
     name = data.get("name")
     return f"{name if isinstance(name, str) and name else plugin.name}-evals"
 
