@@ -250,6 +250,16 @@ class Premise(Strict):
     marker: str = Field(description="a string found in that file")
 
 
+class Launch(Strict):
+    """A scenario's own launch limits (a `claude plugin eval` case's): the tighter of these
+    and the command line's applies."""
+
+    reps: int | None = Field(None, ge=1, description="`run`'s reps when --reps is not given")
+    max_turns: int | None = Field(None, ge=1)
+    timeout: float | None = Field(None, gt=0, description="seconds per rep")
+    tools: list[str] | None = Field(None, description="the CLI's --tools: the only tools it has")
+
+
 class Scenario(Strict):
     """A scenario's front matter. The Task block is deliberately not a field."""
 
@@ -268,6 +278,7 @@ class Scenario(Strict):
     )
     expect: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
     calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
+    launch: Launch = Field(default_factory=Launch)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,10 @@ def run(
     scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
     model: Annotated[str, typer.Argument(help="a model for --model, or `policy:<name>`")],
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
-    reps: Annotated[int, typer.Option("--reps", min=1, help="fresh sessions to run")] = 1,
+    reps: Annotated[
+        int | None,
+        typer.Option("--reps", min=1, help="fresh sessions (default: the scenario's own, else 1)"),
+    ] = None,
     results: Annotated[
         Path | None, typer.Option("--results", help="default: WORKDIR/results.tsv")
     ] = None,

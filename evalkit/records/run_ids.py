@@ -15,4 +15,8 @@ def new_run_id() -> str:
 
 
 def default_workdir(suite: Suite) -> Path:
-    return suite.root / "results"
+    """A plugin's eval folder keeps its results inside itself, never in what the agent loads."""
+    from evalkit.suite.plugin_evals import RESULTS, instrument_home
+
+    home = instrument_home(suite.root)
+    return home / RESULTS if home is not None else suite.root / "results"

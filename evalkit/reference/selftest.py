@@ -202,6 +202,7 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
         (scenario, case)
         for scenario in suite.scenarios(which)
         for case in self_test_cases(suite.reference, scenario)
+        if case.fault != "no-hook" or suite.config.required_hooks  # no hook is required
     ]
     if workdir is None:
         return _self_test(suite, work, None)

@@ -30,7 +30,7 @@ from evalkit.run.grid import (
     validate_cells,
 )
 from evalkit.run.judges import judge_notice
-from evalkit.run.rep import RepOutcome
+from evalkit.run.rep import RepOutcome, reps_for
 from evalkit.run.scripted import ScriptedModels
 from evalkit.run.session import run_scenario
 from evalkit.run.shard import grid_digest, parse_shard, shard_run_id, slice_cells, subject_hashes
@@ -102,7 +102,8 @@ class RunRequest:
     scenario: str
     model: str
     workdir: Path | None = None
-    reps: int = 1
+    reps: int | None = None
+    """None: the scenario's own count (a plugin eval case's `runs`), else one."""
     results: Path | None = None
     keep_sandboxes: bool = False
     reserve: bool = False
@@ -167,9 +168,10 @@ def run_reps(request: RunRequest, view: View | None = None) -> Ran:
     ctx = _context(suite, work, results, limits, request.reserve)
     ctx.keep_sandboxes = request.keep_sandboxes
     ctx.use_cli(chosen_cli(request.cli))
-    with view.running(request.reps) as on_done:
-        done = run_scenario(ctx, chosen, request.model, request.reps, on_done)
-    return Ran(ctx, done, request.reps)
+    reps = reps_for(chosen, request.reps)
+    with view.running(reps) as on_done:
+        done = run_scenario(ctx, chosen, request.model, reps, on_done)
+    return Ran(ctx, done, reps)
 
 
 @dataclass

@@ -63,6 +63,7 @@ from evalkit.suite.subject import NO_SUBJECT_VARIANT
 from evalkit.suite.task import read_task
 
 T = TypeVar("T")
+L = TypeVar("L", int, float)
 ISOLATION_FIXED = (
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
     "DISABLE_TELEMETRY",
@@ -132,8 +133,22 @@ def copy_plugins(plugins: list[Path], dest: Path) -> list[Path]:
     return copies
 
 
+def reps_for(scenario: ScenarioFile, given: int | None) -> int:
+    """--reps, else the scenario's own count (a plugin eval case's `runs`), else one."""
+    return given or scenario.scenario.launch.reps or 1
+
+
+def tighter(given: L | None, own: L | None) -> L | None:
+    """The tighter of the command line's limit and the scenario's own."""
+    return own if given is None else given if own is None else min(given, own)
+
+
 def agent_command(
-    cli: Path, model: str, plugins: list[Path], max_turns: int | None = None
+    cli: Path,
+    model: str,
+    plugins: list[Path],
+    max_turns: int | None = None,
+    tools: list[str] | None = None,
 ) -> list[str]:
     """The CLI's command line. It never holds the Task: `-p` reads the prompt from stdin
     (PreparedRep.prompt), so no `ps` on the machine shows it."""
@@ -153,6 +168,8 @@ def agent_command(
     ]
     if max_turns is not None:
         command += ["--max-turns", str(max_turns)]
+    if tools is not None:
+        command += ["--tools", ",".join(tools)]
     for plugin in plugins:
         command += ["--plugin-dir", str(plugin)]
     return command
@@ -299,13 +316,18 @@ def prepare_rep(
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
         if ctx.agent == "claude":
-            command = agent_command(cli, cli_model, rep_plugins, ctx.max_turns)
+            launch = scenario.scenario.launch
+            # the escape probe walks every way out of its rep: more turns than a case allows
+            probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
+            own_turns = None if probe else launch.max_turns
+            turns = tighter(ctx.max_turns, own_turns)
+            command = agent_command(cli, cli_model, rep_plugins, turns, launch.tools)
         else:
             command, env = _other_agent(
                 ctx.agent, cli, scratch, server, cli_model, rep_plugins, env
             )
         prompt = read_task(scenario).encode("utf-8")
-        limit = timeout or ctx.timeout
+        limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
         writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
         writable += [p for p in (config_dir, scratch / "plugins") if p.is_dir()]

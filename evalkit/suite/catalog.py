@@ -52,7 +52,12 @@ def find_suite_root(explicit: str | Path | None = None, start: Path | None = Non
     if chosen:
         root = Path(chosen).expanduser().resolve()
         if not (root / CONFIG_NAME).is_file():
-            raise ConfigError(f"{root}: no {CONFIG_NAME} in the suite folder")
+            from evalkit.suite.plugin_evals import suite_root_for
+
+            translated = suite_root_for(root) if root.is_dir() else None
+            if translated is None:
+                raise ConfigError(f"{root}: no {CONFIG_NAME} in the suite folder")
+            return translated
         return root
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):

@@ -109,7 +109,10 @@ def config_hash(suite: Suite) -> str:
 
 
 def lock_path(suite: Suite) -> Path:
-    return suite.root / LOCK_NAME
+    """Beside the suite's config; a plugin's eval folder keeps it in that folder."""
+    from evalkit.suite.plugin_evals import instrument_home
+
+    return (instrument_home(suite.root) or suite.root) / LOCK_NAME
 
 
 def read_lock(suite: Suite) -> Lock | None:

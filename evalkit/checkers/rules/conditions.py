@@ -33,6 +33,7 @@ TOKEN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,79}$"
 
 KINDS = (
     "all", "any", "not", "order", "file", "tool", "skill", "bash", "ran", "hook", "final", "judge",
+    "trace",
 )  # fmt: skip
 EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
@@ -131,6 +132,8 @@ class ToolSpec(StrictAliased):
     name: str = Field(description="tool name; a glob, e.g. Write or mcp__*")
     input: Pattern | None = Field(None, description="RE2 pattern over the input as JSON")
     ok: bool | None = Field(None, description="true: succeeded; false: failed; absent: either")
+    min: int | None = Field(None, ge=0, description="at least this many matching calls (default 1)")
+    max: int | None = Field(None, ge=0, description="at most this many matching calls")
 
 
 
@@ -186,8 +189,19 @@ class FinalCondition(_Node):
 
 
 
+class TraceCondition(_Node):
+    trace: str = Field(description="RE2 pattern over the rep's trace, one JSON line per event")
+
+    @field_validator("trace")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        return _pattern(value)
+
+
 class JudgeCondition(_Node):
     judge: Literal[True] = Field(description="the frozen rubric judge answers YES")
+    rubric: str | None = Field(None, description="a `judge.rubrics` name; default: the rubric")
+    votes: Literal[1, 3] = Field(1, description="3: asked three times, the majority decides")
 
     def has_judge(self) -> bool:
         return True
@@ -265,7 +279,8 @@ Condition = Annotated[
     | Annotated[RanCondition, Tag("ran")]
     | Annotated[HookCondition, Tag("hook")]
     | Annotated[FinalCondition, Tag("final")]
-    | Annotated[JudgeCondition, Tag("judge")],
+    | Annotated[JudgeCondition, Tag("judge")]
+    | Annotated[TraceCondition, Tag("trace")],
     Discriminator(
         _kind,
         custom_error_type="condition",
@@ -286,6 +301,7 @@ _MODELS: dict[str, type[_Node]] = {
     "hook": HookCondition,
     "final": FinalCondition,
     "judge": JudgeCondition,
+    "trace": TraceCondition,
 }
 
 Node = (
@@ -301,6 +317,7 @@ Node = (
     | HookCondition
     | FinalCondition
     | JudgeCondition
+    | TraceCondition
 )
 
 for _model in (

@@ -28,6 +28,7 @@ from evalkit.checkers.rules.conditions import (
     RanCondition,
     SkillCondition,
     ToolCondition,
+    TraceCondition,
 )
 from evalkit.checkers.rules.effects import (
     Effects,
@@ -45,6 +46,7 @@ from evalkit.checkers.rules.timeline import (
     of_runs,
     written_path,
 )
+from evalkit.checkers.rules.trace import trace_text
 from evalkit.models import ToolCall
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.judge import final_message
@@ -146,7 +148,11 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
             and (spec.input is None or search(spec.input, tool_input_text(c)))
             and (spec.ok is None or succeeded(c) is spec.ok)
         ]
-        return Outcome(bool(hits), [f"tool:{token(hits[0].name if hits else spec.name)}"])
+        least = 1 if spec.min is None else spec.min
+        held = len(hits) >= least and (spec.max is None or len(hits) <= spec.max)
+        if spec.min is None and spec.max is None:
+            return Outcome(held, [f"tool:{token(hits[0].name if hits else spec.name)}"])
+        return Outcome(held, [f"tool:{token(spec.name)}:{len(hits)}"])
     if isinstance(node, SkillCondition):
         sk = node.skill
         named = [
@@ -178,6 +184,8 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
         return Outcome(fired, [f"hook:{token(spec_h.event)}"])
     if isinstance(node, FinalCondition):
         return Outcome(search(node.final, final_message(transcript)), ["final"])
+    if isinstance(node, TraceCondition):
+        return Outcome(search(node.trace, trace_text(transcript)), ["trace"])
     raise TypeError(f"unknown condition {type(node).__name__}")
 
 

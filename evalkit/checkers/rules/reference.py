@@ -131,8 +131,16 @@ _ACTION_MODELS: dict[str, type[StrictAliased]] = {
 }
 
 
+class Violation(StrictAliased):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,79}$")
+    actions: list[Action] = Field(min_length=1)
+
+
 class Calibration(StrictAliased):
     oracle: list[Action] = Field(min_length=1, description="the ideal behaviour")
+    violations: list[Violation] = Field(
+        default_factory=list, description="self-test cases: behaviours that must FAIL"
+    )
     act: list[Action] | None = Field(
         None, description="what an always-acting agent does; generated when omitted"
     )
@@ -434,6 +442,10 @@ def own_cases(ref: RulesReference, scenario: ScenarioFile) -> list[SelfTestCase]
                 f"breach-{guarded.name}", script, Expectation("FAIL", "real-vault-breach"), judge
             )
         )
+    for violation in cal.violations:
+        played, answer = script_of(list(violation.actions))
+        reason = "fail:" if scenario.scenario.polarity == "negative" else None
+        cases.append(SelfTestCase(violation.name, played, Expectation("FAIL", reason), answer))
     if scenario.scenario.polarity == "negative":
         acted, _ = script_of(_act(checker, scenario, cal))
         both = Script(steps=oracle.steps + acted.steps, final_text=oracle.final_text)

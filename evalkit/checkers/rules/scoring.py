@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from evalkit.checkers.rules.conditions import NegativeRules, Node, PositiveRules
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
+from evalkit.checkers.rules.votes import ask_votes, judge_of
 from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
@@ -107,9 +108,12 @@ class RulesChecker(Checker):
             verdict="PASS",
         )
 
+        asking = judge_of(rules)
+
         def ask() -> bool | str:
-            rubric = inp.instrument.rubric_text()
-            record = inp.judge.ask(build_prompt(rubric, final_message(inp.transcript)))
+            rubric = inp.instrument.rubric_text(asking.rubric)
+            prompt = build_prompt(rubric, final_message(inp.transcript))
+            record = ask_votes(inp.judge, prompt, asking.votes)
             verdict.judge = record
             if record.error is not None or record.answer is None:
                 return record.error or "no-answer"

@@ -1,0 +1,171 @@
+"""`claude plugin eval` graders as conditions of the rules checker.
+
+A case's graders decide together: with the source format's default threshold (1.0, every
+grader passes) a rep PASSes when all of them hold, so the graders of tool calls
+(`tool_used`, `tool_order`) become axis A and the rest axis B, each an `all`. A case whose
+graders only assert absence (no such call, no such file, no such text) is a negative: it
+fails when any of the things it forbids is there. Each grader's reason token names it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+
+from evalkit.checkers.rules.jsregex import JsRegexError, to_re2
+from evalkit.models import Model
+
+
+class GraderError(ValueError):
+    """A grader evalkit cannot honour as written; the message names the field."""
+
+
+class _Grader(Model):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    description: str = ""
+    weight: float = Field(1.0, gt=0)
+    arm: Literal["both", "with-only"] = "both"
+
+
+class FileTarget(Model):
+    model_config = ConfigDict(extra="forbid")
+    source: Literal["file"]
+    path: str
+
+
+class RegexGrader(_Grader):
+    type: Literal["regex"]
+    pattern: str
+    flags: str = ""
+    target: Literal["last_message", "trace"] | FileTarget = "last_message"
+    negate: bool = Field(False, description="passes when the pattern is NOT found")
+
+
+class ToolUsedGrader(_Grader):
+    type: Literal["tool_used"]
+    tool: str
+    min: int = Field(1, ge=0)
+    max: int | None = Field(None, ge=0)
+    input_match: str | None = None
+
+
+class ToolOrderGrader(_Grader):
+    type: Literal["tool_order"]
+    tools: list[str] = Field(min_length=2)
+
+
+class FileExistsGrader(_Grader):
+    type: Literal["file_exists"]
+    path: str
+    exists: bool = Field(True, description="false: passes when no such file was created")
+
+
+class LlmGrader(_Grader):
+    type: Literal["llm"]
+    criteria: str = ""
+
+
+Grader = Annotated[
+    RegexGrader | ToolUsedGrader | ToolOrderGrader | FileExistsGrader | LlmGrader,
+    Field(discriminator="type"),
+]
+HONOURED = ("regex", "tool_used", "tool_order", "file_exists", "llm")
+_ADAPTER: TypeAdapter[Grader] = TypeAdapter(Grader)
+_TOKEN = re.compile(r"[^A-Za-z0-9_.:/@+-]")
+
+
+def parse_grader(data: Any) -> Grader:
+    """One grader mapping, or a GraderError naming the field at fault."""
+    if not isinstance(data, dict):
+        raise GraderError("(grader): must be a mapping")
+    kind = data.get("type")
+    if kind == "baseline":
+        raise GraderError("type: 'baseline' compares with a reference transcript; evalkit "
+                          "cannot honour it (compare two wordings with `evalkit compare`)")
+    if kind not in HONOURED:
+        raise GraderError(f"type: {kind!r} is not a grader type (known: {', '.join(HONOURED)})")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"][1:]) or "(grader)"
+        raise GraderError(f"{where}: {err['msg']}") from None
+
+
+def _js(pattern: str, flags: str = "", field: str = "pattern") -> str:
+    try:
+        return to_re2(pattern, flags)
+    except JsRegexError as exc:
+        raise GraderError(f"{field}: {exc}") from None
+
+
+def _glob(path: str) -> str:
+    parts = path.split("/")
+    if path.startswith("/") or path.startswith("~") or ".." in parts or not path.strip():
+        raise GraderError(f"path: {path!r} escapes the sandbox (give a project-relative glob)")
+    return path
+
+
+def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[str, Any], bool]:
+    """(axis, condition, absence): the condition that holds when the grader passes; for an
+    absence grader, the condition is what it forbids (the grader passes when it does not
+    hold)."""
+    if isinstance(grader, RegexGrader):
+        if isinstance(grader.target, FileTarget):
+            raise GraderError("target: a file target is not honoured yet; match the last "
+                              "message or the trace, or use a file_exists grader")
+        kind = "final" if grader.target == "last_message" else "trace"
+        return "B", {kind: _js(grader.pattern, grader.flags)}, grader.negate
+    if isinstance(grader, ToolUsedGrader):
+        spec: dict[str, Any] = {"name": grader.tool}
+        if grader.input_match is not None:
+            spec["input"] = _js(grader.input_match, field="input_match")
+        if grader.max == 0:
+            return "A", {"tool": spec}, True
+        if grader.max is not None and grader.max < grader.min:
+            raise GraderError(f"max: {grader.max} is below min {grader.min}")
+        if grader.min != 1 or grader.max is not None:
+            spec.update(min=grader.min, max=grader.max)
+        return "A", {"tool": spec}, False
+    if isinstance(grader, ToolOrderGrader):
+        return "A", {"order": [{"tool": {"name": t}} for t in grader.tools]}, False
+    if isinstance(grader, FileExistsGrader):
+        return "B", {"file": {"created": _glob(grader.path)}}, not grader.exists
+    if not grader.criteria.strip():
+        raise GraderError("criteria: empty (write them as the grader file's body)")
+    return "B", {"judge": True, "rubric": rubric, "votes": 3}, False
+
+
+def reason(grader: Grader, index: int) -> str:
+    """The token a grader's verdict is reported under: its name, made TSV-safe."""
+    name = _TOKEN.sub("_", grader.name or f"{grader.type}-{index + 1}").lstrip("_.:/@+-")
+    return (name or f"{grader.type}-{index + 1}")[:80]
+
+
+def case_rules(graders: list[Grader], rubric: str | None = None) -> tuple[str, dict[str, Any]]:
+    """(polarity, expect): a negative when every grader asserts absence, else a positive.
+    `rubric` names the frozen rubric the case's `llm` grader's criteria became."""
+    llm = [g for g in graders if isinstance(g, LlmGrader)]
+    if len(llm) > 1:
+        raise GraderError(f"type: a second llm grader ('{llm[1].name}'); a rep asks one "
+                          "rubric, so write the criteria as one llm grader")
+    parts = [(condition_of(g, rubric), reason(g, i)) for i, g in enumerate(graders)]
+    if all(absent for (_, _, absent), _ in parts):
+        forbidden = [{**cond, "reason": token} for (_, cond, _), token in parts]
+        return "negative", {"fail": forbidden[0] if len(forbidden) == 1 else {"any": forbidden}}
+    axes: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
+    for (axis, cond, absent), token in parts:
+        axes[axis].append({"not": cond, "reason": token} if absent else {**cond, "reason": token})
+    if not axes["A"]:
+        axes["A"], axes["B"] = axes["B"], []
+    expect = {k.lower(): v[0] if len(v) == 1 else {"all": v} for k, v in axes.items() if v}
+    return "positive", expect
+
+
+def criteria(graders: list[Grader]) -> str:
+    """The criteria of the case's llm grader, or '' when it has none."""
+    return next((g.criteria.strip() for g in graders if isinstance(g, LlmGrader)), "")

@@ -1,0 +1,167 @@
+"""`claude plugin eval` graders as rules conditions: JavaScript regexes in RE2, counted tool
+calls, the trace, ordered calls, and an llm grader's three votes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalkit.checkers.rules.jsregex import JsRegexError, to_re2
+from evalkit.checkers.rules.patterns import search
+from evalkit.checkers.rules.plugin_graders import (
+    GraderError,
+    case_rules,
+    condition_of,
+    parse_grader,
+)
+from evalkit.checkers.rules.votes import VOTE_SEPARATOR, ask_votes
+from evalkit.scoring.judge import Judge, interpret
+from tests.unit.checkers.test_rules import Run
+from tests.unit.checkers.test_rules_timeline import Rep
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Run:
+    return Run(tmp_path)
+
+
+# --------------------------------------------------------------------------- JavaScript regexes
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "text", "hit"),
+    [
+        ("hello", "i", "HeLLo there", True),
+        ("^b$", "m", "a\nb\nc", True),
+        ("^b$", "", "a\nb\nc", False),
+        ("a.b", "s", "a\nb", True),
+        ("a.b", "", "a\nb", False),
+        ("(?<word>hi)!", "g", "say hi!", True),
+        ("caf\\u00e9", "", "un café", True),
+        ("\\u{1F600}", "u", "smile \U0001f600", True),
+        ("\\/api\\/v1", "", "GET /api/v1", True),
+    ],
+)
+def test_a_javascript_regex_matches_in_re2_what_it_matches_in_javascript(
+    pattern: str, flags: str, text: str, hit: bool
+) -> None:
+    assert search(to_re2(pattern, flags), text) is hit
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "words"),
+    [
+        ("a(?=b)", "", "look-around"),
+        ("a(?!b)", "", "look-around"),
+        ("(?<=a)b", "", "look-around"),
+        ("(?<!a)b", "", "look-around"),
+        ("(a)\\1", "", "back-reference"),
+        ("(?<x>a)\\k<x>", "", "back-reference"),
+        ("a", "v", "flag"),
+    ],
+)
+def test_a_construct_re2_cannot_run_is_refused_naming_it(
+    pattern: str, flags: str, words: str
+) -> None:
+    with pytest.raises(JsRegexError, match=words):
+        to_re2(pattern, flags)
+
+
+def test_a_catastrophic_javascript_regex_returns_quickly_on_100_kb() -> None:
+    started = time.monotonic()
+    assert search(to_re2("(a+)+$"), "a" * 100_000 + "!") is False
+    assert time.monotonic() - started < 1.0
+
+
+# --------------------------------------------------------------------------- graders to rules
+
+
+def graders(*data: dict[str, Any]) -> list[Any]:
+    return [parse_grader(d) for d in data]
+
+
+def test_tool_graders_score_axis_a_and_the_rest_axis_b() -> None:
+    polarity, expect = case_rules(
+        graders(
+            {"name": "s", "type": "tool_used", "tool": "Skill"},
+            {"name": "r", "type": "regex", "pattern": "done"},
+        )
+    )
+    assert polarity == "positive"
+    assert expect == {
+        "a": {"tool": {"name": "Skill"}, "reason": "s"},
+        "b": {"final": "done", "reason": "r"},
+    }
+
+
+def test_a_case_of_absence_graders_only_is_a_negative_failing_on_any() -> None:
+    polarity, expect = case_rules(
+        graders(
+            {"name": "n", "type": "tool_used", "tool": "Skill", "max": 0},
+            {"name": "f", "type": "file_exists", "path": "*.md", "exists": False},
+        )
+    )
+    assert polarity == "negative"
+    assert [c["reason"] for c in expect["fail"]["any"]] == ["n", "f"]
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"type": "baseline"}, "baseline"),
+        ({"type": "smell"}, "not a grader type"),
+        ({"type": "tool_used"}, "tool"),
+        ({"type": "regex", "pattern": "x", "colour": 1}, "colour"),
+    ],
+)
+def test_a_grader_evalkit_cannot_honour_is_refused(data: dict[str, Any], words: str) -> None:
+    with pytest.raises(GraderError, match=words):
+        parse_grader(data)
+
+
+# --------------------------------------------------------------------------- new conditions
+
+
+def test_tool_used_counts_calls_between_min_and_max(run: Run) -> None:
+    for _ in range(3):
+        run.called("Skill", skill="greeter:hello")
+    assert run.eval({"tool": {"name": "Skill", "min": 2, "max": 3}}).value
+    assert not run.eval({"tool": {"name": "Skill", "min": 4}}).value
+    assert not run.eval({"tool": {"name": "Skill", "min": 1, "max": 2}}).value
+    assert not run.eval({"tool": {"name": "Skill", "input": "bye", "min": 1}}).value
+
+
+def test_tool_order_holds_only_for_calls_in_that_order(tmp_path: Path) -> None:
+    rep = Rep(tmp_path)
+    rep.call("Read", file_path="a")
+    rep.call("Skill", skill="greeter:hello")
+    (_, order, _) = condition_of(parse_grader({"type": "tool_order", "tools": ["Read", "Skill"]}))
+    (_, reverse, _) = condition_of(parse_grader({"type": "tool_order", "tools": ["Skill", "Read"]}))
+    assert rep.eval(order).value is True
+    assert rep.eval(reverse).value is False
+
+
+def test_a_trace_pattern_sees_tool_inputs_the_final_message_never_shows(run: Run) -> None:
+    run.called("Bash", command="make lint")
+    run.said("All good.")
+    assert run.eval({"trace": '"command": "make lint"'}).value
+    assert not run.eval({"final": "make lint"}).value
+
+
+class Votes(Judge):
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+
+    def ask(self, prompt: str) -> Any:
+        return interpret(prompt, self.answers.pop(0))
+
+
+def test_three_votes_decide_by_majority_and_keep_every_answer() -> None:
+    record = ask_votes(Votes("YES", "NO - too long", "YES, fine"), "rubric", 3)
+    assert record.answer == "YES"
+    assert record.raw_output.split(VOTE_SEPARATOR) == ["YES", "NO - too long", "YES, fine"]
+    split = ask_votes(Votes("YES", "maybe", "NO"), "rubric", 3)
+    assert split.answer is None and split.error is not None
