@@ -35,7 +35,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import Model
 from evalkit.suite.plugin_oracle import generated_calibration
 from evalkit.suite.plugin_scaffold import STAMP, scaffold
-from evalkit.suite.provenance import RESERVE
+from evalkit.suite.provenance import reserve_dir
 from evalkit.suite.scenarios import decode_utf8, split_front_matter
 from evalkit.suite.yamlio import describe, dump, load_text
 
@@ -265,7 +265,7 @@ def _graders(folder: Path, settings: CaseSettings, source: Path, case_id: str) -
 
 def reserve_cases(evals: Path) -> list[Case]:
     """The cases `evalkit split-reserve` moved into the eval folder's reserve."""
-    held = evals / RESERVE
+    held = reserve_dir(evals)
     cases = [read_case(held, f) for f in _case_folders(held)] if held.is_dir() else []
     for case in cases:
         case.reserve = True
@@ -431,7 +431,8 @@ def _copy_plugin(plugin: Path, evals: Path, dest: Path) -> None:
     """The subject: the plugin without its eval folder (nor .git), refreshed in place."""
     def ignore(folder: str, names: list[str]) -> list[str]:
         here = Path(folder)
-        return [n for n in names if here / n == evals or (here == plugin and n == ".git")]
+        gone = (evals, reserve_dir(evals))
+        return [n for n in names if here / n in gone or (here == plugin and n == ".git")]
 
     staged = dest.with_name(dest.name + ".new")
     shutil.rmtree(staged, ignore_errors=True)

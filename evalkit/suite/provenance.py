@@ -11,10 +11,15 @@ from pathlib import Path
 
 OPEN = "open: its author has seen these prompts"
 AUTHOR_RESERVE = "reserve (author-written)"
-RESERVE = ".evalkit-reserve"
-"""In a plugin's eval folder: the cases of its reserve set (a dot folder, so no case walk
-of the eval folder takes them for run cases)."""
 _PLAIN = frozenset({"measurement", "held"})
+
+
+def reserve_dir(evals: Path) -> Path:
+    """Where a plugin keeps its reserve cases: `<evaldir>-reserve/`, beside the eval folder and
+    outside it, because `claude plugin eval` runs every case folder inside it but `results/`,
+    `mocks/` and `node_modules/` (dot folders included; measured on 2.1.328), and a case it runs
+    is one its author sees scored. Never part of the plugin copy the agent loads."""
+    return evals.with_name(f"{evals.name}-reserve")
 
 
 def author_written(root: Path) -> bool:

@@ -1,10 +1,11 @@
 """`evalkit split-reserve`: move a seeded random share of a suite's cases into its reserve.
 
 An ordinary suite's scenario files move from `scenarios/` to `scenarios-reserve/` (their
-`set:` rewritten). A plugin's eval folder keeps its reserve in `<evaldir>/.evalkit-reserve/`,
-a dot folder the loader reads as the reserve set: the case folders move there whole, their ids
-unchanged. A frozen suite is refused: a moved case changes the instrument, so the user
-removes the lock, splits, and freezes again. Nothing is read aloud: only ids are reported.
+`set:` rewritten). A plugin keeps its reserve in `<evaldir>-reserve/` beside its eval folder
+(`claude plugin eval` would run it inside), which the loader reads as the reserve set and
+leaves out of the plugin copy: the case folders move there whole, their ids unchanged.
+A frozen suite is refused: a moved case changes the instrument, so the user removes the
+lock, splits, and freezes again. Nothing is read aloud: only ids are reported.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import Model
 from evalkit.suite.catalog import SET_FOLDERS, Catalog, load_catalog
 from evalkit.suite.plugin_evals import LOCK, instrument_home, read_cases
-from evalkit.suite.provenance import RESERVE
+from evalkit.suite.provenance import reserve_dir
 
 _SET_LINE = re.compile(r"^set:[ \t]*([\"']?)run\1[ \t]*(#.*)?$", re.MULTILINE)
 
@@ -73,7 +74,7 @@ def split_reserve(suite_arg: str | Path | None, share: float, seed: int | None) 
 
 
 def _move_cases(evals: Path, chosen: list[str]) -> Path:
-    reserve = evals / RESERVE
+    reserve = reserve_dir(evals)
     folders = {c.id: c.folder for c in read_cases(evals)}
     moves = [(folders[i], reserve / folders[i].relative_to(evals)) for i in chosen]
     for _, dest in moves:

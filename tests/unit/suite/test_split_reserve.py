@@ -13,7 +13,7 @@ from evalkit.records.report import build_report, to_markdown
 from evalkit.suite.catalog import load_catalog
 from evalkit.suite.config import Suite, load_suite
 from evalkit.suite.lock import freeze
-from evalkit.suite.provenance import AUTHOR_RESERVE, OPEN, RESERVE
+from evalkit.suite.provenance import AUTHOR_RESERVE, OPEN
 from tests.unit.records.folder import context, record_rep
 from tests.unit.suite.test_plugin_evals import two_cases
 
@@ -71,9 +71,17 @@ def test_a_plugin_eval_case_moves_whole_into_the_eval_folders_reserve(tmp_path: 
     reserve = [s.id for s in suite.scenarios("reserve")]
     assert code == 0, out
     assert len(reserve) == 1 and len(suite.scenarios("run")) == 1
-    assert (plugin / "evals" / RESERVE / reserve[0] / "case.yaml").is_file()
+    assert (plugin / "evals-reserve" / reserve[0] / "case.yaml").is_file()
     assert not (plugin / "evals" / reserve[0]).exists()
     assert not (suite.root / "scenarios" / f"{reserve[0]}.md").exists()
+
+
+def test_the_plugin_copy_the_agent_loads_holds_no_reserve(tmp_path: Path) -> None:
+    plugin = two_cases(tmp_path)
+    split(plugin, "--share", "0.5", "--seed", "3")
+    copy = load_suite(plugin).plugin_dirs()[0]
+    assert (copy / "skills").is_dir()
+    assert sorted(p.name for p in copy.iterdir()) == [".claude-plugin", "skills"]
 
 
 def test_a_plugin_eval_suites_sets_are_labelled_open_and_author_written(tmp_path: Path) -> None:
