@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
@@ -76,6 +77,18 @@ def test_a_plugin_eval_case_moves_whole_into_the_eval_folders_reserve(tmp_path: 
     assert not (suite.root / "scenarios" / f"{reserve[0]}.md").exists()
 
 
+def test_a_moved_plugin_case_is_guarded_as_any_reserve(tmp_path: Path) -> None:
+    from evalkit.errors import EvalkitError
+    from evalkit.run.request import check_scenarios
+
+    plugin = two_cases(tmp_path)
+    split(plugin, "--share", "0.5", "--seed", "3")
+    held = load_suite(plugin).scenarios("reserve")
+    with pytest.raises(EvalkitError, match="reserve"):
+        check_scenarios(held, allow_reserve=False)
+    check_scenarios(held, allow_reserve=True)
+
+
 def test_the_plugin_copy_the_agent_loads_holds_no_reserve(tmp_path: Path) -> None:
     plugin = two_cases(tmp_path)
     split(plugin, "--share", "0.5", "--seed", "3")
@@ -94,6 +107,21 @@ def test_a_plugin_eval_suites_sets_are_labelled_open_and_author_written(tmp_path
     assert got.sets == {"run": OPEN, "reserve": AUTHOR_RESERVE}
     assert {t.label for t in got.levels} == {OPEN}
     assert f"run set: {OPEN}" in to_markdown(got)
+
+
+def test_the_html_page_carries_the_open_label(tmp_path: Path) -> None:
+    import json
+
+    from evalkit.records.html_report import write_html
+
+    suite = load_suite(two_cases(tmp_path))
+    work = tmp_path / "work"
+    record_one(suite, work, suite.scenarios("run")[0].id)
+    write_html(suite, work, tmp_path / "page.html")
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    start = page.index('id="evalkit-data">') + len('id="evalkit-data">')
+    data = json.loads(page[start : page.index("</script>", start)])
+    assert data["report"]["sets"]["run"] == OPEN
 
 
 def test_an_ordinary_suite_keeps_its_plain_labels(mini_root: Path, tmp_path: Path) -> None:
