@@ -102,6 +102,7 @@ bench: setup
 	$(BIN)/python bench/selftest.py
 	$(BIN)/python bench/grid_jobs.py
 	$(BIN)/python bench/html_report.py
+	$(BIN)/python bench/vs_plugin_eval.py
 	$(BIN)/python bench/scale.py $(SCALE)
 
 clean:

@@ -23,6 +23,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_run,
     cmd_sandbox,
     cmd_selftest,
+    cmd_split_reserve,
     cmd_verify,
 )
 from evalkit.cli.app import app

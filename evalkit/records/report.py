@@ -42,6 +42,7 @@ from evalkit.records.workdir import RESULTS, Workdir, grid_gaps, tally
 from evalkit.stats import clustered_interval, wilson
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import folder_label, read_lock, set_label
+from evalkit.suite.provenance import labelled
 from evalkit.suite.subject import SUITE_VARIANT
 
 REPORT_SCHEMA_VERSION = 1
@@ -654,7 +655,9 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     judges = judge_counts(decls.get(r.bundle_id, {}) for r in rows)
     agents = Counter(agent_of_row.values())
     split_judge, split_agent = len(judges) > 1, len(agents) > 1
-    labels = {which: folder_label(lock, which, variants) for which in SETS}
+    labels = {
+        which: labelled(suite.root, which, folder_label(lock, which, variants)) for which in SETS
+    }
     groups: dict[
         tuple[ScenarioSet, str, ModelKey, SubjectKey, Polarity], list[tuple[str, ResultRow]]
     ]
@@ -700,7 +703,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     summaries = [
         ModelSummary(
             set=which,
-            label=set_label(lock, which, subject[0]),
+            label=labelled(suite.root, which, set_label(lock, which, subject[0])),
             model=model[0],
             cli_version=model[1],
             judge=model[2],

@@ -24,6 +24,7 @@ when streaming), or headers followed by silence until :meth:`ScriptedServer.stop
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -31,7 +32,7 @@ import ssl
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -232,12 +233,17 @@ class ScriptedServer:
         latency: float | None = None,
         tls: ssl.SSLContext | None = None,
         choose: Callable[[str], Script] | None = None,
+        prompts: Mapping[str, Script] | None = None,
     ) -> None:
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
         self.script = script
         self.choose = choose
         """The script a CLI version is served, by the version its User-Agent names."""
+        self.prompts = dict(prompts or {})
+        """Scripts by `prompt_digest` of a prompt: a runner that names no `policy:` model
+        (`claude plugin eval` sends its own model name) is served the script of the case whose
+        prompt opens the conversation; any other conversation gets `script`."""
         self.versions: list[str] = []
         """The CLI version each /v1/messages request named ('' when none)."""
         self.fault = fault
@@ -333,6 +339,8 @@ class ScriptedServer:
         with self._lock:
             self.versions.append(version)
         script = self.choose(version) if self.choose is not None else self.script
+        if self.prompts and self.choose is None:
+            script = _by_prompt(self.prompts, request.get("messages")) or script
         if self.latency and self._released.wait(self.latency):
             handler.drop_connection()
             return
@@ -418,6 +426,29 @@ class ScriptedServer:
                 )
         uses_tools = any(b["type"] == "tool_use" for b in blocks)
         return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def prompt_digest(text: str) -> str:
+    """sha256 of a prompt with its whitespace collapsed: `task_digest` of a scenario whose
+    Task is that prompt, so a script can be keyed by it without the prompt being kept."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+
+
+def _by_prompt(prompts: Mapping[str, Script], messages: Any) -> Script | None:
+    """The script whose prompt is a text block of the conversation's first user message."""
+    first = (
+        next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+        if isinstance(messages, list)
+        else None
+    )
+    content = first.get("content") if first is not None else None
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    for block in blocks if isinstance(blocks, list) else []:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            found = prompts.get(prompt_digest(block["text"]))
+            if found is not None:
+                return found
+    return None
 
 
 def _say_held() -> None:

@@ -35,6 +35,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import Model
 from evalkit.suite.plugin_oracle import generated_calibration
 from evalkit.suite.plugin_scaffold import STAMP, scaffold
+from evalkit.suite.provenance import reserve_dir
 from evalkit.suite.scenarios import decode_utf8, split_front_matter
 from evalkit.suite.yamlio import describe, dump, load_text
 
@@ -95,6 +96,7 @@ class Case:
     graders: list[Grader]
     prompt: str = field(repr=False)
     calibration: dict[str, Any] = field(default_factory=dict)
+    reserve: bool = False
 
     @property
     def polarity(self) -> str:
@@ -140,7 +142,7 @@ def suite_root_for(plugin: Path) -> Path | None:
     evals = eval_dir(plugin)
     if evals is None:
         return None
-    cases = read_cases(evals)
+    cases = read_cases(evals) + reserve_cases(evals)
     with open(evals / WRITING, "w") as held:  # two commands at once write it once each, in turn
         fcntl.flock(held, fcntl.LOCK_EX)
         return write_suite(plugin, evals, cases)
@@ -261,6 +263,15 @@ def _graders(folder: Path, settings: CaseSettings, source: Path, case_id: str) -
     return graders
 
 
+def reserve_cases(evals: Path) -> list[Case]:
+    """The cases `evalkit split-reserve` moved into the eval folder's reserve."""
+    held = reserve_dir(evals)
+    cases = [read_case(held, f) for f in _case_folders(held)] if held.is_dir() else []
+    for case in cases:
+        case.reserve = True
+    return cases
+
+
 def read_cases(evals: Path) -> list[Case]:
     cases = [read_case(evals, f) for f in _case_folders(evals)]
     if not cases:
@@ -305,7 +316,7 @@ def _scenario_text(case: Case) -> str:
         "id": case.id,
         "polarity": polarity,
         "kind": "plugin-eval",
-        "set": "run",
+        "set": "reserve" if case.reserve else "run",
         "topic": case.settings.description or case.id,
         "premise": {"file": "plugin-evals.json", "marker": '"plugin"'},
         "expect": expect,
@@ -376,7 +387,8 @@ def _files(plugin: Path, evals: Path, cases: list[Case]) -> dict[str, bytes]:
         for cid, rel in named.items():
             files[rel] = f"{JUDGE_PREAMBLE}\n{rubrics[cid]}\n".encode()
     for case in cases:
-        files[f"scenarios/{case.id}.md"] = _scenario_text(case).encode()
+        folder = "scenarios-reserve" if case.reserve else "scenarios"
+        files[f"{folder}/{case.id}.md"] = _scenario_text(case).encode()
     return files
 
 
@@ -403,8 +415,8 @@ def write_suite(plugin: Path, evals: Path, cases: list[Case]) -> Path:
         shutil.rmtree(root / SCAFFOLD_OUT)
         (root / SCAFFOLD_OUT).parent.joinpath(STAMP).unlink()
     (root / SCAFFOLD_OUT).mkdir(parents=True, exist_ok=True)
-    for stale in sorted((root / "scenarios").glob("*.md")) if (root / "scenarios").is_dir() else []:
-        if f"scenarios/{stale.name}" not in wanted:
+    for stale in sorted(root.glob("scenarios*/*.md")):
+        if f"{stale.parent.name}/{stale.name}" not in wanted:
             stale.unlink()
     for rel, data in wanted.items():
         path = root / rel
@@ -419,7 +431,8 @@ def _copy_plugin(plugin: Path, evals: Path, dest: Path) -> None:
     """The subject: the plugin without its eval folder (nor .git), refreshed in place."""
     def ignore(folder: str, names: list[str]) -> list[str]:
         here = Path(folder)
-        return [n for n in names if here / n == evals or (here == plugin and n == ".git")]
+        gone = (evals, reserve_dir(evals))
+        return [n for n in names if here / n in gone or (here == plugin and n == ".git")]
 
     staged = dest.with_name(dest.name + ".new")
     shutil.rmtree(staged, ignore_errors=True)

@@ -423,3 +423,21 @@ def test_each_cli_version_is_served_the_script_its_user_agent_calls_for() -> Non
         assert server.versions == ["2.1.328", "2.1.327"]
     assert new["content"] == [{"type": "text", "text": "Nothing to do here."}]
     assert old["content"][0] == {"type": "text", "text": "Writing two files at once."}
+
+
+# --------------------------------------------------------------------------- by prompt
+
+
+def test_a_conversation_is_served_the_script_keyed_by_its_prompts_digest() -> None:
+    from evalkit.reference.scripted_server import prompt_digest
+
+    greet, other = Script(final_text="greeted"), Script(final_text="default")
+    opening = [
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder/>"},
+                                     {"type": "text", "text": "greet  the\nteam"}]},
+    ]  # fmt: skip
+    stranger = [{"role": "user", "content": "something else"}]
+    with ScriptedServer(other, prompts={prompt_digest("greet the team"): greet}) as running:
+        keyed = message(running, body(opening))["content"][0]["text"]
+        unkeyed = message(running, body(stranger))["content"][0]["text"]
+    assert (keyed, unkeyed) == ("greeted", "default")
