@@ -67,7 +67,7 @@ def parse_lines(lines: list[str]) -> Transcript:
                 other = GeminiStream(t, order)
         try:
             if other is not None:
-                other.absorb(event)
+                other.absorb(event, number - 1)
             else:
                 _absorb(t, calls, order, event, number - 1)
         except (ValidationError, AttributeError, TypeError, ValueError):

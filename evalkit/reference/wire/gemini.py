@@ -50,10 +50,11 @@ def gemini_call(block: ToolUseBlock) -> tuple[str, dict[str, Any]]:
         return "run_shell_command", {"command": args.get("command", "")}
     if name == "Skill":
         return "activate_skill", {"name": str(args.get("skill", "")).split(":")[-1]}
+    where = {"dir_path": args["path"]} if args.get("path") else {}
     if name == "Glob":
-        return "glob", {"pattern": args.get("pattern", "*")}
+        return "glob", {"pattern": args.get("pattern", "*"), **where}
     if name == "Grep":
-        return "grep_search", {"pattern": args.get("pattern", "")}
+        return "grep_search", {"pattern": args.get("pattern", ""), **where}
     return "run_shell_command", {"command": f"echo no Gemini tool stands for {name}"}
 
 

@@ -75,9 +75,12 @@ def shell_command(block: ToolUseBlock, skills: Path) -> str:
         skill = str(args.get("skill", ""))
         return f"cat {shlex.quote(str(skills / skill / 'SKILL.md'))}"
     if name == "Glob":
-        return f"ls -d {args.get('pattern', '*')}"
+        base = str(args.get("path") or "")
+        pattern = str(args.get("pattern", "*"))
+        return f"ls -d {shlex.quote(base.rstrip('/')) + '/' if base else ''}{pattern}"
     if name == "Grep":
-        return f"grep -rn {shlex.quote(str(args.get('pattern', '')))} ."
+        where = shlex.quote(str(args.get("path") or "."))
+        return f"grep -rn {shlex.quote(str(args.get('pattern', '')))} {where}"
     return f"echo {shlex.quote(f'no Codex tool stands for {name}')}"
 
 
