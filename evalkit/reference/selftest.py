@@ -90,11 +90,13 @@ def run_case(
     workdir: Path,
     guarded: dict[str, str] | None = None,
     from_template: bool = False,
+    agent: str = "claude",
 ) -> Cell:
     """Play one case into a fresh sandbox and decide it. `guarded` points the checker's
     guarded real-world paths (default: where this process points them); it reaches the
     fabricated tools and the decision, never this process's environment. `from_template`
-    copies the scenario's sandbox built once per command instead of building it anew."""
+    copies the scenario's sandbox built once per command instead of building it anew; the run
+    is told in `agent`'s stream."""
     guarded = guarded_env_now(suite) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
     if from_template:
@@ -102,7 +104,7 @@ def run_case(
         TEMPLATES.copy(suite, scenario, sandbox, Path(tempfile.gettempdir()))
     else:
         build_sandbox(suite, scenario, sandbox)
-    return play(suite, scenario, case, sandbox, guarded)
+    return play(suite, scenario, case, sandbox, guarded, agent=agent)
 
 
 def play(

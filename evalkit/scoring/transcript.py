@@ -63,8 +63,10 @@ def parse_lines(lines: list[str]) -> Transcript:
             first = False
             if is_codex_event(event):
                 other = CodexStream(t, order)
+                t.agent = "codex"
             elif is_gemini_event(event):
                 other = GeminiStream(t, order)
+                t.agent = "gemini"
         try:
             if other is not None:
                 other.absorb(event, number - 1)

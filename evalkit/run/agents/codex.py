@@ -17,18 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.scoring.streams.codex import HOOK_EVENTS as EVENTS
 
 KEY_ENV = "EVALKIT_SCRIPTED_KEY"
-EVENTS = {
-    "SessionStart": "SessionStart",
-    "SessionEnd": "Stop",
-    "Stop": "Stop",
-    "PreToolUse": "PreToolUse",
-    "PostToolUse": "PostToolUse",
-    "UserPromptSubmit": "UserPromptSubmit",
-}
-"""Claude Code's hook events under Codex's names; Codex has no SessionEnd, and in `exec` its
-Stop ends the session."""
 FLAGS = [
     "exec",
     "--json",

@@ -19,14 +19,8 @@ import shutil
 from pathlib import Path
 
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.scoring.streams.gemini import HOOK_EVENTS as EVENTS
 
-EVENTS = {
-    "SessionStart": "SessionStart",
-    "SessionEnd": "SessionEnd",
-    "PreToolUse": "BeforeTool",
-    "PostToolUse": "AfterTool",
-}
-"""Claude Code's hook events under Gemini's names."""
 FLAGS = ["--skip-trust", "--output-format", "stream-json", "--yolo"]
 
 

@@ -26,6 +26,16 @@ from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, T
 
 HOOK_RUN = "evalkit.hook_run"
 OPENING = "thread.started"
+HOOK_EVENTS = {
+    "SessionStart": "SessionStart",
+    "SessionEnd": "Stop",
+    "Stop": "Stop",
+    "PreToolUse": "PreToolUse",
+    "PostToolUse": "PostToolUse",
+    "UserPromptSubmit": "UserPromptSubmit",
+}
+"""Claude Code's hook events Codex can run, under Codex's names; Codex has no SessionEnd, and
+in `exec` its Stop ends the session. A required hook of any other event cannot fire."""
 _STATUS = re.compile(r"(?:unexpected status|last status:) (\d{3})")
 _SKILL_READ = re.compile(r"^(?:cat|head|sed -n [0-9,]+p|less|more)\s+(\S+/SKILL\.md)\s*$")
 WRAPPERS = (["/bin/bash", "-lc"], ["bash", "-lc"], ["/bin/sh", "-c"], ["sh", "-c"])

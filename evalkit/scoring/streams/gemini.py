@@ -16,6 +16,14 @@ from typing import Any
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
 
 HOOK_RUN = "evalkit.hook_run"
+HOOK_EVENTS = {
+    "SessionStart": "SessionStart",
+    "SessionEnd": "SessionEnd",
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+}
+"""Claude Code's hook events Gemini can run, under Gemini's names. A required hook of any
+other event (Stop, UserPromptSubmit) cannot fire."""
 _CODE = re.compile(r'\\?"code\\?":\s*(\d{3})')
 TOOLS = {
     "write_file": "Write",
