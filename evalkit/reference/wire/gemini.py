@@ -23,6 +23,7 @@ from evalkit.reference.scripted_server import (
     RequestLog,
     ScriptedServer,
     _Handler,
+    _say_held,
 )
 
 _STATUS = {500: "INTERNAL", 529: "UNAVAILABLE", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
@@ -109,6 +110,7 @@ class GeminiServer(ScriptedServer):
         if self.fault == "hang" and stream:
             self._log(RequestLog(handler.path, True, model, None, 200))
             handler.open_stream("text/event-stream")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return

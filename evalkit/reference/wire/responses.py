@@ -29,6 +29,7 @@ from evalkit.reference.scripted_server import (
     _Handler,
     _new_id,
     _pieces,
+    _say_held,
 )
 
 PATCH_END = "EVALKIT_PATCH_END"
@@ -143,6 +144,7 @@ class ResponsesServer(ScriptedServer):
         if self.fault == "hang":
             self._log(RequestLog(handler.path, True, model, None, 200))
             handler.open_stream("text/event-stream")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return
