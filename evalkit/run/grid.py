@@ -222,7 +222,7 @@ def run_grid(
     starts either, and the reps left are written to the plan as skipped:budget. The grid
     holds the folder's grid lock throughout."""
     models = sorted({c.model for c in cells})
-    preflight(ctx.suite, models)
+    preflight(ctx.suite, models, ctx.agent)
     validate_cells(ctx, cells)
     subjects = {
         v: build_subject(ctx.suite, plugins, v)
@@ -409,6 +409,7 @@ def run_agents_grid(
     """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
     run id of their own, so rows of one scenario, model and rep never share a key. Refused
     before anything is planned when an agent is unknown or one of them cannot run a model."""
+    from evalkit.run.credentials import require_credentials
     from evalkit.run.request import check_agent
     from evalkit.run.runner import new_run_id
 
@@ -417,6 +418,7 @@ def run_agents_grid(
     models = sorted({c.model for c in cells})
     for agent in agents:
         check_agent(replace(ctx, agent=agent, _cli_version=None), models)
+        require_credentials(models, agent=agent)
     done: list[RepOutcome] = []
     for index, agent in enumerate(agents):
         if ctx.stop.is_set():

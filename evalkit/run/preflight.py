@@ -45,8 +45,8 @@ def prove_instrument(ctx: RunContext, scenario: ScenarioFile, models: list[str])
     if ctx.skip_preflight:
         ctx.preflight = "skipped"
         return
-    cells = self_test(ctx.suite)
-    wrong = sum(1 for c in cells if not c.ok)
+    cells = self_test(ctx.suite, agent=ctx.agent)
+    wrong = sum(1 for c in cells if not c.ok and not c.blind)
     if wrong:
         raise RefusedError(
             f"preflight: the self-test has {wrong}/{len(cells)} cell(s) other than designed "

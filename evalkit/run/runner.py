@@ -54,7 +54,12 @@ from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.claude_cli import find_cli
 from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
-from evalkit.run.credentials import require_credentials
+from evalkit.run.credentials import (
+    AGENT_CREDENTIALS,
+    AGENT_ENDPOINTS,
+    agent_credentials,
+    require_credentials,
+)
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.judges import default_judge
 from evalkit.run.observe import Placed, keep_log, place_wrappers, restore_scripts
@@ -555,8 +560,9 @@ def prepare_rep(
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
-            if ctx.agent != "claude" and server is not None:
+            if ctx.agent != "claude":
                 writable += _agent_folders(scratch)
+            if ctx.agent != "claude" and server is not None:
                 env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
             shown = []
             if observed:
@@ -566,7 +572,7 @@ def prepare_rep(
             if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
                 home = Path(env["HOME"])  # the agent's own config home (Gemini's)
             confined = confine(command, env, sandbox / "project", writable, home, cli, hidden,
-                               shown)  # fmt: skip
+                               shown, ctx.agent)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
         if confined is not None:
@@ -619,16 +625,17 @@ def _other_agent(
     env: dict[str, str],
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of an agent other than Claude Code (its adapter in
-    `evalkit.run.agents`); only scripted models reach here (see `request.check_agent`)."""
-    if server is None:
-        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far")
+    `evalkit.run.agents`): against a policy's scripted server, or a real model with the
+    agent's credentials (checked before planning by `request.check_agent`)."""
+    base_url = server.base_url if server is not None else None
+    keys = agent_credentials(agent) if server is None else {}
     if agent == "gemini":
         from evalkit.run.agents.gemini import prepare_gemini
 
-        return prepare_gemini(cli, scratch, server.base_url, model, plugins, env)
+        return prepare_gemini(cli, scratch, base_url, model, plugins, env, keys)
     from evalkit.run.agents.codex import prepare_codex
 
-    launch = prepare_codex(cli, scratch, server.base_url, model, plugins, env)
+    launch = prepare_codex(cli, scratch, base_url, model, plugins, env, keys)
     return launch.command, launch.env
 
 
@@ -731,11 +738,15 @@ def _run_attempt(
     return finish_rep(ctx, launched)
 
 
-def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path], Path]:
+def preflight(
+    suite: Suite, models: list[str] | None = None, agent: str = "claude"
+) -> tuple[list[Path], Path]:
     """What every rep needs before anything is planned or launched: the plugins, the CLI, and
-    for a real model some credential that reaches it."""
+    for a real model some credential that reaches the agent's CLI."""
     if models is not None:
-        require_credentials(models)
+        require_credentials(models, agent=agent)
+    if agent != "claude":
+        return checked_plugin_dirs(suite), find_agent_cli(agent_name(agent))
     return checked_plugin_dirs(suite), find_cli()
 
 
@@ -780,12 +791,12 @@ def run_declarations(
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
     if "CODEX_HOME" in env:
         isolation["CODEX_HOME"] = "<per-rep>"
-    if "GOOGLE_GEMINI_BASE_URL" in env:
-        isolation.update(
-            HOME="<per-rep>",
-            GOOGLE_GEMINI_BASE_URL="<scripted-server>",
-            GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"],
-        )
+    if "GEMINI_CLI_NO_RELAUNCH" in env:
+        isolation.update(HOME="<per-rep>", GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"])
+    for name in [*AGENT_CREDENTIALS.get(ctx.agent, ()), *AGENT_ENDPOINTS.get(ctx.agent, ())]:
+        if env.get(name):  # a real model's key or endpoint: named, never its value
+            loopback = env[name].startswith("http://127.0.0.1:")
+            isolation[name] = "<scripted-server>" if loopback else "<set>"
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"
@@ -949,7 +960,7 @@ def run_reps(
     reps: int,
     on_done: Callable[[RepOutcome], None] | None = None,
 ) -> list[RepOutcome]:
-    preflight(ctx.suite, [model])
+    preflight(ctx.suite, [model], ctx.agent)
     keys = [(ctx.run_id, scenario.id, model, rep) for rep in range(1, reps + 1)]
     validate_request(ctx, [scenario], [model], [], keys)
     if reps == 1:
