@@ -18,7 +18,7 @@ from evalkit.reference.selftest import self_test
 from evalkit.run.agent import base_environment, run_agent
 from evalkit.run.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
 from evalkit.run.cli_versions import chosen_cli
-from evalkit.run.credentials import WAYS, credentials_present
+from evalkit.run.credentials import WAYS, credential_variables, credentials_present
 from evalkit.scoring.transcript import invalid_reason, read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import drift, lock_path, read_lock
@@ -93,10 +93,11 @@ def check_agent_cli(agent: str) -> Check:
     return Check(f"{agent} cli", True, f"{version} at {path}{note}")
 
 
-def check_credentials() -> Check:
-    present = credentials_present()
+def check_credentials(agent: str = "claude") -> Check:
+    present = credentials_present(agent=agent)
     if not present:
-        return Check("credentials", False, "none reaches the CLI", WAYS)
+        ways = WAYS if agent == "claude" else "set " + " or ".join(credential_variables(agent))
+        return Check("credentials", False, "none reaches the CLI", ways)
     return Check("credentials", True, "set (values not shown): " + ", ".join(present))
 
 
@@ -130,9 +131,9 @@ def check_lock(suite: Suite) -> Check:
     return Check("lock", True, f"frozen, {len(lock.hashes)} entries match")
 
 
-def check_self_test(suite: Suite) -> Check:
-    cells = self_test(suite)
-    wrong = [c for c in cells if not c.ok]
+def check_self_test(suite: Suite, agent: str = "claude") -> Check:
+    cells = self_test(suite, agent=agent)
+    wrong = [c for c in cells if not c.ok and not c.blind]
     if wrong:
         return Check(
             "self-test",
@@ -180,17 +181,17 @@ def doctor(
     cli: str | None = None,
     agent: str = "claude",
 ) -> list[Check]:
-    """For another agent, its CLI stands where Claude Code's and its credentials stood: it
-    runs scripted models only, which need none."""
-    checks = (
-        [check_cli(cli), check_confinement(), check_credentials()]
-        if agent == "claude"
-        else [check_agent_cli(agent), check_confinement()]
-    )
+    """For another agent, its CLI stands where Claude Code's does, its own credentials where
+    Claude Code's do, and its self-test reads that agent's own stream."""
+    checks = [
+        check_cli(cli) if agent == "claude" else check_agent_cli(agent),
+        check_confinement(),
+        check_credentials(agent),
+    ]
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test:
-            checks.append(check_self_test(suite))
+            checks.append(check_self_test(suite, agent))
     if ping_model is not None:
         checks.append(ping(ping_model))
     return checks
