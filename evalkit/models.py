@@ -67,6 +67,11 @@ class FixturesConfig(Strict):
 class RequiredHook(Strict):
     event: str = Field(description="hook_event of the hook_response, e.g. SessionStart")
     output_contains: str = Field("", description="text the hook's output must contain")
+    agents: list[Literal["claude", "codex", "gemini"]] | None = Field(
+        None,
+        description="the agents whose reps it is required of; every agent when absent. A rep "
+        "of an agent it applies to that cannot run its event is an ERROR",
+    )
 
 
 class CheckerConfig(Strict):
@@ -441,6 +446,7 @@ class Transcript(Model):
         default_factory=list, description="1-based lines that did not parse"
     )
     lines: int = 0
+    agent: str = Field("claude", description="whose stream it is, known by its opening event")
 
     @property
     def model_id(self) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, state
+from evalkit.cli.options import AgentOption
 
 
 @command("self-test")
@@ -15,28 +16,42 @@ def self_test_command(
     workdir: Annotated[
         Path | None, typer.Argument(help="keep the sandboxes of cells that fail here")
     ] = None,
+    agent: AgentOption = "claude",
 ) -> None:
     """Fabricate compliant and violating runs for every scenario of both sets and score them.
 
-    Exits non-zero when any cell comes out other than designed.
+    With --agent codex or gemini, each run is told in that agent's own stream format and
+    read back through its normaliser. Exits non-zero when any cell comes out other than
+    designed.
 
-    Example: `evalkit self-test`
+    Example: `evalkit self-test --agent codex`
     """
     from evalkit.cli.app import err, out
     from evalkit.reference.selftest import self_test
+    from evalkit.run.agents.clis import agent_name
 
-    cells = self_test(state.suite(), workdir)
+    cells = self_test(state.suite(), workdir, agent=agent_name(agent))
     width = max(len(c.case) for c in cells)
     for cell in cells:
         expected = cell.expect.verdict + (f" ({cell.expect.reason})" if cell.expect.reason else "")
-        mark = "ok   " if cell.ok else "WRONG"
+        mark = "ok   " if cell.ok else "BLIND" if cell.blind else "WRONG"
         line = f"{mark} {cell.scenario:<16} {cell.case:<{width}} {cell.verdict.verdict:<5}"
         if not cell.ok:
             reasons = ";".join(cell.verdict.reasons + cell.verdict.flags)
             line += f"  expected {expected}; reasons {reasons}"
+        if cell.blind:
+            line += f"; {agent}'s stream cannot show {', '.join(cell.lost)}"
         out.print(line, markup=False)
-    wrong = [c for c in cells if not c.ok]
-    out.print(f"{len(cells) - len(wrong)}/{len(cells)} cells as designed")
+    wrong = [c for c in cells if not c.ok and not c.blind]
+    blind = [c for c in cells if c.blind]
+    out.print(f"{sum(c.ok for c in cells)}/{len(cells)} cells as designed")
+    if blind:
+        unseen = sorted({what for c in blind for what in c.lost})
+        out.print(
+            f"{len(blind)} cell(s) differ only where {agent}'s stream cannot show "
+            f"{'; '.join(unseen)}",
+            markup=False,
+        )
     if wrong and workdir is not None:
         err.print(f"their sandboxes are kept under {workdir}", markup=False)
     if wrong:

@@ -65,7 +65,7 @@ AgentOption = Annotated[
     str,
     typer.Option(
         "--agent",
-        help="the agent CLI each rep runs: claude, or codex or gemini (policy:<name> models only)",
+        help="the agent CLI each rep runs: claude, codex or gemini (a real model needs its key)",
     ),
 ]
 

@@ -16,24 +16,36 @@ from typing import Any
 
 from evalkit.checkers.behaviour import Fault
 from evalkit.models import Script, ToolUseBlock
+from evalkit.reference.agent_streams import ClaudeEncoder, StreamEncoder
 from evalkit.reference.reactive import fill
 
 FABRICATED_VERSION = "0.0.0-fabricated"
 
 
 class _Lines:
-    def __init__(self, stream: Path | None = None) -> None:
+    def __init__(self, stream: Path | None = None, encoder: StreamEncoder | None = None) -> None:
         self.lines: list[str] = []
         self.counter = 0
         self.stream = stream
+        self.encoder = encoder or ClaudeEncoder()
         if stream is not None:
             stream.write_bytes(b"")
 
     def add(self, event: dict[str, Any]) -> None:
-        self.lines.append(json.dumps(event))
-        if self.stream is not None:
-            with self.stream.open("a", encoding="utf-8") as handle:
-                handle.write(self.lines[-1] + "\n")
+        """Say one of Claude Code's events in the agent's own stream format."""
+        self._write(self.encoder.encode(event))
+
+    def close(self) -> list[str]:
+        """The lines, with what follows the agent's stream (hook runs it does not report)."""
+        self._write(self.encoder.close())
+        return self.lines
+
+    def _write(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            self.lines.append(json.dumps(event))
+            if self.stream is not None:
+                with self.stream.open("a", encoding="utf-8") as handle:
+                    handle.write(self.lines[-1] + "\n")
 
     def next_id(self, prefix: str) -> str:
         self.counter += 1
@@ -115,11 +127,13 @@ def fabricate(
     model: str = "fabricated",
     stream: Path | None = None,
     plugins: bool = True,
+    encoder: StreamEncoder | None = None,
 ) -> list[str]:
     """Play script in sandbox; return the stream-json lines a real run would have printed,
     also written to `stream` line by line as they happen (an observed script counts them).
-    `plugins` False is the no-plugin arm: no hook fires and no skill is known."""
-    out = _Lines(stream)
+    `plugins` False is the no-plugin arm: no hook fires and no skill is known. `encoder`
+    tells the run in another agent's stream format (`agent_streams.py`)."""
+    out = _Lines(stream, encoder)
     project = sandbox / "project"
     run_env = dict(os.environ, **env)
     if fault != "no-hook" and plugins:
@@ -206,7 +220,7 @@ def fabricate(
         }
     )
     if fault == "cut-before-result":
-        return out.lines
+        return out.close()
     failed = fault == "is-error-result"
     out.add(
         {
@@ -222,4 +236,4 @@ def fabricate(
             "usage": {},
         }
     )
-    return out.lines
+    return out.close()

@@ -46,11 +46,11 @@ class Policies:
         start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
         return ScriptedRep(agent.cli_model, agent.plan.judge_answer, start)
 
-    def self_test(self, suite: Suite) -> tuple[int, int]:
+    def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
         from evalkit.reference.selftest import self_test
 
-        cells = self_test(suite)
-        return sum(1 for c in cells if not c.ok), len(cells)
+        cells = self_test(suite, agent=agent)
+        return sum(1 for c in cells if not c.ok and not c.blind), len(cells)
 
     def as_designed(
         self, suite: Suite, model: str, scenario: ScenarioFile, verdict: Verdict

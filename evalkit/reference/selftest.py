@@ -20,6 +20,7 @@ from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.forked import forked_map
 from evalkit.models import Verdict
 from evalkit.records.gridlock import hold_grid_lock
+from evalkit.reference.agent_streams import encoder_for
 from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
@@ -42,10 +43,18 @@ class Cell:
     case: str
     expect: Expectation
     verdict: Verdict
+    lost: tuple[str, ...] = ()
+    """What the agent's stream could not show of this run (`agent_streams.py`)."""
 
     @property
     def ok(self) -> bool:
         return meets(self.verdict, self.expect)
+
+    @property
+    def blind(self) -> bool:
+        """Came out other than designed on a run whose telling in the agent's stream lost
+        something the checker reads: the agent's blind spot, named, not the checker's bug."""
+        return not self.ok and bool(self.lost)
 
 
 def meets(verdict: Verdict, expect: Expectation) -> bool:
@@ -82,11 +91,13 @@ def run_case(
     workdir: Path,
     guarded: dict[str, str] | None = None,
     from_template: bool = False,
+    agent: str = "claude",
 ) -> Cell:
     """Play one case into a fresh sandbox and decide it. `guarded` points the checker's
     guarded real-world paths (default: where this process points them); it reaches the
     fabricated tools and the decision, never this process's environment. `from_template`
-    copies the scenario's sandbox built once per command instead of building it anew."""
+    copies the scenario's sandbox built once per command instead of building it anew; the run
+    is told in `agent`'s stream."""
     guarded = guarded_env_now(suite.checker) if guarded is None else guarded
     sandbox = workdir / scenario.id / case.name
     if from_template:
@@ -94,7 +105,7 @@ def run_case(
         TEMPLATES.copy(suite, scenario, sandbox, Path(tempfile.gettempdir()))
     else:
         build_sandbox(suite, scenario, sandbox)
-    return play(suite, scenario, case, sandbox, guarded)
+    return play(suite, scenario, case, sandbox, guarded, agent=agent)
 
 
 def play(
@@ -104,9 +115,11 @@ def play(
     sandbox: Path,
     guarded: dict[str, str],
     first: Path | None = None,
+    agent: str = "claude",
 ) -> Cell:
     """Play one case into the fresh sandbox at `sandbox` and decide it; `first` goes first
-    on the PATH of its Bash commands."""
+    on the PATH of its Bash commands; the run is told in `agent`'s own stream format and
+    read back through that agent's normaliser."""
     names = list(suite.fixture_dirs())
     values = suite.reference.script_values(guarded)
     if case.name == ESCAPE:
@@ -121,9 +134,11 @@ def play(
         **{k: v for k, v in guarded.items() if v},
     }
     placed = place_wrappers(suite.config.observe, sandbox)
+    encoder = encoder_for(agent, sandbox.parent)
     lines = fabricate(
-        script, sandbox, env, hook_output, case.fault, stream=sandbox / TRANSCRIPT, plugins=plugins
-    )
+        script, sandbox, env, hook_output, case.fault, stream=sandbox / TRANSCRIPT,
+        plugins=plugins, encoder=encoder,
+    )  # fmt: skip
     restore_scripts(placed)
     (sandbox / TRANSCRIPT).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = ProcessRecord(exit_code=None, timeout=0, guarded_env=guarded)
@@ -137,7 +152,7 @@ def play(
         sandbox,
         without_subject=case.without_subject,
     )
-    return Cell(scenario.id, case.name, case.expect, verdict)
+    return Cell(scenario.id, case.name, case.expect, verdict, tuple(sorted(encoder.lost)))
 
 
 class _Lanes:
@@ -192,12 +207,15 @@ LOCK = ".self-test.lock"
 """In WORKDIR while a self-test lays its sandboxes out there; a second one is refused."""
 
 
-def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -> list[Cell]:
+def self_test(
+    suite: Suite, workdir: Path | None = None, which: Which = "all", agent: str = "claude"
+) -> list[Cell]:
     """Every case of every scenario, with every guarded real-world path pointed into scratch
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
     only the sandboxes of cells that came out other than designed are kept, and a second
     self-test into the same workdir is refused while this one runs. Every template is built,
-    and python3's launcher asked, before the cases play."""
+    and python3's launcher asked, before the cases play. Each run is told in `agent`'s
+    stream format, so the checkers are proven through that agent's normaliser."""
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
@@ -205,13 +223,16 @@ def self_test(suite: Suite, workdir: Path | None = None, which: Which = "all") -
         if case.fault != "no-hook" or suite.config.required_hooks  # no hook is required
     ]
     if workdir is None:
-        return _self_test(suite, work, None)
+        return _self_test(suite, work, None, agent)
     with hold_grid_lock(workdir / LOCK, "self-test", what="self-test"):
-        return _self_test(suite, work, workdir)
+        return _self_test(suite, work, workdir, agent)
 
 
 def _self_test(
-    suite: Suite, work: list[tuple[ScenarioFile, SelfTestCase]], workdir: Path | None
+    suite: Suite,
+    work: list[tuple[ScenarioFile, SelfTestCase]],
+    workdir: Path | None,
+    agent: str = "claude",
 ) -> list[Cell]:
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     lanes: _Lanes | None = None
@@ -235,7 +256,7 @@ def _self_test(
             guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
             sandbox = root / scenario.id / case.name
             made.lay_out(scenario, sandbox)
-            cell = play(suite, scenario, case, sandbox, guarded, first)
+            cell = play(suite, scenario, case, sandbox, guarded, first, agent)
             if cell.ok:
                 made.give_back(sandbox)
             return cell

@@ -141,9 +141,17 @@ def api_target(env: dict[str, str]) -> tuple[str, int, str] | None:
     return parts.hostname, port, inside
 
 
-def require_reachable_api(env: dict[str, str], policy: bool) -> None:
+def require_reachable_api(env: dict[str, str], policy: bool, agent: str = "claude") -> None:
     """A confined real-model rep reaches its API through a forwarder (http) or the CONNECT
-    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front."""
+    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front (another
+    agent's real model is reached through the proxy alone: its base URL must be https)."""
+    if agent != "claude":
+        if policy or allowed_hosts(env, agent):
+            return
+        raise PrerequisiteError(
+            f"--agent {agent}: its API base URL is not https://, so a confined rep cannot "
+            f"reach it; fix it, {UNCONFINED_HINT}"
+        )
     if policy or api_target(env) is not None or allowed_hosts(env):
         return
     raise PrerequisiteError(
@@ -201,6 +209,7 @@ def confine(
     cli: Path,
     hidden: list[Path],
     shown: list[Path] | None = None,
+    agent: str = "claude",
 ) -> Confined:
     """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
     the rep's own HOME, and the doors' sockets go beside it. `shown` are files of the rep's
@@ -226,7 +235,7 @@ def confine(
     for mine in own:
         args += ["--bind", str(mine), str(mine)]
     sockets = _socket_dir(home)
-    door, bridge = _door(env, inner_env, sockets)
+    door, bridge = _door(env, inner_env, sockets, agent)
     args += ["--ro-bind", str(sockets), INSIDE_SOCKETS]
     inner_env.update(HOME=str(home), TMPDIR="/tmp")
     if front:
@@ -245,7 +254,7 @@ def confine(
 
 
 def _door(
-    env: dict[str, str], inner_env: dict[str, str], sockets: Path
+    env: dict[str, str], inner_env: dict[str, str], sockets: Path, agent: str = "claude"
 ) -> tuple[Forwarder | ConnectProxy | None, list[str]]:
     """The rep's one door out, started, and the `port:socket` bridge inside that reaches it:
     a forwarder to an http:// ANTHROPIC_BASE_URL's host and port (a policy's scripted server
@@ -257,7 +266,7 @@ def _door(
         forwarder.start()
         inner_env["ANTHROPIC_BASE_URL"] = inside
         return forwarder, [f"{port}:{SOCKET}"]
-    allowed = allowed_hosts(env)
+    allowed = allowed_hosts(env, agent)
     if not allowed:
         return None, []
     proxy = ConnectProxy(sockets / PROXY_SOCKET, allowed)

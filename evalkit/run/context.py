@@ -19,7 +19,7 @@ from evalkit.records.results import check_results_file
 from evalkit.records.run_ids import default_workdir as default_workdir
 from evalkit.records.run_ids import new_run_id as new_run_id
 from evalkit.records.workdir import Workdir
-from evalkit.run.agents.clis import agent_version
+from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
 from evalkit.run.claude_cli import find_cli
 from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.credentials import require_credentials
@@ -202,11 +202,15 @@ def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
     )  # fmt: skip
 
 
-def preflight(suite: Suite, models: list[str] | None = None) -> tuple[list[Path], Path]:
+def preflight(
+    suite: Suite, models: list[str] | None = None, agent: str = "claude"
+) -> tuple[list[Path], Path]:
     """What every rep needs before anything is planned or launched: the plugins, the CLI, and
-    for a real model some credential that reaches it."""
+    for a real model some credential that reaches the agent's CLI."""
     if models is not None:
-        require_credentials(models)
+        require_credentials(models, agent=agent)
+    if agent != "claude":
+        return checked_plugin_dirs(suite), find_agent_cli(agent_name(agent))
     return checked_plugin_dirs(suite), find_cli()
 
 

@@ -17,7 +17,7 @@ from evalkit.errors import EvalkitError
 from evalkit.run.agent import base_environment, run_agent
 from evalkit.run.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
 from evalkit.run.cli_versions import chosen_cli
-from evalkit.run.credentials import WAYS, credentials_present
+from evalkit.run.credentials import WAYS, credential_variables, credentials_present
 from evalkit.run.scripted import ScriptedModels
 from evalkit.scoring.transcript import invalid_reason, read_transcript
 from evalkit.suite.config import Suite
@@ -93,10 +93,11 @@ def check_agent_cli(agent: str) -> Check:
     return Check(f"{agent} cli", True, f"{version} at {path}{note}")
 
 
-def check_credentials() -> Check:
-    present = credentials_present()
+def check_credentials(agent: str = "claude") -> Check:
+    present = credentials_present(agent=agent)
     if not present:
-        return Check("credentials", False, "none reaches the CLI", WAYS)
+        ways = WAYS if agent == "claude" else "set " + " or ".join(credential_variables(agent))
+        return Check("credentials", False, "none reaches the CLI", ways)
     return Check("credentials", True, "set (values not shown): " + ", ".join(present))
 
 
@@ -130,8 +131,8 @@ def check_lock(suite: Suite) -> Check:
     return Check("lock", True, f"frozen, {len(lock.hashes)} entries match")
 
 
-def check_self_test(suite: Suite, scripted: ScriptedModels) -> Check:
-    wrong, total = scripted.self_test(suite)
+def check_self_test(suite: Suite, scripted: ScriptedModels, agent: str = "claude") -> Check:
+    wrong, total = scripted.self_test(suite, agent)
     if wrong:
         return Check(
             "self-test",
@@ -180,17 +181,17 @@ def doctor(
     agent: str = "claude",
 ) -> list[Check]:
     """`self_test`: the scripted models whose self-test is one of the checks (None: none).
-    For another agent, its CLI stands where Claude Code's and its credentials stood: it
-    runs scripted models only, which need none."""
-    checks = (
-        [check_cli(cli), check_confinement(), check_credentials()]
-        if agent == "claude"
-        else [check_agent_cli(agent), check_confinement()]
-    )
+    For another agent, its CLI stands where Claude Code's does, its own credentials where
+    Claude Code's do, and its self-test reads that agent's own stream."""
+    checks = [
+        check_cli(cli) if agent == "claude" else check_agent_cli(agent),
+        check_confinement(),
+        check_credentials(agent),
+    ]
     if suite is not None:
         checks += [check_plugins(suite), check_lock(suite)]
         if self_test is not None:
-            checks.append(check_self_test(suite, self_test))
+            checks.append(check_self_test(suite, self_test, agent))
     if ping_model is not None:
         checks.append(ping(ping_model))
     return checks

@@ -223,7 +223,7 @@ def run_cells(
     starts either, and the reps left are written to the plan as skipped:budget. The grid
     holds the folder's grid lock throughout."""
     models = sorted({c.model for c in cells})
-    preflight(ctx.suite, models)
+    preflight(ctx.suite, models, ctx.agent)
     validate_cells(ctx, cells)
     subjects = {
         v: build_subject(ctx.suite, plugins, v)
@@ -410,11 +410,14 @@ def run_agents_grid(
     """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
     run id of their own, so rows of one scenario, model and rep never share a key. Refused
     before anything is planned when an agent is unknown or one of them cannot run a model."""
+    from evalkit.run.credentials import require_credentials
+
     if len(set(agents)) != len(agents) or not agents:
         raise ConfigError("--agents names each agent once, e.g. claude,codex")
     models = sorted({c.model for c in cells})
     for agent in agents:
         check_agent(replace(ctx, agent=agent, _cli_version=None), models)
+        require_credentials(models, agent=agent)
     done: list[RepOutcome] = []
     for index, agent in enumerate(agents):
         if ctx.stop.is_set():

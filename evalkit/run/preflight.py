@@ -48,7 +48,7 @@ def prove_instrument(
     if ctx.skip_preflight:
         ctx.preflight = "skipped"
         return
-    wrong, total = require_scripted(ctx.scripted).self_test(ctx.suite)
+    wrong, total = require_scripted(ctx.scripted).self_test(ctx.suite, ctx.agent)
     if wrong:
         raise RefusedError(
             f"preflight: the self-test has {wrong}/{total} cell(s) other than designed "

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from evalkit import __version__
-from evalkit.errors import ConfigError
 from evalkit.models import (
     EvidenceLine,
     GuardRecord,
@@ -47,6 +46,7 @@ from evalkit.run.agents.clis import agent_name, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
+from evalkit.run.credentials import AGENT_CREDENTIALS, AGENT_ENDPOINTS, agent_credentials
 from evalkit.run.judges import default_judge
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
 from evalkit.run.retry import pause_seconds, retry_reason
@@ -338,8 +338,9 @@ def prepare_rep(
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
-            if ctx.agent != "claude" and server is not None:
+            if ctx.agent != "claude":
                 writable += _agent_folders(scratch)
+            if ctx.agent != "claude" and server is not None:
                 env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
             shown = []
             if observed:
@@ -349,7 +350,7 @@ def prepare_rep(
             if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
                 home = Path(env["HOME"])  # the agent's own config home (Gemini's)
             confined = confine(command, env, sandbox / "project", writable, home, cli, hidden,
-                               shown)  # fmt: skip
+                               shown, ctx.agent)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
         if confined is not None:
@@ -381,16 +382,17 @@ def _other_agent(
     env: dict[str, str],
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of an agent other than Claude Code (its adapter in
-    `evalkit.run.agents`); only scripted models reach here (see `request.check_agent`)."""
-    if server is None:
-        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far")
+    `evalkit.run.agents`): against a policy's scripted server, or a real model with the
+    agent's credentials (checked before planning by `request.check_agent`)."""
+    base_url = server.base_url if server is not None else None
+    keys = agent_credentials(agent) if server is None else {}
     if agent == "gemini":
         from evalkit.run.agents.gemini import prepare_gemini
 
-        return prepare_gemini(cli, scratch, server.base_url, model, plugins, env)
+        return prepare_gemini(cli, scratch, base_url, model, plugins, env, keys)
     from evalkit.run.agents.codex import prepare_codex
 
-    launch = prepare_codex(cli, scratch, server.base_url, model, plugins, env)
+    launch = prepare_codex(cli, scratch, base_url, model, plugins, env, keys)
     return launch.command, launch.env
 
 
@@ -511,12 +513,12 @@ def run_declarations(
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
     if "CODEX_HOME" in env:
         isolation["CODEX_HOME"] = "<per-rep>"
-    if "GOOGLE_GEMINI_BASE_URL" in env:
-        isolation.update(
-            HOME="<per-rep>",
-            GOOGLE_GEMINI_BASE_URL="<scripted-server>",
-            GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"],
-        )
+    if "GEMINI_CLI_NO_RELAUNCH" in env:
+        isolation.update(HOME="<per-rep>", GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"])
+    for name in [*AGENT_CREDENTIALS.get(ctx.agent, ()), *AGENT_ENDPOINTS.get(ctx.agent, ())]:
+        if env.get(name):  # a real model's key or endpoint: named, never its value
+            loopback = env[name].startswith("http://127.0.0.1:")
+            isolation[name] = "<scripted-server>" if loopback else "<set>"
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"

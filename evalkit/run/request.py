@@ -147,20 +147,18 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
         return
     require_confinement()
     for model in models:
-        require_reachable_api(dict(os.environ), is_policy(model))
+        require_reachable_api(dict(os.environ), is_policy(model), ctx.agent)
 
 
 def check_agent(ctx: RunContext, models: list[str]) -> None:
-    """An agent evalkit knows, and for one besides Claude Code only the scripted models:
-    a real Codex or Gemini model is not wired to its credentials yet."""
+    """An agent evalkit knows, and for a real model of one besides Claude Code, its
+    credential in the environment (Claude Code's is checked with its preflight)."""
     from evalkit.run.agents.clis import agent_name
+    from evalkit.run.credentials import require_credentials
 
     agent = agent_name(ctx.agent)
-    if agent == "claude":
-        return
-    real = [m for m in models if not is_policy(m)]
-    if real:
-        raise ConfigError(f"--agent {agent} runs only policy:<name> models so far, not {real[0]!r}")
+    if agent != "claude":
+        require_credentials(models, agent=agent)
 
 
 def validate_request(

@@ -78,8 +78,9 @@ class ScriptedModels(Protocol):
         """The scripted agent of one attempt, its script rendered for its sandbox."""
         ...
 
-    def self_test(self, suite: Suite) -> tuple[int, int]:
-        """The suite's self-test: the cells other than designed, and all cells."""
+    def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
+        """The suite's self-test told in `agent`'s stream: the cells other than designed
+        (an agent's named blind spot is not one), and all cells."""
         ...
 
     def as_designed(

@@ -116,7 +116,7 @@ def run_scenario(
 ) -> list[RepOutcome]:
     """REPS reps of one scenario on one model: refused before anything is planned, proven
     first for a real model, planned, then run in order."""
-    preflight(ctx.suite, [model])
+    preflight(ctx.suite, [model], ctx.agent)
     keys = [(ctx.run_id, scenario.id, model, rep) for rep in range(1, reps + 1)]
     validate_request(ctx, [scenario], [model], [], keys)
     if reps == 1:

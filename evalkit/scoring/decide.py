@@ -9,7 +9,8 @@ token has this one place it comes from:
 2. stop: a timeout or an interrupt;
 3. the CLI's exit status, with its own error words (an error result line) first when it
    gave any;
-4. a required hook that started and failed;
+4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
+   started and failed; a required hook naming its agents applies to their reps alone;
 5. trace validity (empty, unparseable, no init, no result line, an error result);
 6. a required hook that never fired (a FAIL: only a valid trace can show that);
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
@@ -46,7 +47,9 @@ from evalkit.scoring.rules import (
     breach_reasons,
     error_verdict,
     failed_hooks,
+    hooks_for,
     missing_hooks,
+    unrunnable_hooks,
 )
 from evalkit.scoring.transcript import invalid_reason
 
@@ -133,6 +136,10 @@ def _before_scoring(
         return verdict
     if words is not None:
         return error_verdict(inp, words)
+    required = hooks_for(transcript, required)
+    unrunnable = unrunnable_hooks(transcript, required)
+    if unrunnable:
+        return error_verdict(inp, unrunnable[0])
     failed = failed_hooks(transcript, required)
     if failed:
         return error_verdict(inp, failed[0])

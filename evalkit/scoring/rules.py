@@ -13,6 +13,8 @@ from evalkit.models import RequiredHook, ToolCall, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.fsdiff import links_into
 from evalkit.scoring.judge import build_prompt
+from evalkit.scoring.streams.codex import HOOK_EVENTS as CODEX_HOOKS
+from evalkit.scoring.streams.gemini import HOOK_EVENTS as GEMINI_HOOKS
 from evalkit.scoring.transcript import agent_error_words
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
@@ -64,6 +66,21 @@ def failed_hooks(transcript: Transcript, required: list[RequiredHook]) -> list[s
         if codes:
             failed.append(f"hook-failed:{hook.event}:{codes[0]}")
     return failed
+
+
+def hooks_for(transcript: Transcript, required: list[RequiredHook]) -> list[RequiredHook]:
+    """The required hooks that apply to the agent whose stream this is."""
+    return [h for h in required if h.agents is None or transcript.agent in h.agents]
+
+
+def unrunnable_hooks(transcript: Transcript, required: list[RequiredHook]) -> list[str]:
+    """Required hooks whose event the agent has no hook for: none of its reps can show one
+    fired, so each is an ERROR of the instrument, never the agent's FAIL nor a pass."""
+    events = {"codex": CODEX_HOOKS, "gemini": GEMINI_HOOKS}.get(transcript.agent)
+    if events is None:
+        return []
+    return [f"hook-unsupported:{transcript.agent}:{h.event}" for h in required
+            if h.event not in events]  # fmt: skip
 
 
 def missing_hooks(transcript: Transcript, required: list[RequiredHook]) -> list[str]:

@@ -63,11 +63,13 @@ def parse_lines(lines: list[str]) -> Transcript:
             first = False
             if is_codex_event(event):
                 other = CodexStream(t, order)
+                t.agent = "codex"
             elif is_gemini_event(event):
                 other = GeminiStream(t, order)
+                t.agent = "gemini"
         try:
             if other is not None:
-                other.absorb(event)
+                other.absorb(event, number - 1)
             else:
                 _absorb(t, calls, order, event, number - 1)
         except (ValidationError, AttributeError, TypeError, ValueError):

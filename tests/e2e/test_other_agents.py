@@ -24,8 +24,8 @@ EXPECTED = {
     ("always-write", "N1"): "FAIL",
     ("fault-500", "P1"): "ERROR",
 }
-"""A pass, a fail and an error; whole-suite calibrations through each agent are measured by
-hand (`evalkit calibrate --agent codex`), not in `make test`."""
+"""A pass, a fail and an error; whole-suite calibrations through each agent are
+`make calibrate-suites`' (tests/e2e/test_calibrate.py), not `make test`'s."""
 
 
 def require_cli(agent: str) -> None:

@@ -9,6 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Kit, leaked_tasks
+from tests.e2e.test_other_agents import require_cli
+
+CLI_FLAGS = {
+    "claude": {"--output-format", "-p"},
+    "codex": {"exec", "--json"},
+    "gemini": {"--output-format", "--skip-trust"},
+}
+"""What only the agent's CLI process itself carries on its command line."""
 
 pytestmark = pytest.mark.e2e
 
@@ -50,13 +58,17 @@ def _process_texts(pids: set[str]) -> list[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_no_process_shows_a_task_line_while_the_agent_waits_for_its_first_answer(
-    kit: Kit, tasks: list[tuple[str, str]]
+    agent: str, kit: Kit, tasks: list[tuple[str, str]]
 ) -> None:
+    require_cli(agent)
     held = kit.tmp / "held"
     kit.extra_env["EVALKIT_SCRIPTED_HELD"] = str(held)
     work = kit.base / "work"
-    proc = kit.start("run", "N1", "policy:fault-hang", str(work), "--timeout", "90")
+    proc = kit.start(
+        "run", "N1", "policy:fault-hang", str(work), "--timeout", "90", "--agent", agent
+    )
     try:
         deadline = time.monotonic() + 60
         while not held.exists():
@@ -65,7 +77,9 @@ def test_no_process_shows_a_task_line_while_the_agent_waits_for_its_first_answer
             time.sleep(0.05)
         family = _family(proc.pid)
         agents = [a for a in kit.agents() if str(a.pid) in family]
-        assert any(a.is_cli for a in agents), "no CLI process alive while the answer is held"
+        assert any(CLI_FLAGS[agent] <= set(a.argv) for a in agents), (
+            "no CLI process alive while the answer is held"
+        )
         scanned = _process_texts(family)
         assert len(scanned) >= 3, f"only {len(scanned)} processes of the rep could be read"
         showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]

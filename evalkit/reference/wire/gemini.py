@@ -23,6 +23,7 @@ from evalkit.reference.scripted_server import (
     RequestLog,
     ScriptedServer,
     _Handler,
+    _say_held,
 )
 
 _STATUS = {500: "INTERNAL", 529: "UNAVAILABLE", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
@@ -50,10 +51,11 @@ def gemini_call(block: ToolUseBlock) -> tuple[str, dict[str, Any]]:
         return "run_shell_command", {"command": args.get("command", "")}
     if name == "Skill":
         return "activate_skill", {"name": str(args.get("skill", "")).split(":")[-1]}
+    where = {"dir_path": args["path"]} if args.get("path") else {}
     if name == "Glob":
-        return "glob", {"pattern": args.get("pattern", "*")}
+        return "glob", {"pattern": args.get("pattern", "*"), **where}
     if name == "Grep":
-        return "grep_search", {"pattern": args.get("pattern", "")}
+        return "grep_search", {"pattern": args.get("pattern", ""), **where}
     return "run_shell_command", {"command": f"echo no Gemini tool stands for {name}"}
 
 
@@ -108,6 +110,7 @@ class GeminiServer(ScriptedServer):
         if self.fault == "hang" and stream:
             self._log(RequestLog(handler.path, True, model, None, 200))
             handler.open_stream("text/event-stream")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return

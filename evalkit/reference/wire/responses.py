@@ -29,6 +29,7 @@ from evalkit.reference.scripted_server import (
     _Handler,
     _new_id,
     _pieces,
+    _say_held,
 )
 
 PATCH_END = "EVALKIT_PATCH_END"
@@ -75,9 +76,12 @@ def shell_command(block: ToolUseBlock, skills: Path) -> str:
         skill = str(args.get("skill", ""))
         return f"cat {shlex.quote(str(skills / skill / 'SKILL.md'))}"
     if name == "Glob":
-        return f"ls -d {args.get('pattern', '*')}"
+        base = str(args.get("path") or "")
+        pattern = str(args.get("pattern", "*"))
+        return f"ls -d {shlex.quote(base.rstrip('/')) + '/' if base else ''}{pattern}"
     if name == "Grep":
-        return f"grep -rn {shlex.quote(str(args.get('pattern', '')))} ."
+        where = shlex.quote(str(args.get("path") or "."))
+        return f"grep -rn {shlex.quote(str(args.get('pattern', '')))} {where}"
     return f"echo {shlex.quote(f'no Codex tool stands for {name}')}"
 
 
@@ -140,6 +144,7 @@ class ResponsesServer(ScriptedServer):
         if self.fault == "hang":
             self._log(RequestLog(handler.path, True, model, None, 200))
             handler.open_stream("text/event-stream")
+            _say_held()
             self._released.wait()
             handler.drop_connection()
             return

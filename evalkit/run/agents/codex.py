@@ -17,18 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.scoring.streams.codex import HOOK_EVENTS as EVENTS
 
 KEY_ENV = "EVALKIT_SCRIPTED_KEY"
-EVENTS = {
-    "SessionStart": "SessionStart",
-    "SessionEnd": "Stop",
-    "Stop": "Stop",
-    "PreToolUse": "PreToolUse",
-    "PostToolUse": "PostToolUse",
-    "UserPromptSubmit": "UserPromptSubmit",
-}
-"""Claude Code's hook events under Codex's names; Codex has no SessionEnd, and in `exec` its
-Stop ends the session."""
 FLAGS = [
     "exec",
     "--json",
@@ -59,7 +50,11 @@ def place_skills(plugins: list[Path], root: Path) -> None:
             shutil.copytree(skill.parent, root / f"{name}:{skill.parent.name}", symlinks=True)
 
 
-def config_toml(base_url: str) -> str:
+def config_toml(base_url: str | None) -> str:
+    """The scripted server as the only provider; for a real model (`base_url` None), Codex's
+    own OpenAI provider, reached with the credential in the rep's environment."""
+    if base_url is None:
+        return "[analytics]\nenabled = false\n"
     return (
         'model_provider = "evalkit"\n\n'
         "[model_providers.evalkit]\n"
@@ -75,14 +70,27 @@ def config_toml(base_url: str) -> str:
 
 
 def prepare_codex(
-    cli: Path, scratch: Path, base_url: str, model: str, plugins: list[Path], env: dict[str, str]
+    cli: Path,
+    scratch: Path,
+    base_url: str | None,
+    model: str,
+    plugins: list[Path],
+    env: dict[str, str],
+    credentials: dict[str, str] | None = None,
 ) -> CodexLaunch:
+    """A rep's CODEX_HOME, command and environment: against the scripted server at
+    `base_url`, or a real model with `credentials` (the only OpenAI or Codex variables the
+    rep gets)."""
     home = scratch / "codex-home"
     place_skills(plugins, skills_root(scratch))
     (home / "config.toml").write_text(config_toml(base_url), encoding="utf-8")
     log = scratch / HOOK_LOG
     hooks = wrapped_hooks(plugins, log, EVENTS)
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
-    env = {k: v for k, v in env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(CODEX_HOME=str(home), **{KEY_ENV: "evalkit-scripted"})
+    env = {k: v for k, v in env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODEX_"))}
+    env["CODEX_HOME"] = str(home)
+    if base_url is None:
+        env.update(credentials or {})
+    else:
+        env[KEY_ENV] = "evalkit-scripted"
     return CodexLaunch([str(cli), *FLAGS, "--model", model], env, home, log)

@@ -26,6 +26,16 @@ from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, T
 
 HOOK_RUN = "evalkit.hook_run"
 OPENING = "thread.started"
+HOOK_EVENTS = {
+    "SessionStart": "SessionStart",
+    "SessionEnd": "Stop",
+    "Stop": "Stop",
+    "PreToolUse": "PreToolUse",
+    "PostToolUse": "PostToolUse",
+    "UserPromptSubmit": "UserPromptSubmit",
+}
+"""Claude Code's hook events Codex can run, under Codex's names; Codex has no SessionEnd, and
+in `exec` its Stop ends the session. A required hook of any other event cannot fire."""
 _STATUS = re.compile(r"(?:unexpected status|last status:) (\d{3})")
 _SKILL_READ = re.compile(r"^(?:cat|head|sed -n [0-9,]+p|less|more)\s+(\S+/SKILL\.md)\s*$")
 WRAPPERS = (["/bin/bash", "-lc"], ["bash", "-lc"], ["/bin/sh", "-c"], ["sh", "-c"])
@@ -82,8 +92,12 @@ class CodexStream:
         self.order = order
         self.calls: dict[str, list[dict[str, Any]]] = {}
         self.failure = ""
+        self.line = 0
 
-    def absorb(self, event: dict[str, Any]) -> None:
+    def absorb(self, event: dict[str, Any], line: int = 0) -> None:
+        """One event, read from the transcript's line `line` (from 0): a tool call sits on
+        the rep's timeline from its item's first line to the line it completed on."""
+        self.line = line
         kind = event.get("type")
         if kind == OPENING:
             self.t.init = InitEvent(session_id=str(event.get("thread_id") or ""))
@@ -129,8 +143,10 @@ class CodexStream:
             made = {"id": call_id, "name": "Skill", "input": {"skill": skill}}
         else:
             made = {"id": call_id, "name": "Bash", "input": {"command": command}}
-        (call,) = self._calls(item, [{**made, "result": None, "is_error": None}])
+        fresh = {**made, "result": None, "is_error": None, "line": self.line, "result_line": None}
+        (call,) = self._calls(item, [fresh])
         if done:
+            call["result_line"] = self.line
             code = item.get("exit_code")
             call["result"] = str(item.get("aggregated_output") or "")
             call["is_error"] = item.get("status") != "completed" or (
@@ -151,11 +167,14 @@ class CodexStream:
                     "input": {"file_path": path, "change": str(change.get("kind") or "")},
                     "result": None,
                     "is_error": None,
+                    "line": self.line,
+                    "result_line": None,
                 }
             )
         calls = self._calls(item, made)
         if done:
             for call in calls:
+                call["result_line"] = self.line
                 call["is_error"] = item.get("status") != "completed"
                 call["result"] = str(item.get("status") or "")
 

@@ -16,6 +16,14 @@ from typing import Any
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
 
 HOOK_RUN = "evalkit.hook_run"
+HOOK_EVENTS = {
+    "SessionStart": "SessionStart",
+    "SessionEnd": "SessionEnd",
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+}
+"""Claude Code's hook events Gemini can run, under Gemini's names. A required hook of any
+other event (Stop, UserPromptSubmit) cannot fire."""
 _CODE = re.compile(r'\\?"code\\?":\s*(\d{3})')
 TOOLS = {
     "write_file": "Write",
@@ -47,7 +55,9 @@ class GeminiStream:
         self.calls: dict[str, dict[str, Any]] = {}
         self.last_delta = False
 
-    def absorb(self, event: dict[str, Any]) -> None:
+    def absorb(self, event: dict[str, Any], line: int = 0) -> None:
+        """One event, read from the transcript's line `line` (from 0): a tool call sits on
+        the rep's timeline from its tool_use line to its tool_result line."""
         kind = event.get("type")
         delta = False
         if kind == "init":
@@ -71,6 +81,8 @@ class GeminiStream:
                 "input": _input(tool, params if isinstance(params, dict) else {}),
                 "result": None,
                 "is_error": None,
+                "line": line,
+                "result_line": None,
             }
             self.calls[call["id"]] = call
             self.order.append(call)
@@ -81,6 +93,7 @@ class GeminiStream:
                 said = error.get("message") if isinstance(error, dict) else error
                 found["result"] = str(event.get("output") or said or "")
                 found["is_error"] = event.get("status") != "success"
+                found["result_line"] = line
         elif kind == "result":
             self._result(event)
         elif kind == HOOK_RUN:

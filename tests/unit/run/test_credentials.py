@@ -28,3 +28,23 @@ def test_policy_models_need_no_credential_and_an_empty_value_is_none() -> None:
     assert credentials_present({"ANTHROPIC_API_KEY": "  ", "ANTHROPIC_AUTH_TOKEN": "t"}) == [
         "ANTHROPIC_AUTH_TOKEN"
     ]
+
+
+def test_each_other_agent_names_its_own_keys_and_takes_no_other_agents() -> None:
+    from evalkit.run.credentials import agent_credentials
+
+    with pytest.raises(PrerequisiteError) as refused:
+        require_credentials(["gpt-5"], environ={"ANTHROPIC_API_KEY": "k"}, agent="codex")
+    message = str(refused.value)
+    assert "\n" not in message and "gpt-5" in message
+    for way in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN", "policy:oracle"):
+        assert way in message
+    require_credentials(["gpt-5"], environ={"CODEX_API_KEY": "k"}, agent="codex")
+    with pytest.raises(PrerequisiteError, match="GEMINI_API_KEY"):
+        require_credentials(["gemini-2.5-pro"], environ={"OPENAI_API_KEY": "k"}, agent="gemini")
+    require_credentials(["policy:oracle"], environ={}, agent="gemini")
+    environ = {"GEMINI_API_KEY": "g", "GOOGLE_GEMINI_BASE_URL": "https://gw", "OPENAI_API_KEY": "o"}
+    assert agent_credentials("gemini", environ) == {
+        "GEMINI_API_KEY": "g",
+        "GOOGLE_GEMINI_BASE_URL": "https://gw",
+    }

@@ -94,3 +94,13 @@ def test_the_allowed_hosts_are_the_configured_api_hosts_only() -> None:
                              "AWS_REGION": "eu-west-1"})  # fmt: skip
     assert ("bedrock-runtime.eu-west-1.amazonaws.com", 443) in bedrock
     assert allowed_hosts({"ANTHROPIC_BASE_URL": "ftp://x"}) == set()
+
+
+def test_another_agents_real_model_may_reach_its_own_api_host_and_not_anthropics() -> None:
+    assert allowed_hosts({}, "codex") == {("api.openai.com", 443)}
+    assert allowed_hosts({}, "gemini") == {("generativelanguage.googleapis.com", 443)}
+    gateway = {"OPENAI_BASE_URL": "https://gw.example.com:8443/v1"}
+    assert allowed_hosts(gateway, "codex") == {("gw.example.com", 8443)}
+    login = allowed_hosts({"CODEX_ACCESS_TOKEN": "t"}, "codex")
+    assert login == {("api.openai.com", 443), ("chatgpt.com", 443)}
+    assert allowed_hosts({"GOOGLE_GEMINI_BASE_URL": "ftp://x"}, "gemini") == set()

@@ -260,10 +260,19 @@ def test_an_unknown_agent_is_refused_before_a_plan(suite: Suite, tmp_path: Path)
     refused_without_a_plan(call, tmp_path / "w", "cursor", "codex")
 
 
-def test_codex_runs_only_scripted_models_so_far(
-    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    ctx = context(suite, tmp_path / "w", agent="codex")
-    call = lambda: run_scenario(ctx, suite.resolve("P1"), "gpt-5", 1)  # noqa: E731
-    refused_without_a_plan(call, tmp_path / "w", "codex", "gpt-5")
+@pytest.mark.parametrize(
+    ("agent", "model", "variable"),
+    [("codex", "gpt-5", "OPENAI_API_KEY"), ("gemini", "gemini-2.5-pro", "GEMINI_API_KEY")],
+)
+def test_a_real_model_of_another_agent_without_its_key_is_refused_naming_it(
+    agent: str, model: str, variable: str, suite: Suite, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # Claude's key is not the agent's
+    ctx = context(suite, tmp_path / "w", agent=agent)
+    call = lambda: run_scenario(ctx, suite.resolve("P1"), model, 1)  # noqa: E731
+    refused_without_a_plan(call, tmp_path / "w", f"--agent {agent}", model, variable)
+    grid = lambda: run_cells(ctx, [GridCell(suite.resolve("P1"), model, 1)], 1, "grid")  # noqa: E731
+    refused_without_a_plan(grid, tmp_path / "w", variable)

@@ -68,3 +68,23 @@ def test_doctor_checks_the_chosen_agents_cli(
     monkeypatch.setenv("EVALKIT_CODEX", str(tmp_path / "absent"))
     check = next(c for c in doctor(None, agent="codex") if c.name == "codex cli")
     assert not check.ok and "@openai/codex@0.169.0" in check.fix
+
+
+def test_doctor_checks_the_chosen_agents_own_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.run.doctor import doctor
+
+    fake = tmp_path / "cli"
+    fake.write_text("#!/bin/sh\necho 'cli 0.1.0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("EVALKIT_CODEX", str(fake))
+    monkeypatch.setenv("EVALKIT_GEMINI", str(fake))
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "not-this-agents")
+    check = next(c for c in doctor(None, agent="gemini") if c.name == "credentials")
+    assert not check.ok and "GEMINI_API_KEY" in check.fix
+    monkeypatch.setenv("CODEX_API_KEY", "k")
+    check = next(c for c in doctor(None, agent="codex") if c.name == "credentials")
+    assert check.ok and check.detail.endswith("CODEX_API_KEY") and "k" not in check.detail.split()

@@ -116,3 +116,37 @@ def test_a_folder_of_several_agents_is_one_instrument_when_each_ran_one_version(
     assert mixed_instruments([line("claude", "2.1.328"), line("codex", "codex/0.169.0")]) == []
     two = [line("claude", "2.1.328"), line("claude", "2.1.300")]
     assert mixed_instruments(two) == ["rows were run against 2 different sets of frozen hashes"]
+
+
+def test_a_real_codex_model_gets_codexs_own_provider_and_only_the_key_it_was_given(
+    tmp_path: Path,
+) -> None:
+    scratch = tmp_path / "rep"
+    (scratch / "codex-home").mkdir(parents=True)
+    env = {"PATH": "/bin", "OPENAI_ORG_ID": "users-org", "ANTHROPIC_API_KEY": "k"}
+    launch = prepare_codex(
+        Path("/c/codex"), scratch, None, "gpt-5", [plugin(tmp_path)], env,
+        {"OPENAI_API_KEY": "the-key"},
+    )  # fmt: skip
+    config = tomllib.loads((launch.home / "config.toml").read_text())
+    assert "model_provider" not in config and "model_providers" not in config
+    assert config["analytics"]["enabled"] is False
+    assert launch.env["OPENAI_API_KEY"] == "the-key"
+    assert "OPENAI_ORG_ID" not in launch.env and "ANTHROPIC_API_KEY" not in launch.env
+    assert "EVALKIT_SCRIPTED_KEY" not in launch.env
+    assert launch.command[-2:] == ["--model", "gpt-5"]
+
+
+def test_a_real_gemini_model_reaches_googles_api_with_the_users_key(tmp_path: Path) -> None:
+    scratch = tmp_path / "rep"
+    env = {"PATH": "/bin", "GOOGLE_CLOUD_PROJECT": "p", "GEMINI_API_KEY": "from-base"}
+    command, child = prepare_gemini(
+        Path("/g/gemini"), scratch, None, "gemini-2.5-pro", [plugin(tmp_path)], env,
+        {"GEMINI_API_KEY": "the-key"},
+    )  # fmt: skip
+    settings = json.loads((scratch / "gemini-home" / ".gemini" / "settings.json").read_text())
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+    assert "maxAttempts" not in settings["general"]
+    assert child["GEMINI_API_KEY"] == "the-key"
+    assert "GOOGLE_GEMINI_BASE_URL" not in child and "GOOGLE_CLOUD_PROJECT" not in child
+    assert command[-2:] == ["--model", "gemini-2.5-pro"]
