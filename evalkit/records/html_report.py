@@ -321,11 +321,13 @@ def write_html(
     rubric_path = suite.rubric_path
     rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
 
-    reps: list[dict[str, Any]] = []
+    reps: list[str] = []
     totals = {"masked": 0, "bytes": 0}
+    roots = _roots(suite.root.resolve(), workdir)
 
     def evidence() -> Iterator[str]:
-        """Each rep's packed evidence in turn, its overview entry kept in `reps`."""
+        """Each rep's packed evidence in turn, its overview entry kept in `reps` as the text
+        the page carries (as records, 100,000 entries would hold gigabytes)."""
         for index, row in enumerate(rows):
             folder, line = _evidence_folder(workdir, row, manifest)
             light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
@@ -344,7 +346,7 @@ def write_html(
             )
             entry, n = _mask_value(entry, mask)
             totals["masked"] += masked + n
-            reps.append(entry)
+            reps.append(script_json(_relative(entry, roots)))
             blob = _pack(heavy)
             totals["bytes"] += len(blob)
             yield blob
@@ -379,7 +381,6 @@ def write_html(
     masked_total += n
     data = {
         "report": report_data,
-        "reps": reps,
         "scenarios": _scenario_facts(suite, {r.scenario for r in rows}),
         "masked_lines": masked_total,
         "mask_text": MASK,
@@ -389,7 +390,8 @@ def write_html(
         },
         "problems": problems,
     }
-    data = _relative(data, _roots(suite.root.resolve(), workdir))
+    data_json = '{"reps":[' + ",".join(reps) + "]," + script_json(_relative(data, roots))[1:]
+    reps.clear()
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -399,20 +401,21 @@ def write_html(
         f"<title>evalkit report: {_attr(built.suite)}</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
         '<div id="app">Loading… (this page needs JavaScript)</div>',
-        f'<script type="application/json" id="evalkit-data">{script_json(data)}</script>',
+        f'<script type="application/json" id="evalkit-data">{data_json}</script>',
     ]
     if placement == "inline":
         parts.append(
             f'<script type="application/json" id="evalkit-evidence">{script_json(packed)}</script>'
         )
     parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
-    page = "".join(parts)
-    replace_file(out, page.encode("utf-8"))
+    page = "".join(parts).encode("utf-8")
+    del parts, data_json
+    replace_file(out, page)
     return HtmlStats(
         path=out,
         reps=len(rows),
         masked_lines=masked_total,
-        page_bytes=len(page.encode("utf-8")),
+        page_bytes=len(page),
         evidence_bytes=evidence_bytes,
         sibling_dir=sibling,
         problems=problems,

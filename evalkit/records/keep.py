@@ -82,9 +82,16 @@ def carry_file(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def carry_folder(source: Path, target: Path) -> None:
-    """A whole kept evidence folder, byte for byte, at target (which must not exist)."""
-    shutil.copytree(source, target, symlinks=True, copy_function=carry_file)
+def carry_folder(source: Path | str, target: Path | str) -> None:
+    """A whole kept evidence folder (checked to hold no link), byte for byte, at target, which
+    must not exist: folders made as `shutil.copytree` would, without its stat per file."""
+    os.makedirs(target)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                carry_folder(entry.path, os.path.join(target, entry.name))
+            else:
+                carry_file(entry.path, os.path.join(target, entry.name))
 
 
 def keep_attempt(

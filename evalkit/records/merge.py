@@ -22,12 +22,7 @@ from pathlib import Path
 from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan
 from evalkit.records.appendlog import append_locked
-from evalkit.records.confined import (
-    OutsideFolderError,
-    confined,
-    evidence_files,
-    evidence_folder,
-)
+from evalkit.records.confined import Confinement, OutsideFolderError
 from evalkit.records.keep import carry_folder
 from evalkit.records.results import HEADER
 from evalkit.records.verify import FROZEN_KEYS
@@ -161,30 +156,53 @@ def _once(everything: list[Source]) -> None:
                 )
 
 
-def _check_evidence(source: Source, out: Path) -> None:
+def _check_evidence(source: Source, out: Confinement) -> list[Path]:
     """Every evidence folder the source's manifest names: inside the source, holding each file
-    its line names and no link, and free inside OUT."""
+    its line names and no link, and free inside OUT. Returns where each goes in OUT."""
+    within = Confinement(source.folder)
+    targets = []
     for line in source.lines:
         name = f"{source.folder}: {line.run_id} {line.scenario} {line.model} rep {line.rep}"
         try:
-            folder = evidence_folder(source.folder, line)
-            files = evidence_files(source.folder, line)
-            target = confined(out, line.evidence)
+            folder = within.evidence_folder(line)
+            files = within.evidence_files(line)
+            target = out(line.evidence)
         except OutsideFolderError as exc:
             raise RefusedError(f"{name}: {exc}") from None
         if not folder.is_dir():
             raise RefusedError(f"{name}: its evidence folder {line.evidence} is missing")
+        try:
+            kept = _plain_files(str(folder))
+        except _LinkFound as link:
+            raise RefusedError(
+                f"{name}: its evidence holds a link ({link}); evalkit keeps none"
+            ) from None
         for role, path in sorted(files.items()):
-            if not path.is_file():
+            if str(path) not in kept and not path.is_file():
                 raise RefusedError(f"{name}: its kept {role} file is missing")
-        for dirpath, dirnames, filenames in os.walk(folder):
-            for entry in dirnames + filenames:
-                if os.path.islink(os.path.join(dirpath, entry)):
-                    raise RefusedError(
-                        f"{name}: its evidence holds a link ({entry}); evalkit keeps none"
-                    )
         if os.path.lexists(target):
             raise RefusedError(f"{target}: evidence already there; refusing to overwrite it")
+        targets.append(target)
+    return targets
+
+
+class _LinkFound(Exception):
+    """An evidence folder holds a link (its name is the message)."""
+
+
+def _plain_files(folder: str) -> set[str]:
+    """Every file under folder by path, read from the folder listings alone (no stat per
+    file); _LinkFound at the first link."""
+    found: set[str] = set()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                raise _LinkFound(entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                found |= _plain_files(entry.path)
+            else:
+                found.add(entry.path)
+    return found
 
 
 def merge(out: Path, folders: list[Path]) -> MergeResult:
@@ -216,10 +234,9 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
         )
     _once(everything)
     named: dict[Path, Path] = {}
+    within_out = Confinement(out)
     for source in sources:
-        _check_evidence(source, out)
-        for line in source.lines:
-            target = confined(out, line.evidence)
+        for line, target in zip(source.lines, _check_evidence(source, within_out), strict=True):
             if target in named:
                 raise RefusedError(
                     f"{source.folder}: evidence {line.evidence} is named twice (also by "
@@ -243,16 +260,20 @@ def _write(out: Path, sources: list[Source]) -> None:
         path: path.stat().st_size if path.is_file() else None
         for path in (records.plans, records.evidence_index, records.results)
     }
+    present: set[Path] = set()
     try:
         for source in sources:
+            within = Confinement(source.folder)
             for line in source.lines:
-                carry_folder(evidence_folder(source.folder, line), staging / line.evidence)
+                carry_folder(within.evidence_folder(line), staging / line.evidence)
         for source in sources:
             for line in source.lines:
                 target = out / line.evidence
-                missing = [p for p in reversed(target.parents) if p.is_relative_to(out)]
-                made_dirs += [p for p in missing if not p.exists()]
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in present:
+                    missing = [p for p in reversed(target.parents) if p.is_relative_to(out)]
+                    made_dirs += [p for p in missing if p not in present and not p.exists()]
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    present.update(missing)
                 os.rename(staging / line.evidence, target)
                 placed.append((staging / line.evidence, target))
         _append(records, sources)
@@ -275,14 +296,17 @@ def _write(out: Path, sources: list[Source]) -> None:
 
 
 def _append(records: Workdir, sources: list[Source]) -> None:
+    """Plans, then manifest lines, then rows, each appended a source at a time: one write
+    for all of a 100,000-rep grid's manifest would hold it twice over in memory."""
     plans = "".join(p.model_dump_json() + "\n" for s in sources for p in s.plans)
-    lines = "".join(x.model_dump_json() + "\n" for s in sources for x in s.lines)
-    rows = "".join(r for s in sources for r in s.rows)
     append_locked(records.plans, plans.encode())
-    if lines:
-        append_locked(records.evidence_index, lines.encode())
-    if rows:
-        append_locked(records.results, rows.encode(), HEADER.encode())
+    for source in sources:
+        if source.lines:
+            lines = "".join(x.model_dump_json() + "\n" for x in source.lines)
+            append_locked(records.evidence_index, lines.encode())
+    for source in sources:
+        if source.rows:
+            append_locked(records.results, "".join(source.rows).encode(), HEADER.encode())
 
 
 def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:

@@ -479,10 +479,12 @@ def _retries(lines: list[EvidenceLine]) -> Retries:
     return Retries(reps=len(reps), attempts=len(superseded), reasons=dict(sorted(reasons.items())))
 
 
-def _check_suite(suite: Suite, records: Workdir) -> None:
+def _check_suite(
+    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+) -> None:
     """A folder recorded for another suite is read with that suite, or not at all: its
     scenarios would otherwise all read as unknown."""
-    recorded = records.recorded_suites()
+    recorded = records.recorded_suites(plans, lines)
     if recorded and suite.name not in recorded:
         raise RefusedError(
             f"{records.root}: holds reps of suite {', '.join(sorted(recorded))}, but the suite "
@@ -633,7 +635,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
             f"{workdir / RESULTS}: the results file {what}; run `evalkit run` or "
             "`evalkit grid` into this folder first"
         )
-    _check_suite(suite, records)
+    _check_suite(suite, records, plans, lines)
 
     lock = read_lock(suite)
     decls = bundle_declarations(lines)

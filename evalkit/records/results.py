@@ -152,32 +152,55 @@ def read_results(path: Path) -> ResultsRead:
     found = ResultsRead(path)
     if not path.is_file():
         return found
-    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-    if not lines:
-        return found
-    header = [RENAMED.get(c, c) for c in lines[0].split("\t")]
-    found.header = header
-    missing = [c for c in REQUIRED if c not in header]
-    if header[: len(CORE)] != CORE or missing:
-        found.problems.append(f"{path.name}:1: not an evalkit results file header")
-        return found
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if len(cells) != len(header):
-            found.problems.append(
-                f"{path.name}:{number}: {len(cells)} columns, expected {len(header)}"
-            )
-            continue
-        values = {k: v for k, v in zip(header, cells, strict=True) if k in ResultRow.model_fields}
-        try:
-            found.rows.append((number, ResultRow.model_validate(values)))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            found.problems.append(f"{path.name}:{number}: {where}: {first['msg']}")
+    with path.open("rb") as stream:  # line by line: 100,000 rows are 70 MB of text
+        first = stream.readline().decode("utf-8", "replace").splitlines()
+        if not first:
+            return found
+        header = [RENAMED.get(c, c) for c in first[0].split("\t")]
+        found.header = header
+        missing = [c for c in REQUIRED if c not in header]
+        if header[: len(CORE)] != CORE or missing:
+            found.problems.append(f"{path.name}:1: not an evalkit results file header")
+            return found
+        known = [k in ResultRow.model_fields for k in header]
+        shared: dict[str, str] = {}
+        number = 1
+        for line in first[1:]:
+            number += 1
+            _read_row(found, path, number, line, header, known, shared)
+        for raw in stream:
+            for line in raw.decode("utf-8", "replace").splitlines():
+                number += 1
+                _read_row(found, path, number, line, header, known, shared)
     return found
+
+
+def _read_row(
+    found: ResultsRead,
+    path: Path,
+    number: int,
+    line: str,
+    header: list[str],
+    known: list[bool],
+    shared: dict[str, str],
+) -> None:
+    """One line's row onto found, or its problem. A value repeated down the file (a model, a
+    verdict, a run id) is held once, whatever row it is in."""
+    if not line.strip():
+        return
+    cells = line.split("\t")
+    if len(cells) != len(header):
+        found.problems.append(f"{path.name}:{number}: {len(cells)} columns, expected {len(header)}")
+        return
+    values = {
+        k: shared.setdefault(v, v) for k, v, ok in zip(header, cells, known, strict=True) if ok
+    }
+    try:
+        found.rows.append((number, ResultRow.model_validate(values)))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        found.problems.append(f"{path.name}:{number}: {where}: {first['msg']}")
 
 
 def read_rows(path: Path) -> list[ResultRow]:

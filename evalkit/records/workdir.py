@@ -211,10 +211,10 @@ def _read_jsonl(
                 number += 1
                 if not text.strip():
                     continue
-                try:
-                    item = model.model_validate(json.loads(text))
+                try:  # parsed straight into the record: no dict of the line in between
+                    item = model.model_validate_json(text)
                     found.items.append(keep(item) if keep else item)
-                except (json.JSONDecodeError, ValidationError, TypeError):
+                except (ValidationError, TypeError):
                     found.problems.append(f"{path.name}:{number}: unreadable {what} line")
     return found
 
@@ -373,15 +373,17 @@ class Workdir:
         partial.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
         os.replace(partial, self.verification)
 
-    def recorded_suites(self) -> set[str]:
-        """The suites whose reps this folder holds, by its plans and manifest lines."""
-        suites = {p.suite for p in self.read_plans().items if p.suite}
-        if self.evidence_index.is_file():
-            suites |= {
-                str(x.declarations.get("suite"))
-                for x in self.read_evidence_index().items
-                if x.declarations.get("suite")
-            }
+    def recorded_suites(
+        self, plans: Iterable[Plan] | None = None, lines: Iterable[EvidenceLine] | None = None
+    ) -> set[str]:
+        """The suites whose reps this folder holds, by its plans and manifest lines (read
+        here unless the caller has read them already)."""
+        if plans is None:
+            plans = self.read_plans().items
+        if lines is None:
+            lines = self.read_evidence_index().items if self.evidence_index.is_file() else []
+        suites = {p.suite for p in plans if p.suite}
+        suites |= {str(x.declarations.get("suite")) for x in lines if x.declarations.get("suite")}
         return suites
 
     # ------------------------------------------------------------------ writing
@@ -403,13 +405,16 @@ class Workdir:
 def _shared_declarations() -> Callable[[EvidenceLine], EvidenceLine]:
     """Lines that declare the same things (every rep of one bundle) are given one dict as
     they are read, compared by content: held apart, declarations are most of a line's memory
-    (16 KB a line against 2.5 KB shared, at 10,000 reps). Nothing changes a read line's
-    declarations."""
+    (16 KB a line against 2.5 KB shared, at 10,000 reps). So are lines that name the same kept
+    files (every rep keeps its files under the same names). Nothing changes a read line's
+    declarations or file names."""
     shared: dict[str, dict[str, Any]] = {}
+    names: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
 
     def keep(line: EvidenceLine) -> EvidenceLine:
         key = json.dumps(line.declarations, sort_keys=True, default=str)
         line.declarations = shared.setdefault(key, line.declarations)
+        line.files = names.setdefault(tuple(line.files.items()), line.files)
         return line
 
     return keep

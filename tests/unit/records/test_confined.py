@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.records.confined import confined
+from evalkit.records.confined import Confinement, confined
 from evalkit.records.html_report import write_html
 from evalkit.records.verify import verify_workdir
 from evalkit.suite.config import Suite
@@ -56,6 +56,60 @@ def test_a_path_inside_is_given_back_and_one_leading_out_is_refused(tmp_path: Pa
     (root / "a" / "link").symlink_to(tmp_path)
     with pytest.raises(RefusedError, match="outside"):
         confined(root, "a", "link", "x")
+
+
+def test_many_paths_under_one_folder_resolve_the_folder_once_and_read_as_resolve_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    (root / "evidence" / "rep-1").mkdir(parents=True)
+    (root / "evidence" / "rep-1" / "stdout.txt").write_text("x")
+    (root / "real").mkdir()
+    (root / "evidence" / "inner-link").symlink_to(root / "real")
+    asked = [
+        ("evidence/rep-1", "stdout.txt"),
+        ("evidence", "rep-1", "./stdout.txt"),
+        ("evidence/rep-1/not-yet", "deeper.txt"),
+        ("evidence/rep-1/stdout.txt/under-a-file",),
+        ("evidence/inner-link", "y.txt"),
+        ("evidence/rep-1/../rep-1", "stdout.txt"),
+    ]
+    expected = [root.joinpath(*parts).resolve() for parts in asked]
+    resolved: list[Path] = []
+    real_resolve = Path.resolve
+
+    def counting(self: Path, strict: bool = False) -> Path:
+        resolved.append(self)
+        return real_resolve(self, strict)
+
+    monkeypatch.setattr(Path, "resolve", counting)
+    within = Confinement(root)
+    got = [within(*parts) for parts in asked]
+    assert got == expected
+    plain = 4
+    assert len(resolved) == 1 + len(asked) - plain, [str(p) for p in resolved]
+
+
+def test_one_confinement_still_refuses_every_way_out(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "evidence" / "rep-1").mkdir(parents=True)
+    (root / "evidence" / "rep-1" / "out").symlink_to(tmp_path)
+    (root / "evidence" / "rep-1" / "file-out").symlink_to(tmp_path / "elsewhere.txt")
+    (root / "evidence" / "rep-2").symlink_to(tmp_path)
+    within = Confinement(root)
+    assert within("evidence/rep-1", "kept.txt") == root.resolve() / "evidence/rep-1/kept.txt"
+    for parts in (
+        ("evidence/rep-1/out", "x"),
+        ("evidence/rep-1", "file-out"),
+        ("evidence/rep-2", "x"),
+        ("evidence", "../../x"),
+        ("/etc/passwd",),
+        ("evidence/rep-1", "/etc/passwd"),
+        (".",),
+        ("evidence/..",),
+    ):
+        with pytest.raises(RefusedError, match="outside"):
+            within(*parts)
 
 
 def test_verify_names_a_manifest_file_path_leading_outside(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -12,6 +13,7 @@ from evalkit.cli.main import app
 from evalkit.errors import RefusedError
 from evalkit.models import Plan, PlanCell
 from evalkit.records.report import build_report
+from evalkit.records.results import read_results
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
@@ -56,3 +58,44 @@ def test_a_garbage_results_line_is_named_and_the_report_goes_on(
     got = build_report(suite, tmp_path)
     assert got.rows == 1
     assert got.unreadable == ["results.tsv:3: 1 columns, expected 8"]
+
+
+def test_lines_a_results_file_breaks_oddly_are_numbered_as_before(
+    suite: Suite, tmp_path: Path
+) -> None:
+    Workdir(tmp_path).append_plan(_plan())
+    header = "scenario\tmodel\ta\tb\tverdict\treasons\trep\trun_id"
+    good = "P1-L1-reporting\thaiku\tA:PASS\tB:PASS\tPASS\t-\t{}\tr1"
+    text = f"{header}\r{good.format(1)}\n\nodd\x0bline\r\n{good.format(2)}"
+    (tmp_path / "results.tsv").write_bytes(text.encode())
+    got = build_report(suite, tmp_path)
+    assert got.rows == 2
+    assert got.unreadable == [
+        "results.tsv:4: 1 columns, expected 8",
+        "results.tsv:5: 1 columns, expected 8",
+    ]
+
+
+def test_a_value_repeated_down_the_results_is_held_once(tmp_path: Path) -> None:
+    header = "scenario\tmodel\ta\tb\tverdict\treasons\trep\trun_id\n"
+    rows = "".join(f"P1-L1-reporting\thaiku\tA:PASS\tB:PASS\tPASS\t-\t{n}\tr1\n" for n in (1, 2))
+    (tmp_path / "results.tsv").write_text(header + rows)
+    first, second = read_results(tmp_path / "results.tsv").plain_rows
+    assert (first.rep, second.rep) == (1, 2)
+    assert first.model is second.model and first.run_id is second.run_id
+
+
+def test_report_reads_the_manifest_and_the_plans_once(
+    suite: Suite, recorded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    for name in ("read_plans", "read_evidence_index"):
+        real = getattr(Workdir, name)
+
+        def counted(self: Workdir, real: Any = real, name: str = name) -> Any:
+            reads.append(name)
+            return real(self)
+
+        monkeypatch.setattr(Workdir, name, counted)
+    build_report(suite, recorded)
+    assert sorted(reads) == ["read_evidence_index", "read_plans"], reads

@@ -299,3 +299,60 @@ def test_merge_copies_evidence_where_a_hard_link_is_refused(
     assert pairs and not any(m.samefile(k) for m, k in pairs)
     assert all(m.read_bytes() == k.read_bytes() for m, k in pairs)
     assert verify_workdir(suite, out).publishable
+
+
+def _first_evidence(folder: Path) -> Path:
+    line = json.loads((folder / "manifest.jsonl").read_text().splitlines()[0])
+    return folder / line["evidence"]
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_evidence_holding_a_link_is_refused_before_writing(
+    shards: dict[str, Path], tmp_path: Path, where: str
+) -> None:
+    evidence = _first_evidence(shards["2/2"])
+    kept = next(p for p in sorted(evidence.iterdir()) if p.is_file())
+    folder = evidence / "deeper" if where == "nested" else evidence
+    folder.mkdir(exist_ok=True)
+    (folder / "extra-link").symlink_to(kept)
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="holds a link"):
+        merge(out, [shards["1/2"], shards["2/2"]])
+    assert not out.exists()
+
+
+def test_a_kept_file_replaced_by_a_link_out_is_refused_before_writing(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    line = json.loads((shards["2/2"] / "manifest.jsonl").read_text().splitlines()[0])
+    kept = shards["2/2"] / line["evidence"] / line["files"]["stderr"]
+    kept.unlink()
+    kept.symlink_to(secret)
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="outside"):
+        merge(out, [shards["1/2"], shards["2/2"]])
+    assert not out.exists()
+
+
+def test_a_merged_folder_holds_each_sources_records_and_evidence_as_they_were(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    for name in ("manifest.jsonl", "results.tsv"):
+        merged = (out / name).read_text().splitlines()
+        for source in (shards["1/2"], shards["2/2"]):
+            mine = [x for x in (source / name).read_text().splitlines() if x.strip()]
+            assert all(x in merged for x in mine), (name, str(source))
+    pairs = _evidence_pairs(out, shards["1/2"]) + _evidence_pairs(out, shards["2/2"])
+    pairs = [(m, k) for m, k in pairs if k.is_file()]
+    assert pairs and all(m.read_bytes() == k.read_bytes() for m, k in pairs)
+    listed = {p.relative_to(out) for p in (out / "evidence").rglob("*")}
+    kept = {
+        p.relative_to(source)
+        for source in (shards["1/2"], shards["2/2"])
+        for p in (source / "evidence").rglob("*")
+    }
+    assert listed == kept

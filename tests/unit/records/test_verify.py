@@ -69,7 +69,7 @@ def test_a_corrupt_evidence_file_names_that_trial_and_verify_goes_on(
     target = work / lines[0].evidence / name
     target.write_text("{ this is not json")
     if name not in lines[0].files.values():
-        lines[0].files["judge"] = name
+        lines[0].files = {**lines[0].files, "judge": name}
         records.evidence_index.write_text("".join(x.model_dump_json() + "\n" for x in lines))
     got = verify_workdir(suite, work)
     first, second = got.trials
