@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evalkit.reference.behaviour import SelfTestCase
 
+from evalkit.checkers.behaviour import SelfTestCase
 from evalkit.errors import ConfigError
+from evalkit.reference.cases import self_test_cases
 from evalkit.reference.selftest import run_case
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
@@ -31,7 +32,7 @@ def _suite(tmp_path: Path, hooks: str) -> Suite:
 
 def _played(suite: Suite, agent: str, tmp_path: Path, case: str = "oracle") -> list[str]:
     scenario = suite.scenarios("run")[0]
-    cases = {c.name: c for c in suite.reference.self_test_cases(scenario)}
+    cases = {c.name: c for c in self_test_cases(suite.reference, scenario)}
     chosen: SelfTestCase = cases[case]
     work = tmp_path / "work" / agent / case
     cell = run_case(suite, scenario, chosen, work, agent=agent)
