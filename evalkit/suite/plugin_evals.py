@@ -286,13 +286,13 @@ def _merged(folder: Path, case_id: str) -> tuple[dict[str, Any], Path, list[tupl
         source = folder / "prompt.md"
     top, execution, body = _prose(folder, case_id)
     data = {**base, **top}
-    if isinstance(base.get("execution"), dict) or execution or body is not None:
-        merged = dict(base["execution"]) if isinstance(base.get("execution"), dict) else {}
-        merged.update(execution)
-        denied = [base.get("execution", {}).get("disallowed_tools") if isinstance(
-            base.get("execution"), dict) else None, execution.get("disallowed_tools")]
-        if all(isinstance(d, list) for d in denied):
-            merged["disallowed_tools"] = [*denied[0], *denied[1]]  # type: ignore[misc]
+    own = base.get("execution")
+    if isinstance(own, dict) or execution or body is not None:
+        first: dict[str, Any] = own if isinstance(own, dict) else {}
+        merged = {**first, **execution}
+        before, after = first.get("disallowed_tools"), execution.get("disallowed_tools")
+        if isinstance(before, list) and isinstance(after, list):
+            merged["disallowed_tools"] = [*before, *after]  # both lists are kept
         if body is not None:
             merged["prompt"] = body
         data["execution"] = merged

@@ -348,3 +348,15 @@ def test_a_case_yaml_beside_prompt_md_gives_the_scaffold_and_its_graders_come_fi
         6, ["Read", "Write"])
     assert [c["reason"] for c in scenario.scenario.expect["a"]["all"]] == ["wrote", "polite"]
     assert (suite.fixture_dirs()["project"] / "NOTES.md").is_file()
+
+
+def test_prompt_md_and_case_yaml_disallowed_tools_are_joined(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    llm = "---\ntype: llm\n---\n\nThe reply greets the team.\n"
+    prompt_case(root / "evals", "both", "disallowed_tools: [Bash]\n", {"polite": llm})
+    (root / "evals" / "both" / "case.yaml").write_text(
+        HEAD.format(name="both") + "execution: {disallowed_tools: [Agent]}\n")
+    (scenario,) = load_suite(root).scenarios()
+    tools = scenario.scenario.launch.tools
+    assert tools is not None and "Read" in tools
+    assert ("Bash" in tools, "Agent" in tools) == (False, False)
