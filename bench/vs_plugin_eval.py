@@ -13,7 +13,12 @@ fault matrix: what each tool recorded for the case and whether its run called it
 (`claude plugin eval`'s `partial`) or incomplete (evalkit's report). It never prints
 `claude plugin eval`'s JSON, HTML or output: they hold the prompts.
 
+With `--loads PLUGIN` it only asks whether `claude plugin eval` loads every case of that
+plugin's eval folder (one run a case, the scripted server behind it) and prints the count and
+the ids of the cases it left out.
+
 Usage: .venv/bin/python bench/vs_plugin_eval.py [--cases 2] [--faults 500,529,429,cut,hang]
+       .venv/bin/python bench/vs_plugin_eval.py --loads suites/plugin-evals-example
 """
 
 from __future__ import annotations
@@ -34,13 +39,13 @@ from _common import EVALKIT, REPO, isolate
 
 sys.path.insert(0, str(REPO))
 
-from evalkit.run.runner import DEFAULT_MAX_RETRIES  # noqa: E402
-
 from evalkit.models import Script  # noqa: E402
 from evalkit.records.results import read_rows  # noqa: E402
 from evalkit.reference.scripted_server import ScriptedServer  # noqa: E402
 from evalkit.run.claude_cli import find_cli  # noqa: E402
+from evalkit.run.context import DEFAULT_MAX_RETRIES  # noqa: E402
 from evalkit.suite.config import load_suite  # noqa: E402
+from evalkit.suite.plugin_evals import GENERATED, RESULTS, eval_dir, read_cases  # noqa: E402
 from evalkit.suite.task import task_digest  # noqa: E402
 
 FAULTS = ("500", "529", "429", "cut", "hang")
@@ -94,7 +99,9 @@ def timed(
     return done.returncode, wall, cpu
 
 
-def plugin_eval(cli: Path, plugin: Path, server: ScriptedServer, base: Path) -> Run:
+def plugin_eval(
+    cli: Path, plugin: Path, server: ScriptedServer, base: Path, extra: tuple[str, ...] = ()
+) -> Run:
     """One `claude plugin eval` of the whole folder; its JSON is read, never shown."""
     out = Path(tempfile.mkdtemp(prefix="pe-", dir=base))
     home = out / "home"
@@ -114,7 +121,7 @@ def plugin_eval(cli: Path, plugin: Path, server: ScriptedServer, base: Path) -> 
     command = [
         str(cli), "plugin", "eval", str(plugin), "--json", str(out / "result.json"),
         "--no-publish", "--trust-plugin", "--ablation", "none",
-        "--report", str(out / "report.html"), "--output-dir", str(out / "results"),
+        "--report", str(out / "report.html"), "--output-dir", str(out / "results"), *extra,
     ]  # fmt: skip
     code, wall, cpu = timed(command, env, out, 600)
     verdicts: dict[str, str] = {}
@@ -183,10 +190,29 @@ def faults(cli: Path, plugin: Path, base: Path, which: list[str]) -> list[tuple[
     return rows
 
 
+def loads(cli: Path, plugin: Path, base: Path) -> int:
+    """Whether `claude plugin eval` loads every case evalkit reads in the plugin's eval folder
+    (a copy, without evalkit's own files); prints counts and ids only."""
+    copy = base / plugin.name
+    shutil.copytree(plugin, copy, ignore=shutil.ignore_patterns(GENERATED, RESULTS, ".*.lock"))
+    evals = eval_dir(copy)
+    assert evals is not None, f"{plugin}: no eval folder"
+    ours = {case.folder.name for case in read_cases(evals)}
+    flags = ("--runs", "1", "--allow-tools", "Write", "--scaffold")
+    with ScriptedServer(Script(final_text="No script for this prompt.")) as server:
+        theirs = plugin_eval(cli, copy, server, base, flags)
+    left = sorted(ours - set(theirs.verdicts))
+    print(f"claude plugin eval loaded {len(ours) - len(left)}/{len(ours)} case(s) "
+          f"(exit {theirs.exit}); left out: {', '.join(left) or 'none'}")
+    return 0 if not left else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2)
     parser.add_argument("--faults", default=",".join(FAULTS))
+    parser.add_argument("--loads", type=Path, help="only: does claude plugin eval load this "
+                        "plugin's every case")
     args = parser.parse_args()
     which = [f for f in args.faults.split(",") if f]
     unknown = [f for f in which if f not in FAULTS]
@@ -196,6 +222,8 @@ def main() -> int:
     try:
         isolate(base)
         cli = find_cli()
+        if args.loads is not None:
+            return loads(cli, args.loads.resolve(), base)
         plugin = base / "greeter"
         ids = write_plugin(plugin, args.cases)
         print(f"eval folder: {len(ids)} case(s), one run each, timeout_seconds {TIMEOUT_SECONDS}")

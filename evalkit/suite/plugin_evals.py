@@ -26,6 +26,7 @@ from pydantic import ConfigDict, Field, ValidationError
 from evalkit.checkers.rules.plugin_graders import (
     Grader,
     GraderError,
+    LlmGrader,
     case_rules,
     criteria,
     parse_grader,
@@ -57,27 +58,70 @@ class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
-class CaseContext(_Strict):
+class _Loose(Model):
+    """The pinned CLI drops the keys of a case it does not know (graders excepted), so
+    evalkit does too: a case it runs loads here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class CaseContext(_Loose):
     scaffold_script: str | None = None
-    history_file: Any = None
-    add_dirs: Any = None
+    history_file: str | None = None
+    add_dirs: list[str] = Field(default_factory=list)
 
 
-class CaseSettings(_Strict):
-    """case.yaml (or prompt.md's front matter): the fields of the source format evalkit reads."""
+class Execution(_Loose):
+    """case.yaml's `execution:` (or prompt.md's front matter and body)."""
 
-    name: str | None = None
-    description: str = ""
-    tags: list[str] = Field(default_factory=list)
     prompt: str | None = None
-    runs: int | None = Field(None, ge=1)
-    max_turns: int | None = Field(None, ge=1)
-    timeout_seconds: float | None = Field(None, gt=0)
+    max_turns: int | None = Field(None, ge=1, le=200, strict=True)
+    timeout_seconds: int | None = Field(None, ge=1, le=3600, strict=True)
+    model: str | None = None
     allowed_tools: list[str] | None = None
     disallowed_tools: list[str] | None = None
-    model: str | None = None
+    artifact_publish: bool | None = None
+    growthbook_overrides: dict[str, Any] | None = None
+    append_system_prompt: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class CaseSettings(_Loose):
+    """A case as the pinned CLI's schema has it (case.yaml, merged with prompt.md)."""
+
+    schema_version: str
+    name: str = Field(min_length=1)
+    description: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    plugins: list[str] | None = None
     context: CaseContext = Field(default_factory=CaseContext)
-    graders: list[Any] = Field(default_factory=list)
+    execution: Execution
+    runs: int | None = Field(None, ge=1, le=50, strict=True)
+    graders: list[Any] = Field(min_length=1)
+    expected_outcome: str | None = None
+
+
+PROSE_TOP = ("schema_version", "name", "description", "tags", "plugins", "runs",
+             "expected_outcome")  # fmt: skip
+PROSE_EXECUTION = ("model", "max_turns", "timeout_seconds", "allowed_tools", "disallowed_tools",
+                   "artifact_publish", "growthbook_overrides", "append_system_prompt", "env")
+"""The only keys prompt.md's front matter may hold (measured on 2.1.328); the rest of a case
+(context, graders) goes in a case.yaml beside it."""
+PROSE_SCHEMA = "1.1"
+"""The schema_version the source runner gives a prompt.md case without a case.yaml."""
+SCHEMA_MAJOR = 1
+PROMPT_TEMPLATE = "TODO: describe what the agent should do"
+CRITERIA_TEMPLATE = "TODO: describe what a successful response looks like"
+"""The blank lines `claude plugin eval init --bare` writes; a case still holding one is refused."""
+UNHONOURED = {
+    "plugins": "the plugin under test is the one evalkit loads",
+    "execution.append_system_prompt": "it changes the system prompt the agent is measured under",
+    "execution.env": "evalkit gives every rep the same environment",
+    "execution.growthbook_overrides": "it changes the CLI's feature flags",
+    "execution.artifact_publish": "artifact publishing is not served",
+    "context.history_file": "give the case a scaffold_script instead",
+    "context.add_dirs": "give the case a scaffold_script instead",
+}
 
 
 class Sidecar(_Strict):
@@ -179,44 +223,141 @@ def _front(path: Path) -> tuple[Any, str]:
     return load_text(front, path, first_line=2), body
 
 
+def _prose(folder: Path, case_id: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """prompt.md's front matter split as the source runner splits it (top-level keys,
+    execution keys), and its body; any other key is refused naming it."""
+    source = folder / "prompt.md"
+    if not source.is_file():
+        return {}, {}, None
+    front, body = _front(source)
+    if front is not None and not isinstance(front, dict):
+        raise ConfigError(f"{source}: front matter: must be a mapping")
+    top: dict[str, Any] = {}
+    execution: dict[str, Any] = {}
+    for key, value in (front or {}).items():
+        if key in PROSE_TOP:
+            top[key] = value
+        elif key in PROSE_EXECUTION:
+            execution[key] = value
+        else:
+            raise ConfigError(
+                f"{source}: {key}: case '{case_id}': not a prompt.md front-matter key (it takes "
+                f"{', '.join(PROSE_TOP + PROSE_EXECUTION)}); put it in a case.yaml beside it"
+            )
+    return top, execution, body.strip() or None
+
+
+def _grader_files(folder: Path, case_id: str) -> list[tuple[Any, str]]:
+    """graders/*.md with front matter, named by their file, the body their criteria (llm) or
+    pattern (regex) when the front matter gives none; a file without front matter is not a
+    grader, as in the source runner."""
+    found: list[tuple[Any, str]] = []
+    folder_g = folder / "graders"
+    for path in sorted(folder_g.glob("*.md")) if folder_g.is_dir() else []:
+        text = decode_utf8(path.read_bytes(), path)
+        if not text.startswith("---"):
+            continue
+        front, body = _front(path)
+        raw = dict(front) if isinstance(front, dict) else {}
+        if not isinstance(raw.get("type"), str):
+            raise ConfigError(f"{path}: type: case '{case_id}', grader '{path.stem}': the front "
+                              "matter needs a type")
+        raw = {"name": path.stem, **raw}
+        filled = {"llm": "criteria", "baseline": "criteria", "regex": "pattern"}.get(raw["type"])
+        if filled and raw.get(filled) is None and body.strip():
+            raw[filled] = body.strip()
+        found.append((raw, f"{path}: case '{case_id}', grader '{path.stem}'"))
+    return found
+
+
+def _merged(folder: Path, case_id: str) -> tuple[dict[str, Any], Path, list[tuple[Any, str]]]:
+    """The case as the source runner assembles it: case.yaml (or a default naming the folder),
+    then prompt.md's keys over it, its body as execution.prompt, and the grader files' graders
+    after case.yaml's. Returns the data, the file a refusal names, and each grader with where
+    it was written."""
+    source = folder / "case.yaml"
+    base: dict[str, Any] = {"schema_version": PROSE_SCHEMA, "name": folder.name}
+    if source.is_file():
+        loaded = _yaml_file(source)
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"{source}: (top level): must be a mapping")
+        base = dict(loaded or {})
+    else:
+        source = folder / "prompt.md"
+    top, execution, body = _prose(folder, case_id)
+    data = {**base, **top}
+    own = base.get("execution")
+    if isinstance(own, dict) or execution or body is not None:
+        first: dict[str, Any] = own if isinstance(own, dict) else {}
+        merged = {**first, **execution}
+        before, after = first.get("disallowed_tools"), execution.get("disallowed_tools")
+        if isinstance(before, list) and isinstance(after, list):
+            merged["disallowed_tools"] = [*before, *after]  # both lists are kept
+        if body is not None:
+            merged["prompt"] = body
+        data["execution"] = merged
+    graders: list[tuple[Any, str]] = []
+    raw = base.get("graders")
+    for index, grader in enumerate(raw if isinstance(raw, list) else []):
+        label = grader.get("name", index) if isinstance(grader, dict) else index
+        graders.append((grader, f"{source}: graders[{index}]: case '{case_id}', grader '{label}'"))
+    graders += _grader_files(folder, case_id)
+    data["graders"] = [g for g, _ in graders]
+    return data, source, graders
+
+
+def _schema_version(data: dict[str, Any], source: Path) -> None:
+    version = data.get("schema_version")
+    if not isinstance(version, str):
+        raise ConfigError(f'{source}: schema_version: required, a string such as "1.0"')
+    major = version.split(".")[0]
+    if not major.isdigit():
+        raise ConfigError(f"{source}: schema_version: {version!r} is not a version string")
+    if int(major) > SCHEMA_MAJOR:
+        raise ConfigError(f"{source}: schema_version: {version!r} is newer than the pinned "
+                          f"CLI's format ({SCHEMA_MAJOR}.x)")
+
+
+def _unhonoured(settings: CaseSettings) -> str | None:
+    values = {
+        "plugins": settings.plugins,
+        "execution.append_system_prompt": settings.execution.append_system_prompt,
+        "execution.env": settings.execution.env,
+        "execution.growthbook_overrides": settings.execution.growthbook_overrides,
+        "execution.artifact_publish": settings.execution.artifact_publish,
+        "context.history_file": settings.context.history_file,
+        "context.add_dirs": settings.context.add_dirs,
+    }
+    return next((k for k, v in values.items() if v), None)
+
+
 def read_case(evals: Path, folder: Path) -> Case:
     """One case folder, checked whole: settings, prompt, graders, sidecar."""
     case_id = _case_id(evals, folder)
-    data: dict[str, Any] = {}
-    source = folder / "case.yaml"
-    prompt_body: str | None = None
-    if source.is_file():
-        loaded = _yaml_file(source)
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{source}: (top level): must be a mapping")
-        data = dict(loaded)
-        execution = data.pop("execution", None)
-        if isinstance(execution, dict):
-            data = {**dict(execution), **data}
-    if (folder / "prompt.md").is_file():
-        source = folder / "prompt.md"
-        front, prompt_body = _front(source)
-        if front is not None and not isinstance(front, dict):
-            raise ConfigError(f"{source}: front matter: must be a mapping")
-        data = {**data, **(front or {})}
+    data, source, raw_graders = _merged(folder, case_id)
+    _schema_version(data, source)
     try:
         settings = CaseSettings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(describe(exc, data, source)) from None
-    for name in ("history_file", "add_dirs"):
-        if getattr(settings.context, name) is not None:
-            raise ConfigError(f"{source}: context.{name}: case '{case_id}': evalkit cannot "
-                              "honour it (give the case a scaffold_script instead)")
+        raise ConfigError(describe(exc, data, source).splitlines()[0]) from None
+    field_ = _unhonoured(settings)
+    if field_ is not None:
+        raise ConfigError(f"{source}: {field_}: case '{case_id}': evalkit cannot honour it "
+                          f"({UNHONOURED[field_]})")
     script = settings.context.scaffold_script
     if script is not None:
         path = folder / script
         if script.startswith("/") or ".." in Path(script).parts or not path.is_file():
             raise ConfigError(f"{source}: context.scaffold_script: case '{case_id}': {script!r} "
                               "is not a file in the case folder")
-    prompt = (prompt_body if prompt_body is not None else settings.prompt or "").strip()
+    prompt = (settings.execution.prompt or "").strip()
     if not prompt:
-        raise ConfigError(f"{source}: prompt: case '{case_id}' has no prompt")
-    graders = _graders(folder, settings, source, case_id)
+        raise ConfigError(f"{source}: execution.prompt: case '{case_id}' has no prompt (a "
+                          "prompt.md body, or execution.prompt in case.yaml)")
+    if PROMPT_TEMPLATE in prompt:
+        raise ConfigError(f"{source}: execution.prompt: case '{case_id}' still holds the blank "
+                          f"template line {PROMPT_TEMPLATE!r}")
+    graders = _graders(raw_graders, source, case_id)
     calibration: dict[str, Any] = {}
     sidecar = folder / SIDECAR
     if sidecar.is_file():
@@ -224,38 +365,27 @@ def read_case(evals: Path, folder: Path) -> Case:
         try:
             calibration = Sidecar.model_validate(raw or {}).calibration
         except ValidationError as exc:
-            raise ConfigError(describe(exc, raw, sidecar)) from None
+            raise ConfigError(describe(exc, raw, sidecar).splitlines()[0]) from None
     return Case(case_id, folder, settings, graders, prompt, calibration)
 
 
-def _graders(folder: Path, settings: CaseSettings, source: Path, case_id: str) -> list[Grader]:
+def _graders(raw: list[tuple[Any, str]], source: Path, case_id: str) -> list[Grader]:
     graders: list[Grader] = []
-    for index, raw in enumerate(settings.graders):
-        label = raw.get("name", index) if isinstance(raw, dict) else index
+    for data, where in raw:
         try:
-            graders.append(parse_grader(raw))
-        except GraderError as exc:
-            raise ConfigError(f"{source}: graders[{index}]: case '{case_id}', grader "
-                              f"'{label}': {exc}") from None
-    folder_g = folder / "graders"
-    for path in sorted(folder_g.glob("*.md")) if folder_g.is_dir() else []:
-        front, body = _front(path)
-        raw_g = dict(front) if isinstance(front, dict) else {}
-        raw_g.setdefault("name", path.stem)
-        if raw_g.get("type") == "llm" and not raw_g.get("criteria"):
-            raw_g["criteria"] = body.strip()
-        try:
-            graders.append(parse_grader(raw_g))
-        except GraderError as exc:
-            raise ConfigError(f"{path}: case '{case_id}', grader '{path.stem}': {exc}") from None
-    if not graders:
-        raise ConfigError(f"{source}: graders: case '{case_id}' has no grader")
-    for index, grader in enumerate(graders):
-        try:
+            grader = parse_grader(data)
             case_rules([grader])
         except GraderError as exc:
-            name = grader.name or str(index)
-            raise ConfigError(f"{source}: case '{case_id}', grader '{name}': {exc}") from None
+            raise ConfigError(f"{where}: {exc}") from None
+        text = grader.criteria if isinstance(grader, LlmGrader) else getattr(grader, "pattern", "")
+        if CRITERIA_TEMPLATE in text:
+            raise ConfigError(f"{where}: still holds the blank template line "
+                              f"{CRITERIA_TEMPLATE!r}")
+        graders.append(grader)
+    names = [g.name for g in graders]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise ConfigError(f"{source}: graders: case '{case_id}': duplicate grader name '{twice}'")
     try:
         case_rules(graders)
     except GraderError as exc:
@@ -317,15 +447,15 @@ def _scenario_text(case: Case) -> str:
         "polarity": polarity,
         "kind": "plugin-eval",
         "set": "reserve" if case.reserve else "run",
-        "topic": case.settings.description or case.id,
+        "topic": case.settings.description or case.settings.name,
         "premise": {"file": "plugin-evals.json", "marker": '"plugin"'},
         "expect": expect,
     }
     launch = {
         "reps": case.settings.runs,
-        "max_turns": case.settings.max_turns,
-        "timeout": case.settings.timeout_seconds,
-        "tools": launch_tools(case.settings),
+        "max_turns": case.settings.execution.max_turns,
+        "timeout": case.settings.execution.timeout_seconds,
+        "tools": launch_tools(case.settings.execution),
     }
     front["launch"] = {k: v for k, v in launch.items() if v is not None}
     calibration = dict(case.calibration) or _generated(case)
@@ -343,13 +473,14 @@ DEFAULT_TOOLS = (
 """The pinned CLI's tools when --tools is not given (measured on 2.1.328)."""
 
 
-def launch_tools(settings: CaseSettings) -> list[str] | None:
+def launch_tools(settings: Execution) -> list[str] | None:
     """allowed_tools and disallowed_tools as the CLI's --tools. Under
     --dangerously-skip-permissions, --allowedTools restricts nothing; --tools is the set the
-    model can call at all."""
-    if settings.allowed_tools is None and settings.disallowed_tools is None:
+    model can call at all. An empty allowed_tools (the source format's default) restricts
+    nothing here."""
+    if not settings.allowed_tools and settings.disallowed_tools is None:
         return None
-    allowed = settings.allowed_tools if settings.allowed_tools is not None else DEFAULT_TOOLS
+    allowed = settings.allowed_tools or DEFAULT_TOOLS
     denied = set(settings.disallowed_tools or ())
     return [t for t in allowed if t not in denied]
 

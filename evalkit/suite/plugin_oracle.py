@@ -42,13 +42,13 @@ DEFAULT_INPUTS: dict[str, dict[str, str]] = {
 LITERAL_KEYS = {"Skill": "skill", "Bash": "command", "Read": "file_path", "Write": "content"}
 
 
-def _literal(grader: RegexGrader | ToolUsedGrader, pattern: str) -> str:
+def _literal(grader: RegexGrader | ToolUsedGrader | ToolOrderGrader, pattern: str) -> str:
     """The literal a pattern asks for; word boundaries at its ends hold once the literals are
     joined by spaces."""
     core = pattern.removeprefix("\\b").removesuffix("\\b") if len(pattern) > 4 else pattern
     found = literal_of(core)
     if found is None or not found:
-        raise CannotGenerate(f"grader '{grader.name or grader.type}': {pattern!r} is not a literal")
+        raise CannotGenerate(f"grader '{grader.name}': {pattern!r} is not a literal")
     return found
 
 
@@ -68,9 +68,11 @@ def _presence(grader: Grader) -> tuple[list[dict[str, Any]], list[str], bool]:
         return [{"write": {"path": path, "content": "reference\n"}}], [], False
     if isinstance(grader, ToolUsedGrader):
         literal = None if grader.input_match is None else _literal(grader, grader.input_match)
-        return [_call(grader.tool, literal) for _ in range(max(grader.min, 1))], [], False
+        return [_call(grader.tool, literal) for _ in range(max(grader.min or 1, 1))], [], False
     if isinstance(grader, ToolOrderGrader):
-        return [_call(t, None) for t in grader.tools], [], False
+        calls = [_call(r.tool, None if r.input_match is None else _literal(grader, r.input_match))
+                 for r in grader.refs()]
+        return calls, [], False
     if isinstance(grader, RegexGrader):
         return [], [_literal(grader, to_re2(grader.pattern))], False
     assert isinstance(grader, LlmGrader)
@@ -93,7 +95,7 @@ def _actions(parts: list[tuple[list[dict[str, Any]], list[str], bool]]) -> list[
 def _final_ok(graders: list[Grader], final: str) -> None:
     """A generated final message must not hold what an absence regex forbids."""
     for grader in graders:
-        if isinstance(grader, RegexGrader) and grader.negate:
+        if isinstance(grader, RegexGrader) and _absent(grader):
             if search(to_re2(grader.pattern, grader.flags), final):
                 raise CannotGenerate(f"grader '{grader.name}': the generated final message "
                                      "holds what it forbids")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.e2e
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "suites" / "plugin-evals-example"
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "suites" / "plugin-evals-example"
 FILLED_PROMPT = "Please write a two-line welcome for the new people on the support rota."
 FILLED_CRITERIA = "The reply welcomes the new people on the support rota."
 
@@ -85,3 +87,20 @@ def test_the_example_plugin_calibrates(new_kit: Callable[..., Kit], tmp_path: Pa
     kit = new_kit(tmp_path / "kit", suite=suite)
     done = kit.run("calibrate", timeout=900)
     assert done.returncode == 0, done.why()
+
+
+def test_the_real_claude_plugin_eval_loads_every_case_of_the_example(
+    claude_cli: str, tmp_path: Path
+) -> None:
+    """The example is written in the pinned CLI's own format, not only in what evalkit reads:
+    its runner, behind the scripted server, loads every case (counts and ids only)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path),
+           "EVALKIT_CLAUDE": claude_cli}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "vs_plugin_eval.py"), "--loads", str(EXAMPLE)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    said = [line for line in done.stdout.splitlines() if line.startswith("claude plugin eval")]
+    assert done.returncode == 0, (said, done.stderr[-1500:])
+    assert len(said) == 1 and said[0].startswith("claude plugin eval loaded 3/3 case(s)"), said
+    assert said[0].endswith("left out: none"), said

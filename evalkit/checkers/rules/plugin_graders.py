@@ -23,12 +23,14 @@ class GraderError(ValueError):
 
 
 class _Grader(Model):
+    """The fields every grader of the pinned CLI's schema has; like it, unknown keys are
+    refused."""
+
     model_config = ConfigDict(extra="forbid")
 
-    name: str = ""
-    description: str = ""
+    name: str
     weight: float = Field(1.0, gt=0)
-    arm: Literal["both", "with-only"] = "both"
+    arm: Literal["with-only", "both"] | None = None
 
 
 class FileTarget(Model):
@@ -37,25 +39,38 @@ class FileTarget(Model):
     path: str
 
 
+Target = Literal["last_message", "trace", "files", "mock_calls"] | FileTarget
+
+
+class ToolRef(Model):
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    input_match: str | None = None
+
+
 class RegexGrader(_Grader):
     type: Literal["regex"]
     pattern: str
-    flags: str = ""
-    target: Literal["last_message", "trace"] | FileTarget = "last_message"
-    negate: bool = Field(False, description="passes when the pattern is NOT found")
+    flags: str = Field("", pattern=r"^[dgimsuvy]*$")
+    target: Target = "last_message"
+    match: str = Field("contains", pattern=r"^(contains|not_contains|count:\d+)$")
 
 
 class ToolUsedGrader(_Grader):
     type: Literal["tool_used"]
     tool: str
-    min: int = Field(1, ge=0)
+    min: int | None = Field(None, ge=0)
     max: int | None = Field(None, ge=0)
     input_match: str | None = None
 
 
 class ToolOrderGrader(_Grader):
     type: Literal["tool_order"]
-    tools: list[str] = Field(min_length=2)
+    before: str | ToolRef
+    after: str | ToolRef
+
+    def refs(self) -> list[ToolRef]:
+        return [r if isinstance(r, ToolRef) else ToolRef(tool=r) for r in (self.before, self.after)]
 
 
 class FileExistsGrader(_Grader):
@@ -66,7 +81,8 @@ class FileExistsGrader(_Grader):
 
 class LlmGrader(_Grader):
     type: Literal["llm"]
-    criteria: str = ""
+    criteria: str
+    focus: Target = "last_message"
 
 
 Grader = Annotated[
@@ -115,29 +131,48 @@ def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[s
     absence grader, the condition is what it forbids (the grader passes when it does not
     hold)."""
     if isinstance(grader, RegexGrader):
-        if isinstance(grader.target, FileTarget):
-            raise GraderError("target: a file target is not honoured yet; match the last "
-                              "message or the trace, or use a file_exists grader")
+        if grader.target not in ("last_message", "trace"):
+            raise GraderError("target: only last_message and trace are honoured; match a "
+                              "created file with a file_exists grader")
+        if grader.match.startswith("count:") and grader.match != "count:0":
+            raise GraderError(f"match: {grader.match!r} is not honoured (contains, "
+                              "not_contains and count:0 are)")
         kind = "final" if grader.target == "last_message" else "trace"
-        return "B", {kind: _js(grader.pattern, grader.flags)}, grader.negate
+        return "B", {kind: _js(grader.pattern, grader.flags)}, grader.match != "contains"
     if isinstance(grader, ToolUsedGrader):
-        spec: dict[str, Any] = {"name": grader.tool}
-        if grader.input_match is not None:
-            spec["input"] = _js(grader.input_match, field="input_match")
-        if grader.max == 0:
-            return "A", {"tool": spec}, True
-        if grader.max is not None and grader.max < grader.min:
-            raise GraderError(f"max: {grader.max} is below min {grader.min}")
-        if grader.min != 1 or grader.max is not None:
-            spec.update(min=grader.min, max=grader.max)
-        return "A", {"tool": spec}, False
+        return _tool_used(grader)
     if isinstance(grader, ToolOrderGrader):
-        return "A", {"order": [{"tool": {"name": t}} for t in grader.tools]}, False
+        return "A", {"order": [{"tool": _tool_spec(r.tool, r.input_match)}
+                               for r in grader.refs()]}, False
     if isinstance(grader, FileExistsGrader):
         return "B", {"file": {"created": _glob(grader.path)}}, not grader.exists
+    if grader.focus != "last_message":
+        raise GraderError("focus: only last_message is honoured (the judge reads the final "
+                          "message)")
     if not grader.criteria.strip():
         raise GraderError("criteria: empty (write them as the grader file's body)")
     return "B", {"judge": True, "rubric": rubric, "votes": 3}, False
+
+
+def _tool_spec(tool: str, input_match: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": tool}
+    if input_match is not None:
+        spec["input"] = _js(input_match, field="input_match")
+    return spec
+
+
+def _tool_used(grader: ToolUsedGrader) -> tuple[str, dict[str, Any], bool]:
+    """min defaults to 1, as in the source runner, so `max: 0` alone can never pass there."""
+    low = 1 if grader.min is None else grader.min
+    if grader.max is not None and grader.max < low:
+        unset = " (min defaults to 1; write min: 0 to assert absence)" if grader.min is None else ""
+        raise GraderError(f"max: {grader.max} is below min {low}{unset}")
+    spec = _tool_spec(grader.tool, grader.input_match)
+    if grader.max == 0:
+        return "A", {"tool": spec}, True
+    if low != 1 or grader.max is not None:
+        spec.update(min=low, max=grader.max)
+    return "A", {"tool": spec}, False
 
 
 def reason(grader: Grader, index: int) -> str:

@@ -100,7 +100,7 @@ def test_tool_graders_score_axis_a_and_the_rest_axis_b() -> None:
 def test_a_case_of_absence_graders_only_is_a_negative_failing_on_any() -> None:
     polarity, expect = case_rules(
         graders(
-            {"name": "n", "type": "tool_used", "tool": "Skill", "max": 0},
+            {"name": "n", "type": "tool_used", "tool": "Skill", "min": 0, "max": 0},
             {"name": "f", "type": "file_exists", "path": "*.md", "exists": False},
         )
     )
@@ -111,10 +111,14 @@ def test_a_case_of_absence_graders_only_is_a_negative_failing_on_any() -> None:
 @pytest.mark.parametrize(
     ("data", "words"),
     [
-        ({"type": "baseline"}, "baseline"),
-        ({"type": "smell"}, "not a grader type"),
-        ({"type": "tool_used"}, "tool"),
-        ({"type": "regex", "pattern": "x", "colour": 1}, "colour"),
+        ({"name": "b", "type": "baseline"}, "baseline"),
+        ({"name": "s", "type": "smell"}, "not a grader type"),
+        ({"name": "t", "type": "tool_used"}, "tool"),
+        ({"name": "c", "type": "regex", "pattern": "x", "colour": 1}, "colour"),
+        ({"name": "n", "type": "regex", "pattern": "x", "negate": True}, "negate"),
+        ({"name": "f", "type": "regex", "pattern": "x", "flags": "q"}, "flags"),
+        ({"name": "m", "type": "regex", "pattern": "x", "match": "some"}, "match"),
+        ({"type": "regex", "pattern": "x"}, "name"),
     ],
 )
 def test_a_grader_evalkit_cannot_honour_is_refused(data: dict[str, Any], words: str) -> None:
@@ -138,10 +142,20 @@ def test_tool_order_holds_only_for_calls_in_that_order(tmp_path: Path) -> None:
     rep = Rep(tmp_path)
     rep.call("Read", file_path="a")
     rep.call("Skill", skill="greeter:hello")
-    (_, order, _) = condition_of(parse_grader({"type": "tool_order", "tools": ["Read", "Skill"]}))
-    (_, reverse, _) = condition_of(parse_grader({"type": "tool_order", "tools": ["Skill", "Read"]}))
-    assert rep.eval(order).value is True
-    assert rep.eval(reverse).value is False
+    order = {"name": "o", "type": "tool_order", "before": "Read",
+             "after": {"tool": "Skill", "input_match": "hello"}}
+    reverse = {"name": "r", "type": "tool_order", "before": "Skill", "after": "Read"}
+    other = {"name": "x", "type": "tool_order", "before": "Read",
+             "after": {"tool": "Skill", "input_match": "bye"}}
+    assert rep.eval(condition_of(parse_grader(order))[1]).value is True
+    assert rep.eval(condition_of(parse_grader(reverse))[1]).value is False
+    assert rep.eval(condition_of(parse_grader(other))[1]).value is False
+
+
+@pytest.mark.parametrize("match", ["not_contains", "count:0"])
+def test_a_regex_that_must_not_match_is_an_absence(match: str) -> None:
+    data = {"name": "quiet", "type": "regex", "pattern": "hello", "match": match}
+    assert condition_of(parse_grader(data)) == ("B", {"final": "hello"}, True)
 
 
 def test_a_trace_pattern_sees_tool_inputs_the_final_message_never_shows(run: Run) -> None:

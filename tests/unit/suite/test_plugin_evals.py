@@ -43,8 +43,10 @@ def prompt_case(evals: Path, name: str, front: str, graders: dict[str, str]) -> 
         (folder / "graders" / f"{grader}.md").write_text(text)
 
 
-GREETS = """prompt: Say hello to the team.
-runs: 2
+HEAD = 'schema_version: "1.0"\nname: {name}\n'
+GREETS = HEAD.format(name="greets") + """runs: 2
+execution:
+  prompt: Say hello to the team.
 graders:
   - name: used-skill
     type: tool_used
@@ -55,17 +57,25 @@ graders:
     pattern: "\\\\bhi\\\\b"
     flags: i
 """
-QUIET = """prompt: What time is it?
+QUIET = HEAD.format(name="quiet") + """execution:
+  prompt: What time is it?
 graders:
   - name: no-skill
     type: tool_used
     tool: Skill
+    min: 0
     max: 0
   - name: no-file
     type: file_exists
     path: "*.txt"
     exists: false
 """
+LLM = "graders: [{name: ok, type: llm, criteria: ok}]\n"
+
+
+def real(execution: str = "prompt: hi", rest: str = LLM, name: str = "bad") -> str:
+    """A case.yaml in the pinned CLI's format: schema_version, name, execution, graders."""
+    return HEAD.format(name=name) + f"execution: {{{execution}}}\n" + rest
 
 
 def two_cases(tmp_path: Path) -> Path:
@@ -129,29 +139,50 @@ def test_an_unchanged_eval_folder_leaves_the_translated_suite_untouched(tmp_path
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("prompt: [unclosed\n", ("case.yaml:",)),
-        ("prompt: hi\nrunz: 3\ngraders: [{type: llm, criteria: ok}]\n", ("runz",)),
-        ("prompt: hi\ngraders: [{name: g1, type: smell}]\n", ("graders[0]", "g1", "type")),
-        ("prompt: hi\ngraders: [{name: b1, type: baseline}]\n", ("b1", "baseline")),
-        (
-            "prompt: hi\ngraders: [{name: out, type: file_exists, path: ../../etc/x}]\n",
-            ("out", "path", "escapes"),
-        ),
-        (
-            "prompt: hi\ngraders: [{name: la, type: regex, pattern: 'a(?<=b)'}]\n",
-            ("la", "pattern", "look-around"),
-        ),
-        (
-            "prompt: hi\ngraders: [{name: br, type: regex, pattern: '(a)\\1'}]\n",
-            ("br", "pattern", "back-reference"),
-        ),
-        (
-            "prompt: hi\ncontext: {history_file: h.jsonl}\ngraders: [{type: llm, criteria: ok}]\n",
-            ("context.history_file",),
-        ),
+        ("execution: [unclosed\n", ("case.yaml:",)),
+        ("name: bad\nexecution: {prompt: hi}\n" + LLM, ("schema_version",)),
+        ('schema_version: "2.0"\nname: bad\nexecution: {prompt: hi}\n' + LLM,
+         ("schema_version", "2.0")),
+        ("schema_version: 1\nname: bad\nexecution: {prompt: hi}\n" + LLM, ("schema_version",)),
+        ('schema_version: "1.0"\nexecution: {prompt: hi}\n' + LLM, ("name",)),
+        ('schema_version: "1.0"\nname: bad\nprompt: hi\n' + LLM, ("execution",)),
+        (real("max_turns: 3"), ("execution.prompt",)),
+        (real("prompt: hi, timeout_seconds: 2.5"), ("execution.timeout_seconds",)),
+        (real("prompt: hi", "runs: 0\n" + LLM), ("runs",)),
+        (real("prompt: hi", "graders: [{type: regex, pattern: x}]\n"), ("graders[0]", "name")),
+        (real("prompt: hi", "graders: [{name: g, type: regex, pattern: x},"
+                            " {name: g, type: regex, pattern: y}]\n"), ("graders", "duplicate")),
+        (real("prompt: hi", "graders: [{name: g1, type: smell}]\n"), ("graders[0]", "g1", "type")),
+        (real("prompt: hi", "graders: [{name: b1, type: baseline}]\n"), ("b1", "baseline")),
+        (real("prompt: hi", "graders: [{name: out, type: file_exists, path: ../../etc/x}]\n"),
+         ("out", "path", "escapes")),
+        (real("prompt: hi", "graders: [{name: la, type: regex, pattern: 'a(?<=b)'}]\n"),
+         ("la", "pattern", "look-around")),
+        (real("prompt: hi", "graders: [{name: br, type: regex, pattern: '(a)\\1'}]\n"),
+         ("br", "pattern", "back-reference")),
+        (real("prompt: hi", "graders: [{name: ng, type: regex, pattern: x, negate: true}]\n"),
+         ("ng", "negate")),
+        (real("prompt: hi", "graders: [{name: n2, type: regex, pattern: x, match: 'count:2'}]\n"),
+         ("n2", "match")),
+        (real("prompt: hi", "graders: [{name: tf, type: regex, pattern: x, target: files}]\n"),
+         ("tf", "target")),
+        (real("prompt: hi", "graders: [{name: fo, type: llm, criteria: ok, focus: trace}]\n"),
+         ("fo", "focus")),
+        (real("prompt: hi", "graders: [{name: ot, type: tool_order, tools: [Read, Write]}]\n"),
+         ("ot", "before")),
+        (real("prompt: hi", "graders: [{name: m0, type: tool_used, tool: Skill, max: 0}]\n"),
+         ("m0", "max", "min")),
+        (real("prompt: hi", "context: {history_file: h.jsonl}\n" + LLM),
+         ("context.history_file",)),
+        (real("prompt: hi", "plugins: [../other]\n" + LLM), ("plugins",)),
+        (real("prompt: hi, append_system_prompt: be brief"), ("execution.append_system_prompt",)),
+        (real("prompt: 'TODO: describe what the agent should do'"), ("execution.prompt", "TODO")),
     ],
-    ids=["malformed", "unknown-field", "unknown-type", "baseline", "glob", "lookaround",
-         "backref", "history"],
+    ids=["malformed", "no-schema-version", "newer-schema", "numeric-schema", "no-name",
+         "no-execution", "no-prompt", "float-timeout", "runs-0", "grader-name", "duplicate",
+         "unknown-type", "baseline", "glob", "lookaround", "backref", "negate", "count",
+         "files-target", "llm-focus", "order-list", "max-below-min", "history", "plugins",
+         "system-prompt", "template"],
 )
 def test_a_case_evalkit_cannot_honour_is_refused_in_one_line_naming_file_and_field(
     tmp_path: Path, text: str, names: tuple[str, ...]
@@ -172,7 +203,7 @@ def test_a_case_whose_oracle_cannot_be_generated_needs_a_sidecar_calibration(
     tmp_path: Path,
 ) -> None:
     root = plugin(tmp_path)
-    text = "prompt: hi\ngraders: [{name: shape, type: regex, pattern: 'h[ae]llo'}]\n"
+    text = real("prompt: hi", "graders: [{name: shape, type: regex, pattern: 'h[ae]llo'}]\n")
     case_yaml(root / "evals", "shape", text)
     with pytest.raises(ConfigError) as caught:
         load_suite(root)
@@ -196,13 +227,13 @@ def test_launch_settings_become_the_scenario_s_own_limits_and_tools(tmp_path: Pa
     case_yaml(
         root / "evals",
         "limited",
-        "prompt: hi\nmax_turns: 4\ntimeout_seconds: 30\nallowed_tools: [Read, Bash, Skill]\n"
-        "disallowed_tools: [Bash]\ngraders: [{type: llm, criteria: ok}]\n",
+        real("prompt: hi, max_turns: 4, timeout_seconds: 30, allowed_tools: [Read, Bash, Skill],"
+             " disallowed_tools: [Bash]"),
     )
     case_yaml(
         root / "evals",
         "no-agents",
-        "prompt: hi\ndisallowed_tools: [Agent]\ngraders: [{type: llm, criteria: ok}]\n",
+        real("prompt: hi, disallowed_tools: [Agent]"),
     )
     launches = {s.id: s.scenario.launch for s in load_suite(root).scenarios()}
     limited = launches["limited"]
@@ -212,8 +243,7 @@ def test_launch_settings_become_the_scenario_s_own_limits_and_tools(tmp_path: Pa
 
 
 SCAFFOLD = "printf 'hello\\n' > NOTES.md\nmkdir -p src && printf 'x = 1\\n' > src/app.py\n"
-WITH_SCAFFOLD = "prompt: hi\ncontext: {scaffold_script: scaffold.sh}\n" \
-    "graders: [{type: llm, criteria: ok}]\n"
+WITH_SCAFFOLD = real("prompt: hi", "context: {scaffold_script: scaffold.sh}\n" + LLM)
 
 
 def scaffolded(root: Path, name: str, script: str) -> Path:
@@ -279,3 +309,54 @@ def test_list_and_a_refusal_on_the_command_line_never_print_a_case_prompt(tmp_pa
     assert refused.exit_code == 2
     assert len(refused.stderr.strip().splitlines()) == 1
     assert (PROMPT in refused.stdout + refused.stderr) is False
+
+
+def test_keys_the_source_runner_ignores_are_ignored_here_too(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    case_yaml(root / "evals", "loose", real("prompt: hi, model: haiku, env: {}",
+                                            "expected_outcome: ok\nlabel: x\n" + LLM))
+    assert [s.id for s in load_suite(root).scenarios()] == ["loose"]
+
+
+def test_context_in_a_prompt_md_front_matter_is_refused_naming_the_key(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    llm = "---\ntype: llm\n---\n\nThe reply greets the team.\n"
+    prompt_case(root / "evals", "greets", "context:\n  scaffold_script: s.sh\n", {"ok": llm})
+    with pytest.raises(ConfigError) as caught:
+        load_suite(root)
+    message = str(caught.value)
+    assert "prompt.md" in message and "context" in message and "\n" not in message
+
+
+def test_a_case_yaml_beside_prompt_md_gives_the_scaffold_and_its_graders_come_first(
+    tmp_path: Path,
+) -> None:
+    root = plugin(tmp_path)
+    llm = "---\ntype: llm\n---\n\nThe reply greets the team.\n"
+    prompt_case(root / "evals", "mixed", "max_turns: 6\nallowed_tools: [Read, Write]\n",
+                {"polite": llm})
+    folder = root / "evals" / "mixed"
+    (folder / "case.yaml").write_text(
+        HEAD.format(name="mixed") + "context: {scaffold_script: scaffold.sh}\n"
+        "graders: [{name: wrote, type: file_exists, path: NOTES.md}]\n"
+    )
+    (folder / "scaffold.sh").write_text(SCAFFOLD)
+    suite = load_suite(root)
+    (scenario,) = suite.scenarios()
+    assert read_task(scenario) == PROMPT
+    assert (scenario.scenario.launch.max_turns, scenario.scenario.launch.tools) == (
+        6, ["Read", "Write"])
+    assert [c["reason"] for c in scenario.scenario.expect["a"]["all"]] == ["wrote", "polite"]
+    assert (suite.fixture_dirs()["project"] / "NOTES.md").is_file()
+
+
+def test_prompt_md_and_case_yaml_disallowed_tools_are_joined(tmp_path: Path) -> None:
+    root = plugin(tmp_path)
+    llm = "---\ntype: llm\n---\n\nThe reply greets the team.\n"
+    prompt_case(root / "evals", "both", "disallowed_tools: [Bash]\n", {"polite": llm})
+    (root / "evals" / "both" / "case.yaml").write_text(
+        HEAD.format(name="both") + "execution: {disallowed_tools: [Agent]}\n")
+    (scenario,) = load_suite(root).scenarios()
+    tools = scenario.scenario.launch.tools
+    assert tools is not None and "Read" in tools
+    assert ("Bash" in tools, "Agent" in tools) == (False, False)
