@@ -78,7 +78,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("EVALKIT_", "ANTHROPIC_", "CLAUDE_", "OS_VAULT_", "VIRTUAL_ENV"))
+        if not k.startswith(
+            ("EVALKIT_", "ANTHROPIC_", "CLAUDE_", "OS_VAULT_", "VIRTUAL_ENV", "PYTHONPATH")
+        )
     }
     env.update(HOME=str(base / "home"), EVALKIT_SCRATCH=str(base / "scratch"),
                TMPDIR=str(base / "tmp"), COLUMNS="200", NO_COLOR="1")  # fmt: skip
