@@ -6,38 +6,39 @@ from rich.console import Console
 from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
-from evalkit.records.report import (
-    EARNED_COLUMNS,
+from evalkit.records.report_factors import (
+    agent_line,
+    factor_cells,
+    judge_line,
+    subject_cells,
+    with_subject,
+)
+from evalkit.records.report_labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
-    SETS,
-    USAGE_COLUMNS,
-    Cell,
-    LevelTable,
-    Report,
-    agent_line,
     breach_line,
     calibration_lead,
     calibration_tail,
-    earned_rows,
-    expected_columns,
     expected_line,
     expected_misses,
-    expected_rows,
     expected_title,
-    factor_cells,
     fmt_counts,
     fmt_via,
     inner_loop_line,
-    judge_line,
     level_title,
     missing_lines,
     model_title,
     retry_line,
-    subject_cells,
     unknown_lines,
+)
+from evalkit.records.report_model import SETS, Cell, LevelTable, Report
+from evalkit.records.report_text import (
+    EARNED_COLUMNS,
+    USAGE_COLUMNS,
+    earned_rows,
+    expected_columns,
+    expected_rows,
     usage_rows,
-    with_subject,
 )
 from evalkit.records.row_subject import short_hash
 
