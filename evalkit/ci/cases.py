@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from evalkit.ci.junit import Case, Suite
 from evalkit.records.report_model import Cell, ExpectedCheck, Report
-from evalkit.records.verify import VerifyReport
+from evalkit.records.verify_result import VerifyReport
 
 
 def _rate(k: int, n: int) -> str:

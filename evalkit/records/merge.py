@@ -30,7 +30,7 @@ from evalkit.records.confined import (
 )
 from evalkit.records.keep import carry_folder
 from evalkit.records.results import HEADER
-from evalkit.records.verify import FROZEN_KEYS
+from evalkit.records.verify_verdict import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
 
 

@@ -62,7 +62,7 @@ from evalkit.records.row_agent import agent_of
 from evalkit.records.row_judge import judge_counts, judge_of
 from evalkit.records.row_subject import subject_hash_of, variant_of
 from evalkit.records.scenario_rows import with_scenarios
-from evalkit.records.verify import rescored_keys
+from evalkit.records.verify_counts import rescored_keys
 from evalkit.records.workdir import RESULTS, Workdir, grid_gaps
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock, set_label

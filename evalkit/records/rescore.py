@@ -28,17 +28,16 @@ from evalkit.records.results import (
     row_from_verdict,
 )
 from evalkit.records.run_ids import new_run_id
-from evalkit.records.verify import (
-    Trial,
-    _edited,
-    final_lines,
+from evalkit.records.verify_counts import final_lines, rescored_keys
+from evalkit.records.verify_replay import (
+    edited_files,
     read_evidence,
     read_kept,
     replay_decide,
-    rescored_keys,
     scored_by_older_code,
     scoring_hash,
 )
+from evalkit.records.verify_result import Trial
 from evalkit.records.workdir import RepKey, Workdir, evidence_key
 from evalkit.suite.config import Suite
 
@@ -107,7 +106,7 @@ def _rescore_group(
         trial = Trial(name)
         read = read_evidence(records.root, line)
         kept = read_kept(suite, records.root, line, trial, read)
-        trial.problems += _edited(line, read)
+        trial.problems += edited_files(line, read)
         if evidence_key(line) not in rows:
             trial.problems.append("no TSV row")
         if kept is None or trial.problems:

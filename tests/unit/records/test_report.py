@@ -20,7 +20,7 @@ from evalkit.records.report_tally import flag_key
 from evalkit.records.report_text import LEVEL_COLUMNS, to_markdown
 from evalkit.records.results import append_row
 from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import Trial, VerifyReport
+from evalkit.records.verify_result import Trial, VerifyReport
 from evalkit.records.workdir import PLANS
 from evalkit.run.context import RunContext, record_plan
 from evalkit.stats import wilson
