@@ -10,9 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from evalkit.run.runner import RunContext, prepare_rep
 
+from evalkit.run.context import RunContext
 from evalkit.run.egress import ConnectProxy
+from evalkit.run.rep import prepare_rep
 from evalkit.suite.config import Suite
 
 KEY = "sk-test-0123456789abcdefghij"
