@@ -94,6 +94,13 @@ def judge_publishability(
         problems.append(
             f"{len(other)} count problem(s): planned reps, manifest lines and rows disagree"
         )
+    problems += declared_problems(lines, versions)
+
+
+def declared_problems(lines: list[EvidenceLine], versions: set[str] | None = None) -> list[str]:
+    """What the counted rows themselves declare against publishing: ERROR rows, rows run
+    unconfined or unfrozen, several instruments or judges, scenario files that changed."""
+    problems: list[str] = []
     errors = sum(1 for x in lines if x.verdict == "ERROR")
     if errors:
         problems.append(f"{errors} ERROR row(s)")
@@ -123,3 +130,4 @@ def judge_publishability(
     drifted = sorted(s for s, hashes in per_scenario.items() if len(hashes) > 1)
     if drifted:
         problems.append(f"scenario files changed between rows: {', '.join(drifted)}")
+    return problems
