@@ -29,7 +29,6 @@ ALLOWED: frozenset[str] = frozenset(
         "checkers/rules/evaluate.py:_evaluate",
         "checkers/rules/evaluate.py:_events",
         "cli/cmd_calibrate.py:calibrate_command",
-        "cli/cmd_grid.py:grid",
         "cli/cmd_verify.py:verify",
         "cli/report_tables.py:print_report",
         "compare/sprt.py:bisect_versions",
