@@ -143,8 +143,7 @@ def test_a_search_keeps_the_folder_it_searched_in_either_agents_call() -> None:
 
 
 def test_a_cell_is_blind_only_when_it_differs_and_the_stream_lost_something() -> None:
-    from evalkit.reference.behaviour import Expectation
-
+    from evalkit.checkers.behaviour import Expectation
     from evalkit.models import Verdict
     from evalkit.reference.selftest import Cell
 
