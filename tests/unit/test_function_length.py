@@ -37,8 +37,6 @@ ALLOWED: frozenset[str] = frozenset(
         "records/html_report.py:write_html",
         "records/rescore.py:_rescore_group",
         "reference/scripted_server.py:_answer",
-        "run/rep.py:_score_and_keep",
-        "run/rep.py:prepare_rep",
     }
 )
 
