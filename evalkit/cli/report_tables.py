@@ -131,7 +131,14 @@ def _subject_header(console: Console, built: Report) -> None:
 
 def print_report(console: Console, built: Report) -> list[str]:
     """Print every table in a shape that fits; return the shapes used (for tests)."""
-    shapes = []
+    _print_head(console, built)
+    shapes = _print_tables(console, built)
+    _print_tail(console, built)
+    return shapes
+
+
+def _print_head(console: Console, built: Report) -> None:
+    """What the folder is, and every warning to read before any rate."""
     lead = calibration_lead(built)
     if built.calibration is not None:
         good = built.calibration.ok
@@ -167,6 +174,10 @@ def print_report(console: Console, built: Report) -> list[str]:
         console.print(Text("INCOMPLETE", style="bold red"))
         for line in missing_lines(built):
             console.print(Text(f"  {line}"))
+
+
+def _print_tables(console: Console, built: Report) -> list[str]:
+    shapes = []
     for level in built.levels:
         console.print()
         columns, rows = level_table(level, built)
@@ -194,6 +205,11 @@ def print_report(console: Console, built: Report) -> list[str]:
         shapes.append(
             print_fitted(console, "Usage (all attempts)", USAGE_COLUMNS, usage_rows(built))
         )
+    return shapes
+
+
+def _print_tail(console: Console, built: Report) -> None:
+    """The retries, unknown scenarios and skipped lines, then the verdict."""
     if retry_line(built):
         console.print(Text(retry_line(built)))
     if built.unknown:
@@ -211,7 +227,6 @@ def print_report(console: Console, built: Report) -> list[str]:
     if built.calibration is not None:
         for line in calibration_tail(built):
             console.print(Text(line))
-        return shapes
+        return
     verdict = built.publishability
     console.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
-    return shapes

@@ -30,7 +30,6 @@ ALLOWED: frozenset[str] = frozenset(
         "checkers/rules/evaluate.py:_events",
         "cli/cmd_calibrate.py:calibrate_command",
         "cli/cmd_verify.py:verify",
-        "cli/report_tables.py:print_report",
         "compare/sprt.py:bisect_versions",
         "records/gridlock.py:hold_grid_lock",
         "records/html_report.py:_detail",
