@@ -34,7 +34,6 @@ ALLOWED: frozenset[str] = frozenset(
         "records/gridlock.py:hold_grid_lock",
         "records/html_report.py:_detail",
         "records/html_report.py:write_html",
-        "records/rescore.py:_rescore_group",
         "reference/scripted_server.py:_answer",
     }
 )
