@@ -15,7 +15,7 @@ import base64
 import gzip
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import chain
@@ -192,37 +192,15 @@ def _detail(
     except OutsideFolderError:
         notes.append(f"{name}: evidence {where!r} leads {OUTSIDE}; not shown")
         return _omitted()
-    masked = 0
-    transcript_lines: list[str] = []
     tpath = kept("transcript", files.get("transcript", TRANSCRIPT))
-    raw_lines: list[str] = []
-    if tpath is not None and tpath.is_file():
-        raw_lines = tpath.read_text(encoding="utf-8", errors="replace").splitlines()
-        for raw in raw_lines:
-            shown, n = mask_transcript_line(raw, mask)
-            transcript_lines.append(shown)
-            masked += n
-    diffs: dict[str, str] = {}
-    diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
-        p.stem + "_diff": p.name for p in sorted(folder.glob("*" + DIFF_SUFFIX))
-    }
-    for role, rel in diff_roles.items():
-        text, n = _read_text(kept(role, rel), mask)
-        if text is not None:
-            diffs[role.removesuffix("_diff")] = text
-            masked += n
+    raw_lines, transcript_lines, masked = _transcript(tpath, mask)
+    diffs, n = _diffs(folder, files, kept, mask)
+    masked += n
     stderr, n = _read_text(kept("stderr", files.get("stderr", STDERR)), mask)
     masked += n
     judge = _read_json(kept("judge", files.get("judge", JUDGE)))
-    prompt: str | None = None
-    prompt_matches: bool | None = None
-    if isinstance(judge, dict) and rubric is not None and raw_lines:
-        from evalkit.scoring.judge import prompt_hash
-
-        full = build_prompt(rubric, final_message(parse_lines(raw_lines)))
-        prompt_matches = prompt_hash(full) == judge.get("prompt_sha256")
-        prompt, n = mask.mask(full)
-        masked += n
+    prompt, prompt_matches, n = _judge_prompt(judge, rubric, raw_lines, mask)
+    masked += n
     if isinstance(judge, dict):
         judge, n = _mask_value(judge, mask)
         masked += n
@@ -247,6 +225,57 @@ def _detail(
         "judge_prompt": prompt,
     }
     return light, heavy, masked
+
+
+def _diffs(
+    folder: Path,
+    files: dict[str, str],
+    kept: Callable[[str, str], Path | None],
+    mask: TaskMask,
+) -> tuple[dict[str, str], int]:
+    """Each kept diff by fixture (the manifest's, or the folder's for an older one), masked;
+    and the lines masked."""
+    diffs: dict[str, str] = {}
+    masked = 0
+    diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
+        p.stem + "_diff": p.name for p in sorted(folder.glob("*" + DIFF_SUFFIX))
+    }
+    for role, rel in diff_roles.items():
+        text, n = _read_text(kept(role, rel), mask)
+        if text is not None:
+            diffs[role.removesuffix("_diff")] = text
+            masked += n
+    return diffs, masked
+
+
+def _transcript(path: Path | None, mask: TaskMask) -> tuple[list[str], list[str], int]:
+    """The kept transcript's lines as kept, the same lines with Task text masked, and how
+    many lines were masked; nothing when it is not there."""
+    raw_lines: list[str] = []
+    shown_lines: list[str] = []
+    masked = 0
+    if path is not None and path.is_file():
+        raw_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for raw in raw_lines:
+            shown, n = mask_transcript_line(raw, mask)
+            shown_lines.append(shown)
+            masked += n
+    return raw_lines, shown_lines, masked
+
+
+def _judge_prompt(
+    judge: Any, rubric: str | None, raw_lines: list[str], mask: TaskMask
+) -> tuple[str | None, bool | None, int]:
+    """The prompt the judge was given, rebuilt from the rubric and the kept transcript and
+    masked; whether its hash is the one the judge's record names; the lines masked."""
+    if not (isinstance(judge, dict) and rubric is not None and raw_lines):
+        return None, None, 0
+    from evalkit.scoring.judge import prompt_hash
+
+    full = build_prompt(rubric, final_message(parse_lines(raw_lines)))
+    matches = prompt_hash(full) == judge.get("prompt_sha256")
+    prompt, n = mask.mask(full)
+    return prompt, matches, n
 
 
 def _omitted() -> tuple[dict[str, Any], dict[str, Any], int]:
