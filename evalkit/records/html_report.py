@@ -340,18 +340,9 @@ def write_html(
     built = report or build_report(suite, workdir)
     rows = _rows(workdir)
     mask = task_mask(suite.scenarios("all"))
-    manifest: dict[Key, EvidenceLine] = {}
-    problems: list[str] = []
-    lines: list[EvidenceLine] = []
-    records = Workdir(workdir)
-    if records.has_evidence_index():
-        read_index = records.read_evidence_index()
-        lines, problems = read_index.items, read_index.problems
-        manifest = {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}
+    manifest, lines, problems = _manifest(workdir)
     decls = bundle_declarations(lines)
-    rubric_path = suite.rubric_path
-    rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
-
+    rubric = suite.rubric_path.read_text(encoding="utf-8") if suite.rubric_path.is_file() else None
     reps: list[dict[str, Any]] = []
     totals = {"masked": 0, "bytes": 0}
 
@@ -360,19 +351,7 @@ def write_html(
         for index, row in enumerate(rows):
             folder, line = _evidence_folder(workdir, row, manifest)
             light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
-            entry = row.model_dump()
-            decl = decls.get(row.bundle_id, {})
-            entry.update(
-                id=index,
-                variant=variant_of(row, decl),
-                subject_hash=subject_hash_of(row, decl),
-                judged_by=judge_of(decl),
-                agent=agent_of(decl),
-                reasons=_tokens(row.reasons),
-                flags=_tokens(row.flags),
-                evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
-                **light,
-            )
+            entry = _entry(row, index, decls.get(row.bundle_id, {}), folder, workdir, light)
             entry, n = _mask_value(entry, mask)
             totals["masked"] += masked + n
             reps.append(entry)
@@ -380,9 +359,72 @@ def write_html(
             totals["bytes"] += len(blob)
             yield blob
 
-    # Held only until it is clear the evidence fits inside the page; past that it is written
-    # out rep by rep, so a folder of any size is never held whole.
-    blobs = evidence()
+    placement, packed, sibling = _place(evidence(), placement, totals, out)
+    report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
+    masked_total = totals["masked"] + n
+    data = {
+        "report": report_data,
+        "reps": reps,
+        "scenarios": _scenario_facts(suite, {r.scenario for r in rows}),
+        "masked_lines": masked_total,
+        "mask_text": MASK,
+        "evidence": {"placement": placement, "folder": sibling.name if sibling else None},
+        "problems": problems,
+    }
+    data = _relative(data, _roots(suite.root.resolve(), workdir))
+    page = _page(built.suite, data, packed if placement == "inline" else None)
+    replace_file(out, page.encode("utf-8"))
+    return HtmlStats(
+        path=out,
+        reps=len(rows),
+        masked_lines=masked_total,
+        page_bytes=len(page.encode("utf-8")),
+        evidence_bytes=totals["bytes"],
+        sibling_dir=sibling,
+        problems=problems,
+    )
+
+
+def _manifest(workdir: Path) -> tuple[dict[Key, EvidenceLine], list[EvidenceLine], list[str]]:
+    """The folder's manifest lines by rep, in order, and the lines that did not read."""
+    records = Workdir(workdir)
+    if not records.has_evidence_index():
+        return {}, [], []
+    read_index = records.read_evidence_index()
+    lines = read_index.items
+    return {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}, lines, read_index.problems
+
+
+def _entry(
+    row: ResultRow,
+    index: int,
+    decl: dict[str, Any],
+    folder: Path,
+    workdir: Path,
+    light: dict[str, Any],
+) -> dict[str, Any]:
+    """A rep's overview entry: its row, what its declarations say, its light evidence."""
+    entry = row.model_dump()
+    entry.update(
+        id=index,
+        variant=variant_of(row, decl),
+        subject_hash=subject_hash_of(row, decl),
+        judged_by=judge_of(decl),
+        agent=agent_of(decl),
+        reasons=_tokens(row.reasons),
+        flags=_tokens(row.flags),
+        evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
+        **light,
+    )
+    return entry
+
+
+def _place(
+    blobs: Iterator[str], placement: Placement, totals: dict[str, int], out: Path
+) -> tuple[Placement, list[str], Path | None]:
+    """Where the evidence goes: inside the page, or written to OUT's sibling folder rep by
+    rep. It is held only until it is clear it fits inside the page, so a folder of any size
+    is never held whole."""
     packed: list[str] = []
     if placement != "files":
         for blob in blobs:
@@ -403,51 +445,28 @@ def write_html(
             ),
         )
         packed = []
-    evidence_bytes = totals["bytes"]
-    masked_total = totals["masked"]
+    return placement, packed, sibling
 
-    report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
-    masked_total += n
-    data = {
-        "report": report_data,
-        "reps": reps,
-        "scenarios": _scenario_facts(suite, {r.scenario for r in rows}),
-        "masked_lines": masked_total,
-        "mask_text": MASK,
-        "evidence": {
-            "placement": placement,
-            "folder": sibling.name if sibling else None,
-        },
-        "problems": problems,
-    }
-    data = _relative(data, _roots(suite.root.resolve(), workdir))
+
+def _page(suite_name: str, data: dict[str, Any], inline: list[str] | None) -> str:
+    """The page: its data as escaped JSON, the evidence inline when it fits, the script."""
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         GENERATOR,
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>evalkit report: {_attr(built.suite)}</title>",
+        f"<title>evalkit report: {_attr(suite_name)}</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
         '<div id="app">Loading… (this page needs JavaScript)</div>',
         f'<script type="application/json" id="evalkit-data">{script_json(data)}</script>',
     ]
-    if placement == "inline":
+    if inline is not None:
         parts.append(
-            f'<script type="application/json" id="evalkit-evidence">{script_json(packed)}</script>'
+            f'<script type="application/json" id="evalkit-evidence">{script_json(inline)}</script>'
         )
     parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
-    page = "".join(parts)
-    replace_file(out, page.encode("utf-8"))
-    return HtmlStats(
-        path=out,
-        reps=len(rows),
-        masked_lines=masked_total,
-        page_bytes=len(page.encode("utf-8")),
-        evidence_bytes=evidence_bytes,
-        sibling_dir=sibling,
-        problems=problems,
-    )
+    return "".join(parts)
 
 
 def _roots(suite_root: Path, workdir: Path) -> list[tuple[str, str]]:

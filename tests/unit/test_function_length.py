@@ -31,8 +31,6 @@ ALLOWED: frozenset[str] = frozenset(
         "cli/cmd_verify.py:verify",
         "compare/sprt.py:bisect_versions",
         "records/gridlock.py:hold_grid_lock",
-        "records/html_report.py:_detail",
-        "records/html_report.py:write_html",
         "reference/scripted_server.py:_answer",
     }
 )
