@@ -34,12 +34,11 @@ from _common import EVALKIT, REPO, isolate
 
 sys.path.insert(0, str(REPO))
 
-from evalkit.run.runner import DEFAULT_MAX_RETRIES  # noqa: E402
-
 from evalkit.models import Script  # noqa: E402
 from evalkit.records.results import read_rows  # noqa: E402
 from evalkit.reference.scripted_server import ScriptedServer  # noqa: E402
 from evalkit.run.claude_cli import find_cli  # noqa: E402
+from evalkit.run.context import DEFAULT_MAX_RETRIES  # noqa: E402
 from evalkit.suite.config import load_suite  # noqa: E402
 from evalkit.suite.task import task_digest  # noqa: E402
 
