@@ -29,7 +29,6 @@ ALLOWED: frozenset[str] = frozenset(
         "checkers/rules/evaluate.py:_evaluate",
         "checkers/rules/evaluate.py:_events",
         "compare/sprt.py:bisect_versions",
-        "records/gridlock.py:hold_grid_lock",
         "reference/scripted_server.py:_answer",
     }
 )
