@@ -28,7 +28,6 @@ ALLOWED: frozenset[str] = frozenset(
         # checkers/rules/ is being reworked with the plugin-evals loader.
         "checkers/rules/evaluate.py:_evaluate",
         "checkers/rules/evaluate.py:_events",
-        "reference/scripted_server.py:_answer",
     }
 )
 
