@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,19 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate(tmp_path_factory, monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_consoles() -> Iterator[None]:
+    """The CLI's consoles read the terminal's width when first made: a test that sets COLUMNS
+    gets its own, whatever ran before it on the same worker."""
+    import evalkit.cli.app as app
+
+    for name in ("out", "err"):
+        vars(app).pop(name, None)
+    yield
+    for name in ("out", "err"):
+        vars(app).pop(name, None)
 
 
 def isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,14 +34,7 @@ def calibrate_command(
     from evalkit.cli.calibration_table import print_matrix
     from evalkit.cli.interrupts import stop_on_signals
     from evalkit.cli.progress import rep_progress
-    from evalkit.records.run_ids import new_run_id
-    from evalkit.reference.calibrate import calibrate
-    from evalkit.reference.escape import ESCAPE
-    from evalkit.reference.policy import policy_names
-    from evalkit.reference.scripted import POLICIES
-    from evalkit.run.cli_versions import chosen_cli
-    from evalkit.run.context import RunContext
-    from evalkit.suite.subject import build_subject
+    from evalkit.reference.calibrate import calibrate, calibration_context, chosen_policies
 
     if which not in ("run", "reserve", "all"):
         raise typer.BadParameter("--set takes run, reserve or all")
@@ -51,22 +44,8 @@ def calibrate_command(
 
         workdir = Path(tempfile.mkdtemp(prefix="evalkit-calibrate-"))
     work = workdir.resolve()
-    ctx = RunContext(
-        suite=suite,
-        workdir=work,
-        results=work / "results.tsv",
-        run_id=new_run_id(),
-        timeout=120,
-        subject=build_subject(suite, plugin, variant),
-        unconfined=unconfined,
-        agent=agent,
-        scripted=POLICIES,
-    )
-    ctx.use_cli(chosen_cli(cli))
-    ctx.allow_reserve = which in ("reserve", "all")
-    chosen = [p for p in policies.split(",") if p] or [
-        p for p in policy_names(suite) if not (unconfined and p == ESCAPE)
-    ]
+    ctx = calibration_context(suite, work, which, plugin, variant, unconfined, agent, cli)  # type: ignore[arg-type]
+    chosen = chosen_policies(suite, [p for p in policies.split(",") if p], unconfined)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
     if unconfined:
         err.print(UNCONFINED_BANNER, style="bold red", markup=False)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +23,10 @@ from evalkit.cli.options import (
 )
 from evalkit.cli.subject_options import PluginOption, VariantOption
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from evalkit.cli.progress import RepProgress
+    from evalkit.run.commands import OnDone, Ran
 
 
 @command("grid")
@@ -103,29 +108,10 @@ def grid(
     `evalkit grid W2 --failing-from W1 --reps 2`, or
     `evalkit grid --models policy:oracle --cli 2.1.327,2.1.328`
     """
-    from contextlib import ExitStack
-
-    from evalkit.cli.app import err, out
-    from evalkit.cli.interrupts import stop_on_signals
-    from evalkit.cli.progress import RepProgress, rep_progress
     from evalkit.reference.scripted import POLICIES
-    from evalkit.run.commands import GridRequest, Limits, OnDone, run_grid
+    from evalkit.run.commands import GridRequest, Limits, run_grid
 
-    if agents and (resume or shard or run_id):
-        raise typer.BadParameter(
-            "--agents runs a grid per agent; it takes no --resume, --shard or --run-id"
-        )
-    if which not in ("run", "reserve", "all"):
-        raise typer.BadParameter("--set takes run, reserve or all")
-    if variant and variants:
-        raise typer.BadParameter("give --variant or --variants, not both")
-    cli_list = [v.strip() for v in cli.split(",") if v.strip()] if cli else []
-    if len(cli_list) > 1 and (resume or shard or failing_from):
-        raise typer.BadParameter("several --cli versions run as a whole grid only")
-    if cli:
-        from evalkit.run.cli_versions import parse_versions
-
-        cli_list = parse_versions(cli)
+    cli_list = _checked(which, resume, shard, run_id, agents, variant, variants, cli, failing_from)
     command = f"grid --models {models} --set {which}"
     command += f" --scenarios {scenarios}" if scenarios else ""
     command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
@@ -148,27 +134,80 @@ def grid(
         variants=variants.split(",") if variants else [], clis=cli_list,
         failing_from=failing_from, controls=controls, command=command, limits=limits,
     )  # fmt: skip
-    bars: list[RepProgress] = []
+    screen = _Screen(unconfined, limits.stop)
+    ran = run_grid(request, screen)
+    if ran.planned:
+        _say_outcome(ran, max_cost_usd, screen.bars[0])
 
-    class Screen:
-        def say(self, line: str) -> None:
-            out.print(line, markup=False)
 
-        def warn(self, line: str) -> None:
-            err.print(line, markup=False)
+def _checked(
+    which: str,
+    resume: bool,
+    shard: str | None,
+    run_id: str | None,
+    agents: str,
+    variant: str | None,
+    variants: str,
+    cli: str | None,
+    failing_from: Path | None,
+) -> list[str]:
+    """The options refused together, one line each; the CLI versions asked for."""
+    if agents and (resume or shard or run_id):
+        raise typer.BadParameter(
+            "--agents runs a grid per agent; it takes no --resume, --shard or --run-id"
+        )
+    if which not in ("run", "reserve", "all"):
+        raise typer.BadParameter("--set takes run, reserve or all")
+    if variant and variants:
+        raise typer.BadParameter("give --variant or --variants, not both")
+    cli_list = [v.strip() for v in cli.split(",") if v.strip()] if cli else []
+    if len(cli_list) > 1 and (resume or shard or failing_from):
+        raise typer.BadParameter("several --cli versions run as a whole grid only")
+    if cli:
+        from evalkit.run.cli_versions import parse_versions
 
-        @contextmanager
-        def running(self, total: int) -> Iterator[OnDone]:
-            if unconfined:
-                err.print(UNCONFINED_BANNER, style="bold red", markup=False)
-            with ExitStack() as stack:
-                stack.enter_context(stop_on_signals(limits.stop))
-                bars.append(stack.enter_context(rep_progress(total)))
-                yield bars[0].done
+        cli_list = parse_versions(cli)
+    return cli_list
 
-    ran = run_grid(request, Screen())
-    if not ran.planned:
-        return
+
+class _Screen:
+    """The grid's view: lines on stdout, warnings on stderr, a progress bar while it runs."""
+
+    def __init__(self, unconfined: bool, stop: threading.Event) -> None:
+        self.unconfined = unconfined
+        self.stop = stop
+        self.bars: list[RepProgress] = []
+
+    def say(self, line: str) -> None:
+        from evalkit.cli.app import out
+
+        out.print(line, markup=False)
+
+    def warn(self, line: str) -> None:
+        from evalkit.cli.app import err
+
+        err.print(line, markup=False)
+
+    @contextmanager
+    def running(self, total: int) -> Iterator[OnDone]:
+        from contextlib import ExitStack
+
+        from evalkit.cli.app import err
+        from evalkit.cli.interrupts import stop_on_signals
+        from evalkit.cli.progress import rep_progress
+
+        if self.unconfined:
+            err.print(UNCONFINED_BANNER, style="bold red", markup=False)
+        with ExitStack() as stack:
+            stack.enter_context(stop_on_signals(self.stop))
+            self.bars.append(stack.enter_context(rep_progress(total)))
+            yield self.bars[0].done
+
+
+def _say_outcome(ran: Ran, max_cost_usd: float | None, bar: RepProgress) -> None:
+    """What the grid did beyond its rows: retries, pauses, budget, guarded paths, a stop."""
+    from evalkit.cli.app import err, out
+
     ctx = ran.ctx
     if ran.retried:
         out.print(f"{ran.retried} rep(s) retried after an infrastructure error")
@@ -179,7 +218,7 @@ def grid(
             f"budget: the cost estimate reached ${ctx.spent:.4f} of ${max_cost_usd:g}; "
             f"{ran.not_run} rep(s) not run, planned as skipped:budget"
         )
-    for line in bars[0].guard_summary():
+    for line in bar.guard_summary():
         err.print(f"guarded path changed: {line}", markup=False, style="bold")
     if ran.stopped:
         err.print(

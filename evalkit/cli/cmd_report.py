@@ -47,7 +47,8 @@ def report(
     from rich.text import Text
 
     from evalkit.cli.app import err, out
-    from evalkit.records.report import build_report, to_markdown
+    from evalkit.records.report import build_report
+    from evalkit.records.report_text import to_markdown
     from evalkit.records.run_ids import default_workdir
 
     suite = state.suite()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalkit.cli.app import command, state
+
+if TYPE_CHECKING:
+    from evalkit.records.verify_result import VerifyReport
 
 
 @command("verify")
@@ -41,21 +44,7 @@ def verify(
         from evalkit.ci.junit import write
 
         write(junit, verify_suites(suite.name, str(work), report))
-    for trial in report.trials:
-        if trial.ok and trial.older_code:
-            since = " (re-scored since)" if trial.rescored else ""
-            out.print(
-                f"  older     {trial.name}  {trial.verdict}  scored-by-older-code{since}",
-                markup=False,
-            )
-        elif trial.ok:
-            out.print(f"  ok        {trial.name}  {trial.verdict}", markup=False)
-        else:
-            out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}", markup=False)
-    for line in report.unreadable:
-        out.print(f"  SKIPPED   {line}", markup=False)
-    for problem in report.count_problems:
-        out.print(f"  MISMATCH  {problem}", markup=False)
+    _print_trials(report)
     older = sum(1 for t in report.trials if t.ok and t.older_code and not t.rescored)
     if report.all_rederived and not older:
         out.print(f"All {len(report.trials)} trial(s) re-derived from the kept evidence.")
@@ -80,3 +69,24 @@ def verify(
         raise typer.Exit(1)
     if calibration is not None and not calibration.ok:
         raise typer.Exit(1)
+
+
+def _print_trials(report: VerifyReport) -> None:
+    """One line per trial (ok, older or MISMATCH), per skipped line and per count problem."""
+    from evalkit.cli.app import out
+
+    for trial in report.trials:
+        if trial.ok and trial.older_code:
+            since = " (re-scored since)" if trial.rescored else ""
+            out.print(
+                f"  older     {trial.name}  {trial.verdict}  scored-by-older-code{since}",
+                markup=False,
+            )
+        elif trial.ok:
+            out.print(f"  ok        {trial.name}  {trial.verdict}", markup=False)
+        else:
+            out.print(f"  MISMATCH  {trial.name}  {'; '.join(trial.problems)}", markup=False)
+    for line in report.unreadable:
+        out.print(f"  SKIPPED   {line}", markup=False)
+    for problem in report.count_problems:
+        out.print(f"  MISMATCH  {problem}", markup=False)

@@ -6,38 +6,39 @@ from rich.console import Console
 from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
-from evalkit.records.report import (
-    EARNED_COLUMNS,
+from evalkit.records.report_factors import (
+    agent_line,
+    factor_cells,
+    judge_line,
+    subject_cells,
+    with_subject,
+)
+from evalkit.records.report_labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
-    SETS,
-    USAGE_COLUMNS,
-    Cell,
-    LevelTable,
-    Report,
-    agent_line,
     breach_line,
     calibration_lead,
     calibration_tail,
-    earned_rows,
-    expected_columns,
     expected_line,
     expected_misses,
-    expected_rows,
     expected_title,
-    factor_cells,
     fmt_counts,
     fmt_via,
     inner_loop_line,
-    judge_line,
     level_title,
     missing_lines,
     model_title,
     retry_line,
-    subject_cells,
     unknown_lines,
+)
+from evalkit.records.report_model import SETS, Cell, LevelTable, Report
+from evalkit.records.report_text import (
+    EARNED_COLUMNS,
+    USAGE_COLUMNS,
+    earned_rows,
+    expected_columns,
+    expected_rows,
     usage_rows,
-    with_subject,
 )
 from evalkit.records.row_subject import short_hash
 
@@ -130,7 +131,14 @@ def _subject_header(console: Console, built: Report) -> None:
 
 def print_report(console: Console, built: Report) -> list[str]:
     """Print every table in a shape that fits; return the shapes used (for tests)."""
-    shapes = []
+    _print_head(console, built)
+    shapes = _print_tables(console, built)
+    _print_tail(console, built)
+    return shapes
+
+
+def _print_head(console: Console, built: Report) -> None:
+    """What the folder is, and every warning to read before any rate."""
     lead = calibration_lead(built)
     if built.calibration is not None:
         good = built.calibration.ok
@@ -166,6 +174,10 @@ def print_report(console: Console, built: Report) -> list[str]:
         console.print(Text("INCOMPLETE", style="bold red"))
         for line in missing_lines(built):
             console.print(Text(f"  {line}"))
+
+
+def _print_tables(console: Console, built: Report) -> list[str]:
+    shapes = []
     for level in built.levels:
         console.print()
         columns, rows = level_table(level, built)
@@ -193,6 +205,11 @@ def print_report(console: Console, built: Report) -> list[str]:
         shapes.append(
             print_fitted(console, "Usage (all attempts)", USAGE_COLUMNS, usage_rows(built))
         )
+    return shapes
+
+
+def _print_tail(console: Console, built: Report) -> None:
+    """The retries, unknown scenarios and skipped lines, then the verdict."""
     if retry_line(built):
         console.print(Text(retry_line(built)))
     if built.unknown:
@@ -210,7 +227,6 @@ def print_report(console: Console, built: Report) -> list[str]:
     if built.calibration is not None:
         for line in calibration_tail(built):
             console.print(Text(line))
-        return shapes
+        return
     verdict = built.publishability
     console.print(Text(verdict.verdict, style="bold green" if verdict.publishable else "bold red"))
-    return shapes

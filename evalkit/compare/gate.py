@@ -29,7 +29,8 @@ from evalkit.compare.sides import (
 )
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
-from evalkit.records.report import Report, build_report
+from evalkit.records.report import build_report
+from evalkit.records.report_model import Report
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 

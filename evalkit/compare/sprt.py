@@ -75,6 +75,49 @@ class Bisection:
     last_good: str | None = None
 
 
+@dataclass
+class _Ends:
+    """The good and bad ends, with their passes and reps so far (each test draws more)."""
+
+    good: str
+    bad: str
+    kg: int
+    ng: int
+    kb: int
+    nb: int
+
+    def note(self) -> str:
+        return f"p_good {self.kg}/{self.ng}, p_bad {self.kb}/{self.nb}"
+
+
+def _sprt(
+    version: str,
+    draw: Callable[[str, int], list[bool]],
+    ends: _Ends,
+    max_reps: int,
+    batch: int,
+    lower: float,
+    upper: float,
+) -> tuple[Decision, int, int, float]:
+    """One version tested until the log-likelihood ratio leaves its bounds or the reps run
+    out: each batch of it is drawn beside a batch of each end, so the ends stay current."""
+    passes = reps = 0
+    score = 0.0
+    while reps < max_reps:
+        size = min(batch, max_reps - reps)
+        got = draw(version, size)
+        passes, reps = passes + sum(got), reps + len(got)
+        more_good, more_bad = draw(ends.good, size), draw(ends.bad, size)
+        ends.kg, ends.ng = ends.kg + sum(more_good), ends.ng + size
+        ends.kb, ends.nb = ends.kb + sum(more_bad), ends.nb + size
+        score = llr(passes, reps - passes, jeffreys(ends.kg, ends.ng), jeffreys(ends.kb, ends.nb))
+        if score >= upper:
+            return "good", passes, reps, score
+        if score <= lower:
+            return "bad", passes, reps, score
+    return "cannot-tell", passes, reps, score
+
+
 def bisect_versions(
     versions: list[str],
     draw: Callable[[str, int], list[bool]],
@@ -92,7 +135,6 @@ def bisect_versions(
     good_draws, bad_draws = draw(good, n0), draw(bad, n0)
     kg, kb = sum(good_draws), sum(bad_draws)
     p = fisher_greater(kg, n0, kb, n0)
-    ng = nb = n0
     steps = [
         Step(good, "endpoint", kg, n0, note="good end"),
         Step(bad, "endpoint", kb, n0, note="bad end"),
@@ -103,6 +145,7 @@ def bisect_versions(
         result.outcome = "endpoints-do-not-differ"
         return result
     lower, upper = bounds(alpha_prime)
+    ends = _Ends(good, bad, kg, n0, kb, n0)
     candidates = list(versions)
     lo, hi = 0, len(candidates) - 1
     while hi - lo > 1:
@@ -113,25 +156,8 @@ def bisect_versions(
             del candidates[mid]
             hi -= 1
             continue
-        passes = reps = 0
-        score = 0.0
-        decision: Decision = "cannot-tell"
-        while reps < max_reps:
-            size = min(batch, max_reps - reps)
-            got = draw(version, size)
-            passes, reps = passes + sum(got), reps + len(got)
-            more_good, more_bad = draw(good, size), draw(bad, size)
-            kg, ng, kb, nb = kg + sum(more_good), ng + size, kb + sum(more_bad), nb + size
-            score = llr(passes, reps - passes, jeffreys(kg, ng), jeffreys(kb, nb))
-            if score >= upper:
-                decision = "good"
-                break
-            if score <= lower:
-                decision = "bad"
-                break
-        steps.append(
-            Step(version, decision, passes, reps, score, f"p_good {kg}/{ng}, p_bad {kb}/{nb}")
-        )
+        decision, passes, reps, score = _sprt(version, draw, ends, max_reps, batch, lower, upper)
+        steps.append(Step(version, decision, passes, reps, score, ends.note()))
         if decision == "cannot-tell":
             return result
         if decision == "good":

@@ -59,6 +59,29 @@ def _pid_alive(pid: object) -> bool:
     return True
 
 
+def _locked(path: Path, what: str) -> int:
+    """The lock file, open and locked by this process, or GridBusyError naming its holder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise GridBusyError(
+                f"{path.parent}: another {what} is running in this folder ({_describe(holder)}); "
+                "wait for it, or stop it first"
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # the holder removed the file between our open and our lock; retry
+
+
 @contextmanager
 def hold_grid_lock(
     path: Path, command: str, notes: list[str] | None = None, what: str = "grid"
@@ -80,25 +103,7 @@ def hold_grid_lock(
             with _GUARD:
                 _HELD[key] -= 1
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _read_holder(fd)
-            os.close(fd)
-            raise GridBusyError(
-                f"{path.parent}: another {what} is running in this folder ({_describe(holder)}); "
-                "wait for it, or stop it first"
-            ) from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)  # the holder removed the file between our open and our lock; retry
+    fd = _locked(path, what)
     try:
         left = _read_holder(fd)
         if left and notes is not None:

@@ -28,7 +28,9 @@ from evalkit.outpaths import replace_file, replace_folder
 from evalkit.records.confined import OUTSIDE, OutsideFolderError, confined
 from evalkit.records.keep import CHECK, JUDGE, PROCESS, STDERR, TRANSCRIPT
 from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
-from evalkit.records.report import Report, build_report, bundle_declarations
+from evalkit.records.report import build_report
+from evalkit.records.report_factors import bundle_declarations
+from evalkit.records.report_model import Report
 from evalkit.records.results import read_results
 from evalkit.records.row_agent import agent_of
 from evalkit.records.row_judge import judge_of

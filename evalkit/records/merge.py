@@ -25,7 +25,7 @@ from evalkit.records.appendlog import append_locked
 from evalkit.records.confined import Confinement, OutsideFolderError
 from evalkit.records.keep import carry_folder
 from evalkit.records.results import HEADER
-from evalkit.records.verify import FROZEN_KEYS
+from evalkit.records.verify_verdict import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from evalkit import __version__
@@ -28,17 +29,17 @@ from evalkit.records.results import (
     row_from_verdict,
 )
 from evalkit.records.run_ids import new_run_id
-from evalkit.records.verify import (
-    Trial,
-    _edited,
-    final_lines,
+from evalkit.records.verify_counts import final_lines, rescored_keys
+from evalkit.records.verify_replay import (
+    Kept,
+    edited_files,
     read_evidence,
     read_kept,
     replay_decide,
-    rescored_keys,
     scored_by_older_code,
     scoring_hash,
 )
+from evalkit.records.verify_result import Trial
 from evalkit.records.workdir import RepKey, Workdir, evidence_key
 from evalkit.suite.config import Suite
 
@@ -101,19 +102,7 @@ def _rescore_group(
     results_path = records.path(results or "results.tsv")
     check_results_file(results_path)
     rows = _row_of(records, results)
-    ready = []
-    for line in group:
-        name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
-        trial = Trial(name)
-        read = read_evidence(records.root, line)
-        kept = read_kept(suite, records.root, line, trial, read)
-        trial.problems += _edited(line, read)
-        if evidence_key(line) not in rows:
-            trial.problems.append("no TSV row")
-        if kept is None or trial.problems:
-            done.refused.append(f"{name}: {'; '.join(trial.problems)}")
-            continue
-        ready.append((line, kept))
+    ready = _ready(suite, records, group, rows, done)
     if not ready:
         return
     run_id = new_run_id()
@@ -133,42 +122,81 @@ def _rescore_group(
     )
     done.run_ids.append(run_id)
     for line, kept in ready:
+        _rescore_one(suite, records, run_id, line, kept, rows, results_path, done)
+
+
+def _ready(
+    suite: Suite,
+    records: Workdir,
+    group: list[EvidenceLine],
+    rows: dict[RepKey, ResultRow],
+    done: Rescored,
+) -> list[tuple[EvidenceLine, Kept]]:
+    """The reps whose evidence reads whole and unedited and whose row is there; each other
+    is refused, with why."""
+    ready = []
+    for line in group:
         name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
-        try:
-            verdict = replay_decide(suite, records.root, line, kept)
-        except (EvalkitError, KeyError, OSError) as exc:
-            done.refused.append(f"{name}: {str(exc).splitlines()[0][:160]}")
+        trial = Trial(name)
+        read = read_evidence(records.root, line)
+        kept = read_kept(suite, records.root, line, trial, read)
+        trial.problems += edited_files(line, read)
+        if evidence_key(line) not in rows:
+            trial.problems.append("no TSV row")
+        if kept is None or trial.problems:
+            done.refused.append(f"{name}: {'; '.join(trial.problems)}")
             continue
-        folder = records.claim_evidence_folder(
-            run_id, line.scenario, line.model, line.rep, line.attempt
-        )
-        kept_files = {r: rel for r, rel in line.files.items() if r not in ("check", "judge")}
-        new = keep_attempt(
-            records,
-            folder,
-            carry_files(records.path(line.evidence), folder, kept_files),
-            verdict,
-            rescored_declarations(suite, line.declarations),
-            run_id=run_id,
-            scenario=line.scenario,
-            model=line.model,
-            rep=line.rep,
-            attempt=line.attempt,
-            results=line.results,
-            usage=line.usage,
-            rescore_of=line.run_id,
-        )
-        records.append_evidence_line(new)
-        fresh = row_from_verdict(verdict, bundle_id=new.bundle_id, attempt=line.attempt)
-        decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id", "attempt")
-        row = rows[evidence_key(line)].model_copy(
-            update={
-                **{k: getattr(fresh, k) for k in decided},
-                "run_id": run_id,
-                "time": datetime.now(UTC).isoformat(timespec="seconds"),
-                "evalkit_version": __version__,
-            }
-        )
-        append_row(results_path, row)
-        was = rows[evidence_key(line)]
-        done.rescored.append(f"{name}: {was.verdict} -> {verdict.verdict}")
+        ready.append((line, kept))
+    return ready
+
+
+def _rescore_one(
+    suite: Suite,
+    records: Workdir,
+    run_id: str,
+    line: EvidenceLine,
+    kept: Kept,
+    rows: dict[RepKey, ResultRow],
+    results_path: Path,
+    done: Rescored,
+) -> None:
+    """One rep scored again: its evidence kept anew under RUN_ID, then its new row."""
+    name = f"{line.run_id} {line.scenario} {line.model} rep-{line.rep}"
+    try:
+        verdict = replay_decide(suite, records.root, line, kept)
+    except (EvalkitError, KeyError, OSError) as exc:
+        done.refused.append(f"{name}: {str(exc).splitlines()[0][:160]}")
+        return
+    folder = records.claim_evidence_folder(
+        run_id, line.scenario, line.model, line.rep, line.attempt
+    )
+    kept_files = {r: rel for r, rel in line.files.items() if r not in ("check", "judge")}
+    new = keep_attempt(
+        records,
+        folder,
+        carry_files(records.path(line.evidence), folder, kept_files),
+        verdict,
+        rescored_declarations(suite, line.declarations),
+        run_id=run_id,
+        scenario=line.scenario,
+        model=line.model,
+        rep=line.rep,
+        attempt=line.attempt,
+        results=line.results,
+        usage=line.usage,
+        rescore_of=line.run_id,
+    )
+    records.append_evidence_line(new)
+    fresh = row_from_verdict(verdict, bundle_id=new.bundle_id, attempt=line.attempt)
+    decided = ("a", "b", "verdict", "reasons", "flags", "bundle_id", "attempt")
+    row = rows[evidence_key(line)].model_copy(
+        update={
+            **{k: getattr(fresh, k) for k in decided},
+            "run_id": run_id,
+            "time": datetime.now(UTC).isoformat(timespec="seconds"),
+            "evalkit_version": __version__,
+        }
+    )
+    append_row(results_path, row)
+    was = rows[evidence_key(line)]
+    done.rescored.append(f"{name}: {was.verdict} -> {verdict.verdict}")

@@ -20,7 +20,9 @@ from pydantic import ValidationError
 from evalkit import __version__
 from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, VerificationRecord
-from evalkit.records.verify import VerifyReport, scoring_hash, verify_workdir
+from evalkit.records.verify import verify_workdir
+from evalkit.records.verify_replay import scoring_hash
+from evalkit.records.verify_result import VerifyReport
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 

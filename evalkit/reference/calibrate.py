@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from evalkit.checkers.behaviour import Expectation
 from evalkit.models import CellExpectation
@@ -19,7 +20,7 @@ from evalkit.reference.selftest import meets
 from evalkit.run.context import RunContext
 from evalkit.run.grid import GridCell, run_cells
 from evalkit.run.rep import RepOutcome
-from evalkit.suite.config import Which
+from evalkit.suite.config import Suite, Which
 from evalkit.suite.subject import NO_SUBJECT_VARIANT
 
 HANG_TIMEOUT = 5.0
@@ -44,6 +45,46 @@ class CalibrationCell:
 def _cell(outcome: RepOutcome, expect: Expectation, attempt: int) -> CalibrationCell:
     policy = outcome.model[len(PREFIX) :]
     return CalibrationCell(outcome.scenario, policy, expect, outcome, attempt)
+
+
+def calibration_context(
+    suite: Suite,
+    work: Path,
+    which: Which,
+    plugins: list[Path] | None,
+    variant: str | None,
+    unconfined: bool,
+    agent: str,
+    cli: str | None,
+) -> RunContext:
+    """The context a calibration runs in: a fresh run id, the scripted policies, two minutes
+    a rep, the reserve allowed when it is asked for."""
+    from evalkit.records.run_ids import new_run_id
+    from evalkit.reference.scripted import POLICIES
+    from evalkit.run.cli_versions import chosen_cli
+    from evalkit.suite.subject import build_subject
+
+    ctx = RunContext(
+        suite=suite,
+        workdir=work,
+        results=work / "results.tsv",
+        run_id=new_run_id(),
+        timeout=120,
+        subject=build_subject(suite, plugins, variant),
+        unconfined=unconfined,
+        agent=agent,
+        scripted=POLICIES,
+    )
+    ctx.use_cli(chosen_cli(cli))
+    ctx.allow_reserve = which in ("reserve", "all")
+    return ctx
+
+
+def chosen_policies(suite: Suite, named: list[str], unconfined: bool) -> list[str]:
+    """The policies named, or every one of the suite's (the escape probe only when confined)."""
+    from evalkit.reference.escape import ESCAPE
+
+    return named or [p for p in policy_names(suite) if not (unconfined and p == ESCAPE)]
 
 
 def calibrate(

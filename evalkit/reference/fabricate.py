@@ -135,8 +135,14 @@ def fabricate(
     tells the run in another agent's stream format (`agent_streams.py`)."""
     out = _Lines(stream, encoder)
     project = sandbox / "project"
-    run_env = dict(os.environ, **env)
-    if fault != "no-hook" and plugins:
+    _open(out, project, hook_output, model, fault != "no-hook" and plugins)
+    latest = _play(out, script, project, dict(os.environ, **env), model, plugins)
+    return _close(out, script, latest, model, fault)
+
+
+def _open(out: _Lines, project: Path, hook_output: str, model: str, hook: bool) -> None:
+    """The lines a run opens with: the SessionStart hook's answer (when it fires), then init."""
+    if hook:
         out.add(
             {
                 "type": "system",
@@ -164,10 +170,16 @@ def fabricate(
             "skills": [],
         }
     )
+
+
+def _play(
+    out: _Lines, script: Script, project: Path, run_env: dict[str, str], model: str, plugins: bool
+) -> str:
+    """Each step's blocks, each tool use applied to the project and answered; returns the
+    last tool result's text (what a quoting final message quotes)."""
     latest = ""
     for step in script.steps:
         message_id = out.next_id("msg")
-        uses: list[ToolUseBlock] = []
         for block in step.blocks:
             if isinstance(block, ToolUseBlock):
                 tool_id = out.next_id("toolu")
@@ -177,7 +189,6 @@ def fabricate(
                     "name": block.name,
                     "input": block.input,
                 }
-                uses.append(block)
                 block_ids = tool_id
             else:
                 content = {"type": "text", "text": fill(block.text, block.quote, latest)}
@@ -206,6 +217,13 @@ def fabricate(
                 if is_error is not None:
                     result["is_error"] = is_error
                 out.add({"type": "user", "message": {"role": "user", "content": [result]}})
+    return latest
+
+
+def _close(
+    out: _Lines, script: Script, latest: str, model: str, fault: Fault | None
+) -> list[str]:
+    """The final message and the result line (none when the fault cuts the run before it)."""
     final = fill(script.final_text, script.final_quote, latest)
     out.add(
         {

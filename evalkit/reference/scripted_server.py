@@ -355,41 +355,10 @@ class ScriptedServer:
 
         latest = latest_tool_result(request.get("messages"))
         blocks, stop_reason = self._blocks(script, step, latest)
-        message: dict[str, Any] = {
-            "id": _new_id("msg"),
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": blocks,
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": max(1, size // 4),
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-                "output_tokens": _tokens(json.dumps(blocks)),
-            },
-        }
-
-        if self.fault == "hang":
+        message = _message(model, blocks, stop_reason, size)
+        if self.fault in ("hang", "cut"):
             self._log(RequestLog(handler.path, stream, model, None, 200, side))
-            handler.open_stream("text/event-stream" if stream else "application/json")
-            _say_held()
-            self._released.wait()
-            handler.drop_connection()
-            return
-
-        if self.fault == "cut":
-            self._log(RequestLog(handler.path, stream, model, None, 200, side))
-            if stream:
-                handler.open_stream("text/event-stream")
-                for data in list(_events(message))[:4]:
-                    handler.write_chunk(data)
-            else:
-                body = json.dumps(message).encode()
-                handler.reply_head(200, "application/json", len(body))
-                handler.wfile.write(body[: len(body) // 2])
-            handler.drop_connection()
+            self._break_off(handler, message, stream)
             return
 
         self._log(RequestLog(handler.path, stream, model, step, 200, side))
@@ -400,6 +369,23 @@ class ScriptedServer:
         for data in _events(message):
             handler.write_chunk(data)
         handler.write_chunk(b"")
+
+    def _break_off(self, handler: _Handler, message: dict[str, Any], stream: bool) -> None:
+        """A hang (the answer opened and never sent, until released) or a cut (half of it,
+        then the connection dropped)."""
+        if self.fault == "hang":
+            handler.open_stream("text/event-stream" if stream else "application/json")
+            _say_held()
+            self._released.wait()
+        elif stream:
+            handler.open_stream("text/event-stream")
+            for data in list(_events(message))[:4]:
+                handler.write_chunk(data)
+        else:
+            body = json.dumps(message).encode()
+            handler.reply_head(200, "application/json", len(body))
+            handler.wfile.write(body[: len(body) // 2])
+        handler.drop_connection()
 
     def _blocks(
         self, script: Script, step: int | None, latest: str
@@ -426,6 +412,27 @@ class ScriptedServer:
                 )
         uses_tools = any(b["type"] == "tool_use" for b in blocks)
         return blocks, "tool_use" if uses_tools else "end_turn"
+
+
+def _message(
+    model: str, blocks: list[dict[str, Any]], stop_reason: str, size: int
+) -> dict[str, Any]:
+    """The Messages API answer holding BLOCKS, with usage estimated from the sizes."""
+    return {
+        "id": _new_id("msg"),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": max(1, size // 4),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": _tokens(json.dumps(blocks)),
+        },
+    }
 
 
 def prompt_digest(text: str) -> str:

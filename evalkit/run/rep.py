@@ -51,7 +51,13 @@ from evalkit.run.judges import default_judge
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
 from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
-from evalkit.run.scripted import RepScript, ScriptServer, is_policy, require_scripted
+from evalkit.run.scripted import (
+    RepScript,
+    ScriptedRep,
+    ScriptServer,
+    is_policy,
+    require_scripted,
+)
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes
@@ -293,79 +299,152 @@ def prepare_rep(
                              guarded, ctx.agent)  # fmt: skip
             agent = require_scripted(ctx.scripted).for_rep(want)
             starting = _start_in_background(agent.start)
-        if ctx.template_sandboxes:
-            TEMPLATES.copy(suite, scenario, sandbox, root)
-        else:
-            build_sandbox(suite, scenario, sandbox)
-        subject.apply(suite, sandbox)
-        observed = place_wrappers(suite.config.observe, sandbox)
-        config_dir = scratch / "claude-config"
-        config_dir.mkdir()
-        env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
-        env.update({k: v for k, v in guarded.items() if v})
-        cli_model = model
-        judge = ctx.judge_override
+        observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded)
+        cli_model, judge = model, ctx.judge_override
         if agent is not None and starting is not None:
             server = starting.result()
-            for key in [k for k in env if k.startswith("ANTHROPIC_")]:
-                del env[key]
-            env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
-            cli_model = agent.cli_model
-            if judge is None:
-                judge = FixedJudge(agent.judge_answer)
+            cli_model, judge = _to_server(agent, server, env, judge)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        if ctx.agent == "claude":
-            launch = scenario.scenario.launch
-            # the escape probe walks every way out of its rep: more turns than a case allows
-            probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
-            own_turns = None if probe else launch.max_turns
-            turns = tighter(ctx.max_turns, own_turns)
-            command = agent_command(cli, cli_model, rep_plugins, turns, launch.tools)
-        else:
-            command, env = _other_agent(
-                ctx.agent, cli, scratch, server, cli_model, rep_plugins, env
-            )
+        command, env = _agent_command(ctx, scenario, model, cli, cli_model, rep_plugins, scratch,
+                                      server, env)  # fmt: skip
         prompt = read_task(scenario).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
         run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
-        writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
-        writable += [p for p in (config_dir, scratch / "plugins") if p.is_dir()]
-        hidden = [suite.root, ctx.workdir, scratch, Path.home()]
-        if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
-            hidden.append(root)
-        hidden += [Path(p) for p in suite.checker.guarded_paths(guarded)]
+        writable, hidden = _reach(ctx, sandbox, config_dir, scratch, root, guarded)
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
-            if ctx.agent != "claude":
-                writable += _agent_folders(scratch)
-            if ctx.agent != "claude" and server is not None:
-                env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
-            shown = []
-            if observed:
-                (sandbox / TRANSCRIPT).touch()
-                shown.append(sandbox / TRANSCRIPT)
-            home = scratch / "home"
-            if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
-                home = Path(env["HOME"])  # the agent's own config home (Gemini's)
-            confined = confine(command, env, sandbox / "project", writable, home, cli, hidden,
-                               shown, ctx.agent)  # fmt: skip
+            confined = _confine(ctx, command, env, sandbox, scratch, cli, writable, hidden,
+                                bool(observed), server)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
-        if confined is not None:
-            confined.stop()
-        if server is None and starting is not None and starting.exception() is None:
-            server = starting.result()
-        if server is not None:
-            server.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
+        _abandon(confined, server, starting, scratch)
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
         confined,
     )  # fmt: skip
+
+
+def _lay_out(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    sandbox: Path,
+    scratch: Path,
+    root: Path,
+    guarded: dict[str, str],
+) -> tuple[list[Placed], Path, dict[str, str]]:
+    """The sandbox with the subject applied and the observed scripts' wrappers placed, the
+    agent's config folder, and its environment."""
+    suite = ctx.suite
+    if ctx.template_sandboxes:
+        TEMPLATES.copy(suite, scenario, sandbox, root)
+    else:
+        build_sandbox(suite, scenario, sandbox)
+    ctx.the_subject().apply(suite, sandbox)
+    observed = place_wrappers(suite.config.observe, sandbox)
+    config_dir = scratch / "claude-config"
+    config_dir.mkdir()
+    env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
+    env.update({k: v for k, v in guarded.items() if v})
+    return observed, config_dir, env
+
+
+def _to_server(
+    agent: ScriptedRep, server: ScriptServer, env: dict[str, str], judge: Judge | None
+) -> tuple[str, Judge | None]:
+    """Point the rep's environment at the policy's scripted server, in place of any
+    Anthropic endpoint or key; the model name the CLI is given, and the judge."""
+    for key in [k for k in env if k.startswith("ANTHROPIC_")]:
+        del env[key]
+    env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
+    return agent.cli_model, judge if judge is not None else FixedJudge(agent.judge_answer)
+
+
+def _reach(
+    ctx: RunContext,
+    sandbox: Path,
+    config_dir: Path,
+    scratch: Path,
+    root: Path,
+    guarded: dict[str, str],
+) -> tuple[list[Path], list[Path]]:
+    """What the agent may write, and what it may not see."""
+    writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
+    writable += [p for p in (config_dir, scratch / "plugins") if p.is_dir()]
+    hidden = [ctx.suite.root, ctx.workdir, scratch, Path.home()]
+    if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
+        hidden.append(root)
+    hidden += [Path(p) for p in ctx.suite.checker.guarded_paths(guarded)]
+    return writable, hidden
+
+
+def _agent_command(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    model: str,
+    cli: Path,
+    cli_model: str,
+    plugins: list[Path],
+    scratch: Path,
+    server: ScriptServer | None,
+    env: dict[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The agent's command line (and, for another agent, its environment)."""
+    if ctx.agent != "claude":
+        return _other_agent(ctx.agent, cli, scratch, server, cli_model, plugins, env)
+    launch = scenario.scenario.launch
+    # the escape probe walks every way out of its rep: more turns than a case allows
+    probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
+    own_turns = None if probe else launch.max_turns
+    turns = tighter(ctx.max_turns, own_turns)
+    return agent_command(cli, cli_model, plugins, turns, launch.tools), env
+
+
+def _confine(
+    ctx: RunContext,
+    command: list[str],
+    env: dict[str, str],
+    sandbox: Path,
+    scratch: Path,
+    cli: Path,
+    writable: list[Path],
+    hidden: list[Path],
+    observed: bool,
+    server: ScriptServer | None,
+) -> Confined:
+    """The agent's command inside its OS sandbox: what it may write, what it may not see."""
+    if ctx.agent != "claude":
+        writable = writable + _agent_folders(scratch)
+    if ctx.agent != "claude" and server is not None:
+        env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
+    shown = []
+    if observed:
+        (sandbox / TRANSCRIPT).touch()
+        shown.append(sandbox / TRANSCRIPT)
+    home = scratch / "home"
+    if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
+        home = Path(env["HOME"])  # the agent's own config home (Gemini's)
+    return confine(command, env, sandbox / "project", writable, home, cli, hidden, shown,
+                   ctx.agent)  # fmt: skip
+
+
+def _abandon(
+    confined: Confined | None,
+    server: ScriptServer | None,
+    starting: Future[ScriptServer] | None,
+    scratch: Path,
+) -> None:
+    """Undo a preparation that raised: the sandbox's door, the scripted server, the scratch."""
+    if confined is not None:
+        confined.stop()
+    if server is None and starting is not None and starting.exception() is None:
+        server = starting.result()
+    if server is not None:
+        server.stop()
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -567,30 +646,17 @@ def _score_and_keep(
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
-        exit_code=outcome.exit_code,
-        stopped=outcome.stopped,
-        timeout=timeout,
-        guarded_env=guarded,
-        guard_changes=guard.changes(),
-        seconds=round(outcome.seconds, 3),
+        exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
+        guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
         reach=reach,
-    )
+    )  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
     verdict = decide(
         instrument, sandbox, transcript, model, judge, process, folder, without_subject=bare
     )
-    files = {
-        **keep_text(folder, "transcript", redacted),
-        **keep_text(folder, "stderr", redact(_read_text(sandbox / STDERR))),
-        **keep_json(folder, "process", process),
-        **keep_json(folder, "guard", guard),
-        **keep_checker_error(folder),
-        **keep_log(sandbox, folder),
-    }
-    diffs = keep_folder_diffs(ctx.suite, sandbox, folder, instrument.fixtures)
-    files.update({f"{name}_diff": path for name, path in diffs.items()})
+    files = _keep_files(ctx, sandbox, folder, redacted, process, guard, instrument.fixtures)
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
     decl = declarations(
@@ -610,20 +676,37 @@ def _score_and_keep(
         usage=dict(usage),
     )  # fmt: skip
     row = row_from_verdict(
-        verdict,
-        rep=rep,
-        run_id=run_id,
-        time=datetime.now(UTC).isoformat(timespec="seconds"),
-        evalkit_version=__version__,
-        cli_version=version,
-        model_id=transcript.model_id or "-",
-        bundle_id=line.bundle_id,
-        attempt=attempt,
-        variant=subject.variant,
-        subject_hash=subject.hash,
-        **usage,
-    )
+        verdict, rep=rep, run_id=run_id, time=datetime.now(UTC).isoformat(timespec="seconds"),
+        evalkit_version=__version__, cli_version=version, model_id=transcript.model_id or "-",
+        bundle_id=line.bundle_id, attempt=attempt, variant=subject.variant,
+        subject_hash=subject.hash, **usage,
+    )  # fmt: skip
     return Attempt(verdict, transcript, row, line, folder, outcome.seconds)
+
+
+def _keep_files(
+    ctx: RunContext,
+    sandbox: Path,
+    folder: Path,
+    redacted: str,
+    process: ProcessRecord,
+    guard: GuardRecord,
+    fixtures: dict[str, Path],
+) -> dict[str, str]:
+    """Every file of the attempt's evidence written into FOLDER, by role: the redacted
+    transcript and stderr, the process and guard records, the checker's error, the observed
+    scripts' log, and each fixture's diff."""
+    files = {
+        **keep_text(folder, "transcript", redacted),
+        **keep_text(folder, "stderr", redact(_read_text(sandbox / STDERR))),
+        **keep_json(folder, "process", process),
+        **keep_json(folder, "guard", guard),
+        **keep_checker_error(folder),
+        **keep_log(sandbox, folder),
+    }
+    diffs = keep_folder_diffs(ctx.suite, sandbox, folder, fixtures)
+    files.update({f"{name}_diff": path for name, path in diffs.items()})
+    return files
 
 
 def usage_of(transcript: Transcript, seconds: float) -> dict[str, int | float]:

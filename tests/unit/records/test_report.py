@@ -14,21 +14,16 @@ import evalkit.records.verification as verification_module
 from evalkit.cli.main import app
 from evalkit.errors import NotFoundError
 from evalkit.models import Plan, PlanCell, ResultRow
-from evalkit.records.report import (
-    REPORT_SCHEMA_VERSION,
-    Cell,
-    Rate,
-    Report,
-    build_report,
-    flag_key,
-    to_markdown,
-    wilson,
-)
+from evalkit.records.report import build_report
+from evalkit.records.report_model import REPORT_SCHEMA_VERSION, Cell, Rate, Report
+from evalkit.records.report_tally import flag_key
+from evalkit.records.report_text import LEVEL_COLUMNS, to_markdown
 from evalkit.records.results import append_row
 from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import Trial, VerifyReport
+from evalkit.records.verify_result import Trial, VerifyReport
 from evalkit.records.workdir import PLANS
 from evalkit.run.context import RunContext, record_plan
+from evalkit.stats import wilson
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Contamination, Lock
 from tests.conftest import REPO
@@ -580,7 +575,7 @@ def test_rows_naming_a_breach_are_counted_whatever_their_verdict(
     assert built.breaches == 2
     (cell,) = built.levels[0].cells
     assert cell.breaches == 2
-    assert "breach" in " ".join(report_module.LEVEL_COLUMNS).lower()
+    assert "breach" in " ".join(LEVEL_COLUMNS).lower()
     assert '"breaches": 2' in built.model_dump_json(indent=1)
 
 

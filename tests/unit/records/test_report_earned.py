@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.models import ResultRow, VerdictValue
-from evalkit.records.report import build_report, to_markdown
+from evalkit.records.report import build_report
+from evalkit.records.report_text import to_markdown
 from evalkit.records.results import append_row
 from evalkit.suite.config import Suite
 

@@ -14,7 +14,11 @@ from evalkit.cli.main import app
 from evalkit.cli.report_tables import print_report
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ExpectedBar, PlanCell, ResultRow
-from evalkit.records.report import Rate, Report, build_report, expected_verdict, rate, to_markdown
+from evalkit.records.report import build_report
+from evalkit.records.report_expected import expected_verdict
+from evalkit.records.report_model import Rate, Report
+from evalkit.records.report_tally import rate
+from evalkit.records.report_text import to_markdown
 from evalkit.records.results import COLUMNS, append_row, format_row
 from evalkit.records.workdir import Workdir
 from evalkit.run.context import RunContext, record_plan

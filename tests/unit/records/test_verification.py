@@ -18,7 +18,7 @@ from evalkit.models import ResultRow
 from evalkit.records.report import build_report
 from evalkit.records.results import append_row
 from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import VerifyReport
+from evalkit.records.verify_result import VerifyReport
 from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 

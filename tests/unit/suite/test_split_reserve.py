@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
-from evalkit.records.report import build_report, to_markdown
+from evalkit.records.report import build_report
+from evalkit.records.report_text import to_markdown
 from evalkit.suite.catalog import load_catalog
 from evalkit.suite.config import Suite, load_suite
 from evalkit.suite.lock import freeze
