@@ -65,16 +65,31 @@ def _console(stderr: bool) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+def _made(name: str) -> Console:
+    with _CONSOLES_MADE:
+        if name not in globals():
+            globals()[name] = _console(stderr=name == "err")
+    console: Console = globals()[name]
+    return console
+
+
 def __getattr__(name: str) -> Console:
     """`out` and `err`, the rich consoles, made on first use: importing rich costs a command
     that prints plain text (`list`) a noticeable part of its start-up."""
     if name in ("out", "err"):
-        with _CONSOLES_MADE:
-            if name not in globals():
-                globals()[name] = _console(stderr=name == "err")
-        console: Console = globals()[name]
-        return console
+        return _made(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class Lines:
+    """What a library call says, as a command shows it: lines on stdout, warnings on stderr
+    (the `run` and `grid` views add their progress bars)."""
+
+    def say(self, line: str) -> None:
+        _made("out").print(line, markup=False)
+
+    def warn(self, line: str) -> None:
+        _made("err").print(line, markup=False)
 
 
 F = TypeVar("F", bound=Callable[..., Any])

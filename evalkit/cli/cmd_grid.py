@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import Lines, command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
     AgentOption,
@@ -170,23 +170,13 @@ def _checked(
     return cli_list
 
 
-class _Screen:
+class _Screen(Lines):
     """The grid's view: lines on stdout, warnings on stderr, a progress bar while it runs."""
 
     def __init__(self, unconfined: bool, stop: threading.Event) -> None:
         self.unconfined = unconfined
         self.stop = stop
         self.bars: list[RepProgress] = []
-
-    def say(self, line: str) -> None:
-        from evalkit.cli.app import out
-
-        out.print(line, markup=False)
-
-    def warn(self, line: str) -> None:
-        from evalkit.cli.app import err
-
-        err.print(line, markup=False)
 
     @contextmanager
     def running(self, total: int) -> Iterator[OnDone]:

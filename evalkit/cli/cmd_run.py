@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import Lines, command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
     AgentOption,
@@ -80,13 +80,7 @@ def run(
         results=results, keep_sandboxes=keep_sandboxes, reserve=reserve, cli=cli, limits=limits,
     )  # fmt: skip
 
-    class Screen:
-        def say(self, line: str) -> None:
-            out.print(line, markup=False)
-
-        def warn(self, line: str) -> None:
-            err.print(line, markup=False)
-
+    class Screen(Lines):
         @contextmanager
         def running(self, total: int) -> Iterator[OnDone]:
             bar: AbstractContextManager[RepProgress | None]

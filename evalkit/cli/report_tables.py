@@ -38,6 +38,7 @@ from evalkit.records.report_text import (
     earned_rows,
     expected_columns,
     expected_rows,
+    model_rows,
     usage_rows,
 )
 from evalkit.records.row_subject import short_hash
@@ -92,19 +93,7 @@ INNER_MODEL_COLUMNS = ("model", "PASS (pos)", "ERROR", "PASS (neg)", "ERROR")
 
 
 def model_table(report: Report, which: str) -> list[list[str]]:
-    return [
-        [
-            m.model,
-            *subject_cells(report, m.variant, m.subject_hash),
-            *factor_cells(report, m),
-            compact_rate(m.recall),
-            str(m.recall.errors),
-            compact_rate(m.specificity),
-            str(m.specificity.errors),
-        ]
-        for m in report.models
-        if m.set == which
-    ]
+    return [list(row) for row in model_rows(report, which, compact_rate)]
 
 
 def expected_table(report: Report) -> list[list[str]]:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from evalkit.models import (
-    ScenarioSet,
-)
 from evalkit.records.report_factors import (
     SUBJECT_COLUMNS,
     agent_line,
@@ -117,15 +114,18 @@ def level_rows(table: LevelTable, report: Report | None = None) -> list[tuple[st
     ]
 
 
-def model_rows(report: Report, which: ScenarioSet) -> list[tuple[str, ...]]:
+def model_rows(
+    report: Report, which: str, rate_text: Callable[[Rate], str] = fmt_rate
+) -> list[tuple[str, ...]]:
+    """One row per model of a set; the table form passes a narrower rate."""
     return [
         (
             m.model,
             *subject_cells(report, m.variant, m.subject_hash),
             *factor_cells(report, m),
-            fmt_rate(m.recall),
+            rate_text(m.recall),
             str(m.recall.errors),
-            fmt_rate(m.specificity),
+            rate_text(m.specificity),
             str(m.specificity.errors),
         )
         for m in report.models
