@@ -14,7 +14,7 @@ from evalkit.records.workdir import Workdir
 from evalkit.scoring.hashing import sha256_file
 
 PACKAGE = Path(evalkit.__file__).parent
-TABLE = PACKAGE / "models.py"
+TABLE = PACKAGE / "models" / "records.py"
 
 
 def spelled_names(source: str) -> list[str]:

@@ -1,0 +1,202 @@
+"""What a suite's `evalkit.yaml` says: the shapes its authors write, strict about typos."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from evalkit.models.base import NAME_PATTERN, RESERVED_VARIANTS, Strict, is_name
+
+
+class FixturesConfig(Strict):
+    project: str = Field(
+        "fixtures/project", description="copied to <sandbox>/project and git-inited"
+    )
+    extra: dict[str, str] = Field(
+        default_factory=dict,
+        description="name -> folder; each copied pristine to <sandbox>/<name>, without .git",
+    )
+
+
+class RequiredHook(Strict):
+    event: str = Field(description="hook_event of the hook_response, e.g. SessionStart")
+    output_contains: str = Field("", description="text the hook's output must contain")
+    agents: list[Literal["claude", "codex", "gemini"]] | None = Field(
+        None,
+        description="the agents whose reps it is required of; every agent when absent. A rep "
+        "of an agent it applies to that cannot run its event is an ERROR",
+    )
+
+
+class CheckerConfig(Strict):
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeConfig(Strict):
+    rubric: str = "judge-rubric.md"
+    rubrics: dict[str, str] = Field(
+        default_factory=dict,
+        description="name -> suite-relative file: further frozen rubrics, each asked by the "
+        "checker option that names it",
+    )
+    model: str = "haiku"
+    command_env: list[str] = Field(
+        default_factory=lambda: ["EVALKIT_JUDGE_CMD"],
+        description="environment variables, first set wins, holding a shell command judge",
+    )
+
+
+class BuildStep(Strict):
+    """A fixture file that is built, not committed: rebuilt when missing or stale."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="names it in the lock")
+    output: str = Field(description="project-relative folder the command writes")
+    command: list[str] = Field(
+        min_length=1,
+        description="argv run from the suite folder; {project} is the project fixture; the "
+        "tool is looked up beside evalkit's own Python first, then on PATH",
+    )
+    version: list[str] = Field(
+        default_factory=list, description="argv printing the tool's version, kept in the lock"
+    )
+    keep: list[str] = Field(
+        default_factory=list, description="files of output to keep; the rest is pruned"
+    )
+    canonical: Literal["files", "graphify-graph"] = Field(
+        "files",
+        description="how the output is hashed: its files' bytes, or a graphify graph's "
+        "nodes and links (it stamps the HEAD commit and the date, which are not the graph)",
+    )
+
+
+class VariantConfig(Strict):
+    overlay: str | None = Field(
+        None,
+        description="suite-relative folder; each file in it replaces or adds the subject file "
+        "at the same suite-relative path (e.g. fixtures/plugins/os-vault/skills/write/SKILL.md); "
+        "none: the suite's own wording under this name",
+    )
+    description: str = ""
+
+
+Rate01 = Annotated[float, Field(ge=0, le=1)]
+
+
+class Bounds(Strict):
+    """A hypothesised range: at least `min`, at most `max` (either may be left open)."""
+
+    min: float | None = Field(None, ge=0, le=1)
+    max: float | None = Field(None, ge=0, le=1)
+
+
+class TierBar(Strict):
+    """A model tier's own bars at one level, in place of the level's general ones."""
+
+    positive: Rate01 | Bounds | None = Field(None, description="recall: a minimum, or min/max")
+    negative: Rate01 | Bounds | None = Field(None, description="specificity: a minimum, or min/max")
+
+
+class ExpectedBar(TierBar):
+    """A hypothesised pass rate, stated before the grid is run: a number is a minimum; `min`
+    and `max` state a range ("haiku may over-trigger at L3": `negative: {max: 0.6}`)."""
+
+    models: dict[str, TierBar] = Field(
+        default_factory=dict,
+        description="model tier (sonnet, haiku, or any model name) -> its own bars; a tier "
+        "names every model it is part of (haiku: claude-haiku-4-5)",
+    )
+
+    def for_model(self, model: str, polarity: str) -> tuple[float | None, float | None]:
+        """(min, max) for one model's cells of one polarity: the tier's when it states one."""
+        chosen: float | Bounds | None = getattr(self, polarity)
+        for tier, bar in self.models.items():
+            if (tier == model or tier in model) and getattr(bar, polarity) is not None:
+                chosen = getattr(bar, polarity)
+                break
+        if isinstance(chosen, Bounds):
+            return chosen.min, chosen.max
+        return chosen, None
+
+
+class GateConfig(Strict):
+    """`evalkit gate`'s settings, stated before a grid like the bars; frozen with the config."""
+
+    alpha: float | None = Field(None, gt=0, lt=1, description="family-wise level (Holm)")
+    margin: float | None = Field(
+        None, ge=0, lt=1, description="non-inferiority margin on recall and specificity"
+    )
+    max_errors: float | None = Field(
+        None, ge=0, le=1, description="largest share of ERROR rows a side may hold"
+    )
+
+
+class SuiteConfig(Strict):
+    name: str
+    description: str = ""
+    fixtures: FixturesConfig = Field(default_factory=FixturesConfig)
+    plugins: list[str] = Field(default_factory=list)
+    environment: dict[str, str] = Field(
+        default_factory=dict,
+        description="isolation environment for every rep; {sandbox}, {project} and each "
+        "extra fixture name expand to absolute sandbox paths",
+    )
+    required_hooks: list[RequiredHook] = Field(default_factory=list)
+    checker: CheckerConfig
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    ladder: bool = Field(
+        True, description="scenarios sit on the L1-L3 ladder; false: each names its kind"
+    )
+    build: list[BuildStep] = Field(
+        default_factory=list, description="built fixture files, in order"
+    )
+    subject: list[str] | None = Field(
+        None,
+        description="suite-relative folders or files that are the wording under test (plugin "
+        "folders, a fixture's CLAUDE.md); never frozen, hashed on every row. Default: plugins",
+    )
+    variants: dict[str, VariantConfig] = Field(
+        default_factory=dict,
+        description=f"name ({NAME_PATTERN}; not {' or '.join(RESERVED_VARIANTS)}) -> files "
+        "overlaid onto the subject",
+    )
+    observe: list[str] = Field(
+        default_factory=list,
+        description="project-relative scripts each rep runs through a wrapper that records "
+        "every run (rules: `ran`); part of the frozen instrument",
+    )
+    expected: dict[str, ExpectedBar] = Field(
+        default_factory=dict,
+        description="level (L1, L2, L3; a kind where there is no ladder) -> hypothesised pass "
+        "bars, stated before the grid; part of the frozen instrument",
+    )
+    gate: GateConfig = Field(default_factory=GateConfig)
+
+    @field_validator("variants")
+    @classmethod
+    def _variant_names(cls, variants: dict[str, VariantConfig]) -> dict[str, VariantConfig]:
+        for name in variants:
+            if name in RESERVED_VARIANTS:
+                raise ValueError(f"'{name}' is a name evalkit reserves; choose another")
+            if not is_name(name):
+                raise ValueError(f"{name!r} is not a variant name ({NAME_PATTERN})")
+        return variants
+
+    @field_validator("observe")
+    @classmethod
+    def _observed_paths(cls, paths: list[str]) -> list[str]:
+        for path in paths:
+            parts = path.split("/")
+            if path.startswith("/") or not path or any(p in ("", ".", "..") for p in parts):
+                raise ValueError(f"observe: {path!r} must be a plain path inside the project")
+        if len(set(paths)) != len(paths):
+            raise ValueError("observe: a script is named twice")
+        return paths
+
+    @model_validator(mode="after")
+    def _expected_levels(self) -> SuiteConfig:
+        wrong = [k for k in self.expected if self.ladder and k not in ("L1", "L2", "L3")]
+        if wrong:
+            raise ValueError(f"expected: {', '.join(wrong)} is not a level (L1, L2 or L3)")
+        return self

@@ -1,0 +1,134 @@
+"""What a results folder keeps: evidence lines, plans and the verification record."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from evalkit.models.base import SCHEMA_VERSION, Model, VerdictValue
+
+EVIDENCE_FILES: dict[str, str] = {
+    "transcript": "transcript.jsonl",
+    "stderr": "stderr.txt",
+    "check": "check.json",
+    "judge": "judge.json",
+    "process": "process.json",
+    "guard": "guard.json",
+    "observed": "observed.jsonl",
+    "checker_error": "checker-error.txt",
+}
+"""The one table of a rep's evidence file names: role (a key of `EvidenceLine.files`) -> the
+file's name in its evidence folder. `records/keep.py` writes them; no other module spells one."""
+DIFF_SUFFIX = ".diff"
+"""A fixture folder's kept diff is `<folder>.diff`, role `<folder>_diff`."""
+
+
+class EvidenceLine(Model):
+    """One rep in WORKDIR/manifest.jsonl: where its evidence is and what it was run against."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    scenario: str
+    model: str
+    rep: int
+    evidence: str = Field(description="folder relative to WORKDIR")
+    files: dict[str, str] = Field(description="role -> path relative to the evidence folder")
+    file_hashes: dict[str, str] = Field(
+        default_factory=dict, description="role -> sha256 of that file, as it was kept"
+    )
+    declarations: dict[str, Any]
+    bundle_id: str
+    verdict: VerdictValue
+    results: str = Field("", description="the results TSV the row went to, relative to WORKDIR")
+    attempt: int = Field(1, description="1, or the retry this is (2 for the first retry)")
+    superseded_by: int | None = Field(
+        None, description="the attempt that replaced this one; its row is the rep's row"
+    )
+    retry_reason: str = Field("", description="why this attempt was run again, when it was")
+    rescore_of: str = Field(
+        "",
+        description="the run id of the rep this line scores again with newer scoring code "
+        "(`evalkit rescore`); that rep's row stays in the file, replaced",
+    )
+    usage: dict[str, int | float] = Field(
+        default_factory=dict, description="tokens, turns, duration and the CLI's cost estimate"
+    )
+
+
+class PlanCell(Model):
+    scenario: str
+    model: str
+    reps: int
+    variant: str = Field("", description="the subject variant; empty for the run's own")
+    cli: str = Field("", description="the CLI version asked for (--cli); empty for the default")
+    rep_numbers: list[int] = Field(
+        default_factory=list, description="which reps, when not 1..reps (a shard's slice)"
+    )
+
+    def numbers(self) -> list[int]:
+        return self.rep_numbers or list(range(1, self.reps + 1))
+
+
+class CellExpectation(Model):
+    """The verdict a reference policy must get on one scenario: what `calibrate` holds it to."""
+
+    scenario: str
+    model: str
+    verdict: VerdictValue
+    reason: str | None = Field(None, description="a reason or flag the row must name, if any")
+    attempt: int = Field(1, description="the attempt the verdict must come from")
+
+
+class Plan(Model):
+    """What a run or grid set out to do, so anyone can count what should be there."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created: str
+    command: str
+    cells: list[PlanCell]
+    results: str = Field("", description="the results TSV, relative to WORKDIR")
+    skipped: list[PlanCell] = Field(
+        default_factory=list,
+        description="reps of this run_id's plan that will not run, and why (skip_reason)",
+    )
+    skip_reason: str = ""
+    grid_digest: str = Field("", description="a sharded grid's digest: the same on every shard")
+    shard: str = Field("", description="I/N of a sharded grid")
+    grid_cells: int = Field(0, description="a sharded grid's cells over all its shards")
+    suite: str = Field("", description="the suite whose scenarios the plan runs")
+    inner_loop: bool = Field(
+        False, description="a reduced grid (failed cells plus controls), not the whole set"
+    )
+    calibration: bool = Field(
+        False, description="written by `calibrate`: reference policies, not a measurement"
+    )
+    expected_verdicts: list[CellExpectation] = Field(
+        default_factory=list, description="a calibration's expected verdict of every cell"
+    )
+    preflight: Literal["", "passed", "skipped"] = Field(
+        "",
+        description="for a real model: `passed` when the self-test and a policy:oracle rep "
+        "through the CLI proved the instrument first, `skipped` with --skip-preflight; empty "
+        "when every model is a policy",
+    )
+
+
+class VerificationRecord(Model):
+    """What `evalkit verify` concluded about a results folder, and the files it concluded it
+    from, by hash: `report` reads the verdict only while every hash still matches."""
+
+    schema_version: int = SCHEMA_VERSION
+    suite: str
+    verified_at: str
+    evalkit_version: str
+    key: dict[str, str] = Field(
+        description="plans, manifest, each results file, the evidence listing and the scoring "
+        "code -> its hash when verify began"
+    )
+    trials: int
+    failed_trials: int
+    all_rederived: bool
+    publishable: bool
+    problems: list[str] = Field(description="why not publishable; empty when it is")

@@ -1,0 +1,122 @@
+"""What scoring decides and records: verdicts, results rows, and the guarded paths' reach."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from evalkit.models.base import SCHEMA_VERSION, Model, Polarity, VerdictValue
+
+
+class JudgeRecord(Model):
+    schema_version: int = SCHEMA_VERSION
+    prompt_sha256: str
+    raw_output: str
+    answer: Literal["YES", "NO"] | None = None
+    error: str | None = None
+
+
+class Verdict(Model):
+    schema_version: int = SCHEMA_VERSION
+    scenario: str
+    model: str
+    polarity: Polarity
+    axis_a: str = Field(description="A:PASS, A:FAIL, A:yes, A:no or A:ERROR")
+    axis_b: str = Field(description="B:PASS, B:FAIL or B:ERROR")
+    verdict: VerdictValue
+    reasons: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="informational, never decisive")
+    judge: JudgeRecord | None = None
+
+
+class ResultRow(Model):
+    """One line of a results TSV; the first six columns are the ones autoresearch loops read."""
+
+    scenario: str
+    model: str
+    a: str
+    b: str
+    verdict: VerdictValue
+    reasons: str = Field(description="decisive reasons, then flags, ';'-separated")
+    flags: str = Field("-", description="the informational flags alone")
+    rep: int = 0
+    run_id: str = ""
+    time: str = ""
+    evalkit_version: str = ""
+    cli_version: str = ""
+    model_id: str = ""
+    bundle_id: str = ""
+    turns: int = 0
+    duration_ms: int = 0
+    cost_usd_estimate: float = Field(
+        0.0, description="the CLI's own estimate, from the price table it bundles; not a bill"
+    )
+    schema_version: int = SCHEMA_VERSION
+    attempt: int = Field(1, description="which attempt of the rep this row is; 1 unless retried")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    variant: str = Field("", description="the subject's variant name; 'suite' for its own")
+    subject_hash: str = Field(
+        "",
+        pattern=r"^(sha256:[0-9a-f]{64})?$",
+        description="hash of the subject (wording) the rep ran with; whole, so a torn row fails",
+    )
+
+
+class Reach(Model):
+    """What a rep's agent could reach, kept with its process record: the rule that names
+    escapes (scoring/escapes.py) reads it, never the machine, so verify re-derives it."""
+
+    confined: bool
+    """False for a rep run with --unconfined: nothing stopped it, and its row says so."""
+    writable: list[str] = []
+    """The rep's own folders: the project and side stores, config dir, plugin copies, HOME."""
+    private: list[str] = []
+    """Folders private to the sandbox (its /tmp): the rep's own, except where they would
+    shadow a hidden path."""
+    readable: list[str] = []
+    """Read-only mounts: system folders, the CLI install, language runtimes, credentials."""
+    hidden: list[str] = []
+    """Absent from the sandbox: the suite, the results folder, the scratch of every rep, the
+    user's HOME, the guarded paths."""
+
+
+class GuardEntry(Model):
+    """One path under a guarded root: [size, mtime_ns] (size -1 for a folder), and the
+    sha256 of a file that changed during the rep."""
+
+    before: list[int] | None = None
+    after: list[int] | None = None
+    sha256: str | None = None
+
+
+class GuardPath(Model):
+    """A guarded real-world path observed before and after one rep."""
+
+    root: str
+    before_count: int = 0
+    before_digest: str = ""
+    after_count: int = 0
+    after_digest: str = ""
+    changed: dict[str, GuardEntry] = Field(
+        default_factory=dict, description="path relative to root ('.' for root) -> its entry"
+    )
+
+
+class GuardRecord(Model):
+    """guard.json: what every guarded real-world path looked like around the rep. Only the
+    entries that differ are kept whole; the rest are named by count and digest."""
+
+    schema_version: int = SCHEMA_VERSION
+    paths: list[GuardPath] = Field(default_factory=list)
+
+    def changes(self) -> list[str]:
+        """Every changed path, absolute, in a stable order."""
+        found = []
+        for path in self.paths:
+            for rel in sorted(path.changed):
+                found.append(path.root if rel == "." else f"{path.root.rstrip('/')}/{rel}")
+        return found
