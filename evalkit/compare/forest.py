@@ -32,7 +32,7 @@ HEIGHT = 18
 
 
 @dataclass(frozen=True)
-class Cell:
+class ForestRow:
     """One row of the plot: the unpaired entry and, when two scenarios or more were shared,
     the paired one."""
 
@@ -40,14 +40,14 @@ class Cell:
     scenario: Entry | None
 
 
-def cells(comparison: Comparison) -> list[Cell]:
+def cells(comparison: Comparison) -> list[ForestRow]:
     paired = {
         (e.set, e.level, e.polarity): e
         for e in comparison.comparisons
         if e.analysis == PER_SCENARIO
     }
     return [
-        Cell(e, paired.get((e.set, e.level, e.polarity)))
+        ForestRow(e, paired.get((e.set, e.level, e.polarity)))
         for e in comparison.comparisons
         if e.analysis == PER_REP
     ]
@@ -98,7 +98,7 @@ def _p(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
-def _row(cell: Cell) -> str:
+def _row(cell: ForestRow) -> str:
     e, s = cell.rep, cell.scenario
     interval = "-" if e.interval is None else f"[{e.interval[0]:+.3f}, {e.interval[1]:+.3f}]"
     pooled = " pooled" if e.level == "all" else ""

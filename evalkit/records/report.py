@@ -40,8 +40,8 @@ from evalkit.records.report_model import (
     ModelKey,
     ModelSummary,
     Report,
-    Subject,
     SubjectKey,
+    SubjectRows,
     UnknownScenario,
 )
 from evalkit.records.report_publishability import (
@@ -146,7 +146,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         sets=labels,
         inner_loop=bool(inner_runs),
         inner_loop_runs=inner_runs,
-        subjects=[Subject(variant=v, subject_hash=h, rows=n) for (v, h), n in factors.subjects],
+        subjects=[SubjectRows(variant=v, subject_hash=h, rows=n) for (v, h), n in factors.subjects],
         judges=dict(sorted(factors.judges.items())),
         agents=dict(sorted(factors.agents.items())),
         cli_versions=factors.versions,

@@ -144,7 +144,7 @@ class ModelSummary(Model):
     specificity: Rate = Field(description="PASS over negative rows")
 
 
-class Subject(Model):
+class SubjectRows(Model):
     """One subject the folder's rows ran with: rates of two subjects are never pooled."""
 
     variant: str
@@ -275,7 +275,7 @@ class Report(Model):
     inner_loop_runs: list[str] = Field(
         default_factory=list, description="run ids of the folder's inner-loop plans"
     )
-    subjects: list[Subject] = Field(default_factory=list)
+    subjects: list[SubjectRows] = Field(default_factory=list)
     judges: dict[str, int] = Field(
         default_factory=dict,
         description="judge identity -> rows it decided (claude:<model>, command:sha256:<hash>, "

@@ -21,7 +21,7 @@ from evalkit.records.verify_counts import (
     rows_by_rep,
 )
 from evalkit.records.verify_replay import (
-    Baselines,
+    ReplayBaselines,
     scoring_hash,
     verify_trial,
 )
@@ -48,7 +48,7 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
     report = VerifyReport(unreadable=plans.problems + index.problems + rows.problems)
     current = scoring_hash(suite)
     replaced = rescored_keys(lines)
-    baselines = Baselines()
+    baselines = ReplayBaselines()
 
     def one(line: EvidenceLine) -> Trial:
         found = rows.by_key.get(evidence_key(line), [])

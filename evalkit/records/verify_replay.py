@@ -57,7 +57,7 @@ def verify_trial(
     line: EvidenceLine,
     rows: list[ResultRow],
     current: str | None = None,
-    baselines: Baselines | None = None,
+    baselines: ReplayBaselines | None = None,
 ) -> Trial:
     """One trial, whatever its evidence holds: a file that does not read, or a git failure
     while rebuilding its sandbox, is a problem of this trial and the next one is verified.
@@ -157,7 +157,7 @@ def read_kept(
     return Kept(scenario, verdict, judge, process, files)
 
 
-class Baselines:
+class ReplayBaselines:
     """Each diff baseline read once per command and laid out from memory for every rep:
     the fixtures are hashed once per command too, so every rep is held to the same files.
     Each replay runs in a folder of its own; the folder of a finished replay is reset for
@@ -241,13 +241,13 @@ def replay_decide(
     workdir: Path,
     line: EvidenceLine,
     kept: Kept,
-    baselines: Baselines | None = None,
+    baselines: ReplayBaselines | None = None,
 ) -> Verdict:
     """The verdict the current scoring code gives the kept evidence: the sandbox rebuilt from
     the pinned fixture and the kept diffs, the kept transcript, the kept judge answer. Raises
     GitError or KeyError when a diff does not apply."""
     if baselines is None:
-        own = Baselines()
+        own = ReplayBaselines()
         try:
             return replay_decide(suite, workdir, line, kept, own)
         finally:
@@ -285,7 +285,7 @@ def _rederive(
     rows: list[ResultRow],
     files: dict[str, bytes],
     current: str | None = None,
-    baselines: Baselines | None = None,
+    baselines: ReplayBaselines | None = None,
 ) -> Trial:
     trial = Trial(trial_name(line), verdict=line.verdict)
     kept = read_kept(suite, workdir, line, trial, files)

@@ -38,7 +38,7 @@ from evalkit.suite.subject import leave_out_subject
 
 
 @dataclass
-class Cell:
+class CaseCell:
     scenario: str
     case: str
     expect: Expectation
@@ -92,7 +92,7 @@ def run_case(
     guarded: dict[str, str] | None = None,
     from_template: bool = False,
     agent: str = "claude",
-) -> Cell:
+) -> CaseCell:
     """Play one case into a fresh sandbox and decide it. `guarded` points the checker's
     guarded real-world paths (default: where this process points them); it reaches the
     fabricated tools and the decision, never this process's environment. `from_template`
@@ -116,7 +116,7 @@ def play(
     guarded: dict[str, str],
     first: Path | None = None,
     agent: str = "claude",
-) -> Cell:
+) -> CaseCell:
     """Play one case into the fresh sandbox at `sandbox` and decide it; `first` goes first
     on the PATH of its Bash commands; the run is told in `agent`'s own stream format and
     read back through that agent's normaliser."""
@@ -152,7 +152,7 @@ def play(
         sandbox,
         without_subject=case.without_subject,
     )
-    return Cell(scenario.id, case.name, case.expect, verdict, tuple(sorted(encoder.lost)))
+    return CaseCell(scenario.id, case.name, case.expect, verdict, tuple(sorted(encoder.lost)))
 
 
 class _Lanes:
@@ -209,7 +209,7 @@ LOCK = ".self-test.lock"
 
 def self_test(
     suite: Suite, workdir: Path | None = None, which: Which = "all", agent: str = "claude"
-) -> list[Cell]:
+) -> list[CaseCell]:
     """Every case of every scenario, with every guarded real-world path pointed into scratch
     (a stand-in of its own for each case, so cases played at once never meet). In workdir,
     only the sandboxes of cells that came out other than designed are kept, and a second
@@ -233,7 +233,7 @@ def _self_test(
     work: list[tuple[ScenarioFile, SelfTestCase]],
     workdir: Path | None,
     agent: str = "claude",
-) -> list[Cell]:
+) -> list[CaseCell]:
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-selftest-"))
     lanes: _Lanes | None = None
     try:
@@ -251,7 +251,7 @@ def _self_test(
             for done in built:
                 done.result()
 
-        def one(number: int) -> Cell:
+        def one(number: int) -> CaseCell:
             scenario, case = work[number]
             guarded = suite.reference.harmless_env(scratch / "worlds" / str(number))
             sandbox = root / scenario.id / case.name

@@ -42,7 +42,7 @@ from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, read_runs
-from evalkit.scoring.rules import (
+from evalkit.scoring.preconditions import (
     agent_error,
     breach_reasons,
     error_verdict,

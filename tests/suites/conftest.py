@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
-from evalkit.reference.selftest import Cell, self_test
+from evalkit.reference.selftest import CaseCell, self_test
 from evalkit.suite.config import Suite
 from tests.conftest import REPO, isolate
 
@@ -35,7 +35,7 @@ def once_for_all_workers(
 
 
 @pytest.fixture(scope="session")
-def self_test_cells(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> list[Cell]:
+def self_test_cells(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> list[CaseCell]:
     """Every self-test cell of both sets of the shipped suite, played in this process."""
     with pytest.MonkeyPatch.context() as patch:
         isolate(tmp_path_factory, patch)

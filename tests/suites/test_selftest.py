@@ -8,13 +8,13 @@ import pytest
 
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
 from evalkit.models import Verdict
-from evalkit.reference.selftest import Cell, self_test
+from evalkit.reference.selftest import CaseCell, self_test
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 
 
 def test_every_cell_of_both_sets_comes_out_as_designed(
-    suite: Suite, self_test_cells: list[Cell]
+    suite: Suite, self_test_cells: list[CaseCell]
 ) -> None:
     cells = self_test_cells
     wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
@@ -25,7 +25,7 @@ def test_every_cell_of_both_sets_comes_out_as_designed(
 
 @pytest.mark.parametrize("forced", ["PASS", "FAIL"])
 def test_a_checker_that_always_says_one_thing_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forced: str, self_test_cells: list[Cell]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forced: str, self_test_cells: list[CaseCell]
 ) -> None:
     """On the suite cut to P1 and N1, whose cells all come out as designed unpatched: the
     positive's oracle expects PASS and the negative's violations FAIL, so either stuck
@@ -55,7 +55,7 @@ def test_the_self_test_command_passes_and_says_how_many_cells(
 
 
 def test_self_test_plays_every_policy_without_the_plugin_too(
-    suite: Suite, self_test_cells: list[Cell]
+    suite: Suite, self_test_cells: list[CaseCell]
 ) -> None:
     run_set = {s.id for s in suite.scenarios("run")}
     cells = [c for c in self_test_cells if c.scenario in run_set]

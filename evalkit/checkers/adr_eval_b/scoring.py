@@ -32,7 +32,7 @@ from evalkit.checkers.adr_discrimination.scoring import (
 from evalkit.errors import ConfigError
 from evalkit.models import Strict, ToolCall, Verdict
 from evalkit.scoring.checker import CheckInput
-from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.preconditions import ask_judge
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
 

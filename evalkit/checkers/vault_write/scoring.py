@@ -19,7 +19,7 @@ from evalkit.models import Polarity, Strict, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.fsdiff import compare
 from evalkit.scoring.judge import final_message
-from evalkit.scoring.rules import ask_judge
+from evalkit.scoring.preconditions import ask_judge
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 
 

@@ -145,12 +145,12 @@ def test_a_search_keeps_the_folder_it_searched_in_either_agents_call() -> None:
 def test_a_cell_is_blind_only_when_it_differs_and_the_stream_lost_something() -> None:
     from evalkit.checkers.behaviour import Expectation
     from evalkit.models import Verdict
-    from evalkit.reference.selftest import Cell
+    from evalkit.reference.selftest import CaseCell
 
-    def cell(verdict: str, lost: tuple[str, ...]) -> Cell:
+    def cell(verdict: str, lost: tuple[str, ...]) -> CaseCell:
         v = Verdict(scenario="P1", model="m", polarity="positive", axis_a="A:PASS",
                     axis_b="B:PASS", verdict=verdict)  # type: ignore[arg-type]  # fmt: skip
-        return Cell("P1", "case", Expectation("FAIL"), v, lost)
+        return CaseCell("P1", "case", Expectation("FAIL"), v, lost)
 
     assert cell("PASS", ("exit status",)).blind
     assert not cell("PASS", ()).blind

@@ -49,7 +49,7 @@ def test_the_hashed_set_is_the_scoring_package_and_the_checkers_scoring_code(cls
     }
     assert every_scoring_module <= labels
     # the rules that once lived elsewhere are in it by where they live now
-    for module in ("decide.py", "transcript.py", "fixturefiles.py", "rules.py", "judge.py"):
+    for module in ("decide.py", "transcript.py", "fixturefiles.py", "preconditions.py", "judge.py"):
         assert f"scoring/{module}" in labels
     assert "checker/scoring.py" in labels
     assert "checker/reference.py" not in labels
