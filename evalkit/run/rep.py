@@ -48,6 +48,7 @@ from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
 from evalkit.run.credentials import AGENT_CREDENTIALS, AGENT_ENDPOINTS, agent_credentials
 from evalkit.run.judges import default_judge
+from evalkit.run.mcp_mocks import mock_arguments, mock_folders
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
 from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
@@ -322,6 +323,7 @@ def prepare_rep(
             own_turns = None if probe else launch.max_turns
             turns = tighter(ctx.max_turns, own_turns)
             command = agent_command(cli, cli_model, rep_plugins, turns, launch.tools)
+            command += mock_arguments(suite, scratch)
         else:
             command, env = _other_agent(
                 ctx.agent, cli, scratch, server, cli_model, rep_plugins, env
@@ -342,7 +344,7 @@ def prepare_rep(
                 writable += _agent_folders(scratch)
             if ctx.agent != "claude" and server is not None:
                 env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
-            shown = []
+            shown = mock_folders(scratch)
             if observed:
                 (sandbox / TRANSCRIPT).touch()
                 shown.append(sandbox / TRANSCRIPT)
