@@ -172,6 +172,11 @@ class SuiteConfig(Strict):
         "bars, stated before the grid; part of the frozen instrument",
     )
     gate: GateConfig = Field(default_factory=GateConfig)
+    mcp_mocks: str | None = Field(
+        None,
+        description="suite-relative JSON of fixed MCP servers ({server: {tools, answers}}) "
+        "each Claude Code rep is given, and no other MCP server; part of the instrument",
+    )
 
     @field_validator("variants")
     @classmethod

@@ -48,6 +48,7 @@ from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
 from evalkit.run.credentials import AGENT_CREDENTIALS, AGENT_ENDPOINTS, agent_credentials
 from evalkit.run.judges import default_judge
+from evalkit.run.mcp_mocks import mock_arguments, mock_folders
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
 from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
@@ -400,7 +401,8 @@ def _agent_command(
     probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
     own_turns = None if probe else launch.max_turns
     turns = tighter(ctx.max_turns, own_turns)
-    return agent_command(cli, cli_model, plugins, turns, launch.tools), env
+    command = agent_command(cli, cli_model, plugins, turns, launch.tools)
+    return command + mock_arguments(ctx.suite, scratch), env
 
 
 def _confine(
@@ -420,7 +422,7 @@ def _confine(
         writable = writable + _agent_folders(scratch)
     if ctx.agent != "claude" and server is not None:
         env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
-    shown = []
+    shown = mock_folders(scratch)
     if observed:
         (sandbox / TRANSCRIPT).touch()
         shown.append(sandbox / TRANSCRIPT)

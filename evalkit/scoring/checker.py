@@ -36,6 +36,8 @@ class CheckInput:
     judge: Judge
     observed: list[ObservedRun] | None = None
     """The runs of the suite's observed scripts (None: the suite observes none)."""
+    without_subject: bool = False
+    """The no-plugin arm (`--variant none`)."""
 
     @property
     def scenario(self) -> ScenarioFile:

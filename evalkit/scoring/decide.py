@@ -94,7 +94,7 @@ def decide(
     fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback;
     `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
-    inp = CheckInput(instrument, sandbox, transcript, model, judge)
+    inp = CheckInput(instrument, sandbox, transcript, model, judge, without_subject=without_subject)
     checker = instrument.checker
     guarded = process.guarded_env if process is not None else guarded_env_now(checker)
     changes = process.guard_changes if process is not None else []

@@ -89,6 +89,8 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
     hashes["config"] = config_hash(suite)
+    if suite.config.mcp_mocks is not None:
+        hashes["mcp-mocks"] = "sha256:" + sha256_file(suite.root / suite.config.mcp_mocks)
     hashes["scoring-code"] = suite.checker.source_hash()
     rubric = suite.rubric_path
     if rubric.is_file():

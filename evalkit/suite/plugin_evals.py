@@ -34,6 +34,7 @@ from evalkit.checkers.rules.plugin_graders import (
 from evalkit.checkers.rules.reference import CannotGenerate
 from evalkit.errors import ConfigError
 from evalkit.models import Model
+from evalkit.suite.plugin_mocks import read_mocks
 from evalkit.suite.plugin_oracle import generated_calibration
 from evalkit.suite.plugin_scaffold import STAMP, scaffold
 from evalkit.suite.provenance import reserve_dir
@@ -52,6 +53,8 @@ SKIPPED = frozenset({GENERATED, RESULTS, "results", "mocks"})
 """Folders of an eval folder that are never cases: ours, the source runner's, its mocks."""
 PLUGIN_COPY = "plugin"
 SCAFFOLD_OUT = "fixtures/project"
+MOCK_SPEC = "mcp-mocks.json"
+"""The eval folder's fixed MCP mocks, in the translated suite (see plugin_mocks)."""
 
 
 class _Strict(Model):
@@ -510,6 +513,11 @@ def _files(plugin: Path, evals: Path, cases: list[Case]) -> dict[str, bytes]:
         "evalkit.yaml": dump(config).encode(),
         MARKER: json.dumps({"plugin": plugin.name, "evals": evals.name}).encode(),
     }
+    mocks = read_mocks(evals)
+    if mocks:
+        config["mcp_mocks"] = MOCK_SPEC
+        files[MOCK_SPEC] = json.dumps(mocks, indent=1, sort_keys=True).encode()
+        files["evalkit.yaml"] = dump(config).encode()
     if any(rubrics.values()):
         files["judge-rubric.md"] = JUDGE_PREAMBLE.encode()
         named = {cid: f"rubrics/{cid}.md" for cid, text in rubrics.items() if text}

@@ -344,6 +344,11 @@ class PositiveRules(StrictAliased):
     info: list[Condition] = Field(
         default_factory=list, description="written as flags when they hold; never decide"
     )
+    with_only: list[str] = Field(
+        default_factory=list,
+        description="reasons of conditions scored only with the subject: the no-plugin arm "
+        "(--variant none) drops and flags them",
+    )
 
     @field_validator("info")
     @classmethod
@@ -356,6 +361,11 @@ class NegativeRules(StrictAliased):
 
     fail: Condition | None = None
     info: list[Condition] = Field(default_factory=list)
+    with_only: list[str] = Field(
+        default_factory=list,
+        description="reasons of conditions scored only with the subject: the no-plugin arm "
+        "(--variant none) drops and flags them",
+    )
 
     @field_validator("info")
     @classmethod

@@ -189,16 +189,19 @@ def case_rules(graders: list[Grader], rubric: str | None = None) -> tuple[str, d
         raise GraderError(f"type: a second llm grader ('{llm[1].name}'); a rep asks one "
                           "rubric, so write the criteria as one llm grader")
     parts = [(condition_of(g, rubric), reason(g, i)) for i, g in enumerate(graders)]
+    marked = [reason(g, i) for i, g in enumerate(graders) if g.arm == "with-only"]
+    with_only = {"with_only": marked} if marked and len(marked) < len(graders) else {}
     if all(absent for (_, _, absent), _ in parts):
         forbidden = [{**cond, "reason": token} for (_, cond, _), token in parts]
-        return "negative", {"fail": forbidden[0] if len(forbidden) == 1 else {"any": forbidden}}
+        rule = forbidden[0] if len(forbidden) == 1 else {"any": forbidden}
+        return "negative", {"fail": rule, **with_only}
     axes: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
     for (axis, cond, absent), token in parts:
         axes[axis].append({"not": cond, "reason": token} if absent else {**cond, "reason": token})
     if not axes["A"]:
         axes["A"], axes["B"] = axes["B"], []
     expect = {k.lower(): v[0] if len(v) == 1 else {"all": v} for k, v in axes.items() if v}
-    return "positive", expect
+    return "positive", {**expect, **with_only}
 
 
 def criteria(graders: list[Grader]) -> str:

@@ -23,6 +23,7 @@ from evalkit.checkers.behaviour import (
     PolicyPlan,
     SelfTestCase,
 )
+from evalkit.checkers.rules.arms import idle_holds, without_subject
 from evalkit.checkers.rules.conditions import (
     AllCondition,
     AnyCondition,
@@ -495,3 +496,18 @@ class RulesReference(CheckerReference[RulesChecker]):
 
     def own_self_test_cases(self, scenario: ScenarioFile) -> list[SelfTestCase]:
         return own_cases(self, scenario)
+
+    def expect_without_subject(
+        self, policy: str, scenario: ScenarioFile, plan: PolicyPlan
+    ) -> Expectation:
+        """With-only conditions are not scored without the subject: a positive's idle
+        script (an empty one: a calibration's own idle actions keep their expectation)
+        passes there when every condition left is an absence."""
+        rules = self.checker.expect_for(scenario)
+        if not rules.with_only or policy != "never-act" or not isinstance(rules, PositiveRules):
+            return plan.expect
+        if self.calibration_for(scenario).idle:
+            return plan.expect
+        pruned, _ = without_subject(rules)
+        assert isinstance(pruned, PositiveRules)
+        return Expectation("PASS") if idle_holds(pruned) else plan.expect

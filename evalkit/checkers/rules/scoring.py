@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
+from evalkit.checkers.rules.arms import without_subject
 from evalkit.checkers.rules.conditions import NegativeRules, Node, PositiveRules
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
@@ -95,7 +96,9 @@ class RulesChecker(Checker):
     # ------------------------------------------------------------------ scoring
 
     def check(self, inp: CheckInput) -> Verdict:
-        rules = self.expect_for(inp.scenario)
+        rules, not_scored = self.expect_for(inp.scenario), list[str]()
+        if inp.without_subject:
+            rules, not_scored = without_subject(rules)
         fixtures = {name: inp.fixture_files(name) for name in inp.instrument.fixtures}
         observe = inp.instrument.observe
         effects = Effects(inp.sandbox, fixtures, inp.transcript, inp.observed, observe)
@@ -120,6 +123,7 @@ class RulesChecker(Checker):
             return record.answer == "YES"
 
         gate = JudgeGate(ask)
+        verdict.flags += not_scored
         for condition in rules.info:
             got = evaluate(condition, effects, gate)
             if got.value:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from evalkit.checkers.rules.plugin_graders import HONOURED
@@ -48,3 +51,15 @@ def test_every_self_test_cell_comes_out_as_designed(example: Suite) -> None:
     wrong = [(c.scenario, c.case, c.verdict.verdict) for c in cells if not c.ok]
     assert wrong == []
     assert {c.expect.verdict for c in cells} == {"PASS", "FAIL", "ERROR"}
+
+
+def test_its_fixed_mock_is_served_to_every_rep_and_kept_out_of_the_plugin(
+    example: Suite, tmp_path: Path
+) -> None:
+    from evalkit.run.mcp_mocks import mock_arguments
+
+    args = mock_arguments(example, tmp_path)
+    servers = json.loads(Path(args[1]).read_text())["mcpServers"]
+    assert list(servers) == ["team-calendar"]
+    spec = json.loads((tmp_path / "mcp-mocks" / "mocks.json").read_text())
+    assert list(spec["team-calendar"]["answers"]) == ["next_event"]
