@@ -157,12 +157,20 @@ def fabricate(source: Path, out: Path, reps: int, shards: int = SHARDS) -> list[
 
 
 def browse(page: Path) -> tuple[float, float]:
-    """Milliseconds from navigation to the drawn overview, and for one verdict filter."""
+    """Milliseconds from navigation to the drawn overview, and for one verdict filter (on a
+    page whose reps load per cell, within the first cell, once it is loaded)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     from tests.browser.chromium import chromium, open_page
 
     with chromium() as driver:
         open_page(driver, page, timeout=600)
         ready = float(driver.execute_script("return performance.now()"))
+        if driver.find_elements("id", "rep-note"):  # a large page: open a cell, as a person would
+            driver.find_element("css selector", "#overview .level tbody tr").click()
+            WebDriverWait(driver, 600).until(
+                lambda d: d.find_elements("css selector", "#rep-rows[data-loaded]")
+            )
         filtered = float(
             driver.execute_script(
                 "var s = document.getElementById('filter-verdict'); var t = performance.now();"
