@@ -696,6 +696,7 @@
     listBody.appendChild(frag);
     listCount.textContent = shown.length + ' of ' + REP_COUNT;
     listBody.setAttribute('data-loaded', '1');
+    window.evalkitListDrawnAt = performance.now();
   }
 
   /* ------------------------------------------------------------------ drill-down */
