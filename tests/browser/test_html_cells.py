@@ -127,6 +127,8 @@ def test_the_task_line_is_in_neither_the_page_nor_its_files_and_shows_masked(
     files = [page, *sorted(evidence_folder(page).iterdir())]
     holding = [f.name for f in files if line in f.read_text(encoding="utf-8")]
     assert holding == [], holding
+    breaking = [f.name for f in files[1:] if "</script" in f.read_text(encoding="utf-8").lower()]
+    assert breaking == [], breaking
     _open_hostile_cell(opened)
     hostile = [r for r in _reps(opened) if "__evalkitXss" in r.text]
     shown = MASK in hostile[0].text
