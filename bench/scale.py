@@ -73,6 +73,8 @@ class Size:
     page_mb: float = 0.0
     open_ms: float = 0.0
     filter_ms: float = 0.0
+    cell_ms: float = 0.0
+    """a page whose reps load per cell: from a click on a cell to its reps drawn"""
 
 
 def evalkit(*args: str, timeout: float = 3600) -> Run:
@@ -156,13 +158,28 @@ def fabricate(source: Path, out: Path, reps: int, shards: int = SHARDS) -> list[
     return folders
 
 
-def browse(page: Path) -> tuple[float, float]:
-    """Milliseconds from navigation to the drawn overview, and for one verdict filter."""
+def browse(page: Path) -> tuple[float, float, float]:
+    """Milliseconds from navigation to the drawn overview, for one verdict filter (on a page
+    whose reps load per cell, within the first cell, once it is loaded) and to load that cell."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     from tests.browser.chromium import chromium, open_page
 
     with chromium() as driver:
         open_page(driver, page, timeout=600)
         ready = float(driver.execute_script("return performance.now()"))
+        cell = 0.0
+        if driver.find_elements("id", "rep-note"):  # a large page: open a cell, as a person would
+            clicked = float(
+                driver.execute_script(
+                    "var t = performance.now();"
+                    "document.querySelector('#overview .level tbody tr').click(); return t;"
+                )
+            )
+            WebDriverWait(driver, 600, poll_frequency=0.05).until(
+                lambda d: d.find_elements("css selector", "#rep-rows[data-loaded]")
+            )
+            cell = float(driver.execute_script("return window.evalkitListDrawnAt")) - clicked
         filtered = float(
             driver.execute_script(
                 "var s = document.getElementById('filter-verdict'); var t = performance.now();"
@@ -172,7 +189,7 @@ def browse(page: Path) -> tuple[float, float]:
                 "s.dispatchEvent(new Event('change')); return ms;"
             )
         )
-    return ready, filtered
+    return ready, filtered, cell
 
 
 def measure(base: Path, source: Path, reps: int) -> Size:
@@ -195,7 +212,7 @@ def measure(base: Path, source: Path, reps: int) -> Size:
     page = root / "report.html"
     size.runs["report --html"] = evalkit("report", str(a), "--html", str(page))
     size.page_mb = page.stat().st_size / 1e6
-    size.open_ms, size.filter_ms = browse(page)
+    size.open_ms, size.filter_ms, size.cell_ms = browse(page)
     return size
 
 
@@ -250,6 +267,9 @@ def print_size(size: Size, before: Size | None, first: Size) -> None:
           f"(goal <= {OPEN_GOAL_MS:g}: {_verdict(size.open_ms, OPEN_GOAL_MS)}); filter "
           f"{size.filter_ms:.0f} ms (goal <= {FILTER_GOAL_MS:g}: "
           f"{_verdict(size.filter_ms, FILTER_GOAL_MS)})")  # fmt: skip
+    if size.cell_ms:
+        shown = f"{size.cell_ms:.0f} ms"
+        print(f"  reps load per cell: the first cell's reps drawn {shown} after a click")
 
 
 def _load() -> str:

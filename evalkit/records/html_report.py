@@ -26,6 +26,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import DIFF_SUFFIX, EvidenceLine, ResultRow
 from evalkit.outpaths import replace_file, replace_folder
 from evalkit.records.confined import OUTSIDE, OutsideFolderError, confined
+from evalkit.records.html_cells import INLINE_REPS, RepCells, cell_order
 from evalkit.records.keep import CHECK, JUDGE, PROCESS, STDERR, TRANSCRIPT
 from evalkit.records.page_target import GENERATOR, check_page, evidence_folder
 from evalkit.records.report import build_report
@@ -303,9 +304,11 @@ def write_html(
     out: Path,
     placement: Placement = "auto",
     report: Report | None = None,
+    inline_reps: int = INLINE_REPS,
 ) -> HtmlStats:
     """Write the page for WORKDIR to OUT (and OUT's sibling folder when evidence goes there),
-    each whole, once `page_target` has found OUT safe to write."""
+    each whole, once `page_target` has found OUT safe to write. Past INLINE_REPS reps (and
+    unless asked for one self-contained file) the rep list goes to per-cell files too."""
     workdir = workdir.resolve()
     check_page(suite, workdir, out, evidence=placement != "inline")
     built = report or build_report(suite, workdir)
@@ -322,6 +325,9 @@ def write_html(
     decls = bundle_declarations(lines)
     rubric_path = suite.rubric_path
     rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
+    cells = _rep_cells(rows, decls, placement, inline_reps)
+    if cells is not None:
+        placement = "files"
 
     reps: list[str] = []
     totals = {"masked": 0, "bytes": 0}
@@ -348,7 +354,7 @@ def write_html(
             )
             entry, n = _mask_value(entry, mask)
             totals["masked"] += masked + n
-            reps.append(script_json(_relative(entry, roots)))
+            _keep(_relative(entry, roots), reps, cells)
             blob = _pack(heavy)
             totals["bytes"] += len(blob)
             yield blob
@@ -368,13 +374,11 @@ def write_html(
     if placement != "inline":
         placement = "files"
         sibling = evidence_folder(out)
-        replace_folder(
-            sibling,
-            (
-                (f"rep-{index}.js", f"evalkitEvidence({index},{script_json(blob)});\n".encode())
-                for index, blob in enumerate(chain(packed, blobs))
-            ),
+        files = (
+            (f"rep-{index}.js", f"evalkitEvidence({index},{script_json(blob)});\n".encode())
+            for index, blob in enumerate(chain(packed, blobs))
         )
+        replace_folder(sibling, cells.files(files) if cells is not None else files)
         packed = []
     evidence_bytes = totals["bytes"]
     masked_total = totals["masked"]
@@ -391,6 +395,8 @@ def write_html(
             "folder": sibling.name if sibling else None,
         },
         "problems": problems,
+        "cells": cells.summaries if cells is not None else None,
+        "rep_count": len(rows),
     }
     data_json = '{"reps":[' + ",".join(reps) + "]," + script_json(_relative(data, roots))[1:]
     reps.clear()
@@ -422,6 +428,40 @@ def write_html(
         sibling_dir=sibling,
         problems=problems,
     )
+
+
+def _rep_cells(
+    rows: list[ResultRow], decls: dict[str, dict[str, Any]], placement: Placement, inline_reps: int
+) -> RepCells | None:
+    """Where a large folder's rep list goes, its rows sorted so each cell's reps come
+    together; None when the list stays in the page."""
+    if placement == "inline" or len(rows) <= inline_reps:
+        return None
+
+    def key(row: ResultRow) -> tuple[str, ...]:
+        decl = decls.get(row.bundle_id, {})
+        return cell_order(
+            {
+                "scenario": row.scenario,
+                "model": row.model,
+                "variant": variant_of(row, decl),
+                "subject_hash": subject_hash_of(row, decl),
+                "cli_version": row.cli_version,
+                "judged_by": judge_of(decl),
+                "agent": agent_of(decl),
+            }
+        )
+
+    rows.sort(key=key)
+    return RepCells()
+
+
+def _keep(entry: dict[str, Any], reps: list[str], cells: RepCells | None) -> None:
+    text = script_json(entry)
+    if cells is None:
+        reps.append(text)
+    else:
+        cells.add(entry, text)
 
 
 def _roots(suite_root: Path, workdir: Path) -> list[tuple[str, str]]:

@@ -26,8 +26,11 @@ _BEFORE_MARKER = (
 )
 """How a page began before it carried the marker."""
 _HEAD = 4096
-EVIDENCE_FILE = re.compile(r"rep-\d+\.js")
-_EVIDENCE_START = b"evalkitEvidence("
+PAGE_FILES: dict[str, tuple[re.Pattern[str], bytes]] = {
+    "evidence": (re.compile(r"rep-\d+\.js"), b"evalkitEvidence("),
+    "reps": (re.compile(r"reps-\d+\.js"), b"evalkitReps("),
+}
+"""The kinds of script a page loads from its folder: one rep's evidence, one cell's reps."""
 
 
 def is_evalkit_page(path: Path) -> bool:
@@ -39,14 +42,24 @@ def is_evalkit_page(path: Path) -> bool:
 
 
 def is_evalkit_evidence_folder(path: Path) -> bool:
-    """A folder holding nothing but the evidence scripts a page loads (or nothing)."""
+    """A folder holding nothing but the scripts a page loads (or nothing)."""
     for entry in path.iterdir():
-        if entry.is_symlink() or not entry.is_file() or not EVIDENCE_FILE.fullmatch(entry.name):
+        if entry.is_symlink() or not entry.is_file():
+            return False
+        start = _page_file_start(entry.name)
+        if start is None:
             return False
         with entry.open("rb") as fh:
-            if fh.read(len(_EVIDENCE_START)) != _EVIDENCE_START:
+            if fh.read(len(start)) != start:
                 return False
     return True
+
+
+def _page_file_start(name: str) -> bytes | None:
+    for pattern, start in PAGE_FILES.values():
+        if pattern.fullmatch(name):
+            return start
+    return None
 
 
 def read_paths(suite: Suite, workdir: Path) -> dict[Path, str]:

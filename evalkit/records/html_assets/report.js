@@ -6,6 +6,15 @@
   var DATA = JSON.parse(document.getElementById('evalkit-data').textContent);
   var REPORT = DATA.report;
   var REPS = DATA.reps;
+  /* a large folder's page: per-cell summaries here, each cell's reps in a file beside the
+     page, loaded when a cell or a narrow enough filter asks for them */
+  var CELLS = DATA.cells || null;
+  var REP_COUNT = CELLS ? DATA.rep_count : REPS.length;
+  var LOAD_CAP = 20000;
+  var BY_ID = {};
+  REPS.forEach(function (r) { BY_ID[r.id] = r; });
+  var cellFiles = {};
+  var listTicket = 0;
   var SCEN = DATA.scenarios || {};
   var FILTER_KEYS = ['set', 'verdict', 'model', 'variant', 'scenario', 'level', 'polarity', 'flag'];
   var GROUP_SKIP = { model: 1, polarity: 1, scenarios: 1, variant: 1, subject_hash: 1 };
@@ -152,6 +161,36 @@
     if (waiting) waiting.resolve(blob);
   };
 
+  function loadScript(src, onerror) {
+    var s = document.createElement('script');
+    s.src = src;
+    s.onerror = onerror;
+    document.body.appendChild(s);
+  }
+
+  window.evalkitReps = function (index, reps) {
+    var cell = cellFiles[index];
+    if (!cell || cell.reps) return;
+    reps.forEach(function (r) { BY_ID[r.id] = r; });
+    cell.reps = reps;
+    cell.resolve(reps);
+  };
+
+  function loadCell(cell) {
+    var index = Number(cell.file);
+    if (cellFiles[index]) return cellFiles[index].promise;
+    var entry = cellFiles[index] = {};
+    entry.promise = new Promise(function (resolve, reject) {
+      entry.resolve = resolve;
+      var src = encodeURIComponent(DATA.evidence.folder) + '/reps-' + index + '.js';
+      loadScript(src, function () {
+        delete cellFiles[index];
+        reject(new Error('rep list file missing: ' + src));
+      });
+    });
+    return entry.promise;
+  }
+
   function evidenceBlob(id) {
     var where = DATA.evidence || {};
     if (where.placement === 'inline') {
@@ -163,10 +202,8 @@
     }
     return new Promise(function (resolve, reject) {
       pending[id] = { resolve: resolve };
-      var s = document.createElement('script');
-      s.src = encodeURIComponent(where.folder) + '/rep-' + Number(id) + '.js';
-      s.onerror = function () { delete pending[id]; reject(new Error('evidence file missing: ' + s.src)); };
-      document.body.appendChild(s);
+      var src = encodeURIComponent(where.folder) + '/rep-' + Number(id) + '.js';
+      loadScript(src, function () { delete pending[id]; reject(new Error('evidence file missing: ' + src)); });
     });
   }
 
@@ -326,9 +363,10 @@
         'ERROR', 'breaches', 'B:FAIL', 'A-via (PASS)', 'flags (rows)', 'how positives passed']);
       var tbody = el('tbody');
       table.cells.forEach(function (c) {
-        var reps = cellReps(table, c, keys);
-        var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
-        if (typeof c.breaches === 'number') br = c.breaches;
+        var br = c.breaches;
+        if (typeof br !== 'number') {
+          br = cellReps(table, c, keys).reduce(function (a, r) { return a + breaches(r); }, 0);
+        }
         var tr = el('tr', { cls: 'click', 'data-model': c.model, 'data-polarity': c.polarity,
           'data-variant': c.variant, title: 'show these reps',
           onclick: function () {
@@ -442,14 +480,16 @@
       'recall or specificity)' : 'Per model: recall and specificity' }));
     var tbody = el('tbody');
     (REPORT.models || []).forEach(function (m) {
-      var reps = REPS.filter(function (r) {
+      var reps = (CELLS || REPS).filter(function (r) {
         return r.model === m.model && facts(r).set === m.set && r.variant === m.variant &&
           r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version) &&
           (!JUDGES || r.judged_by === m.judge) && (!AGENTS || r.agent === m.agent);
       });
       var bundles = {};
-      reps.forEach(function (r) { if (r.bundle_id) bundles[r.bundle_id] = 1; });
-      var br = reps.reduce(function (a, r) { return a + breaches(r); }, 0);
+      reps.forEach(function (r) {
+        (CELLS ? r.bundles : [r.bundle_id]).forEach(function (b) { if (b) bundles[b] = 1; });
+      });
+      var br = reps.reduce(function (a, r) { return a + (CELLS ? r.breaches : breaches(r)); }, 0);
       tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set, 'data-variant': m.variant },
         el('td', { text: m.set }),
         el('td', { cls: 'name', text: m.model }),
@@ -511,12 +551,25 @@
 
   /* ------------------------------------------------------------------ filters and rep list */
 
+  /* the values a filter key takes on a rep, or on a cell's summary (every one of its reps') */
+  function valuesOf(r, key) {
+    if (key === 'flag') return flagNames(r);
+    if (key === 'set' || key === 'level' || key === 'polarity') return [facts(r)[key]];
+    if (key === 'verdict' && CELLS && r.verdicts) return r.verdicts;
+    return [r[key]];
+  }
+
+  function cellMatches(cell) {
+    return FILTER_KEYS.every(function (key) {
+      var want = state.filters[key];
+      return !want || valuesOf(cell, key).map(String).indexOf(want) >= 0;
+    });
+  }
+
   function values(key) {
     var seen = {};
-    REPS.forEach(function (r) {
-      var f = facts(r);
-      var vs = key === 'flag' ? flagNames(r) : [key === 'set' || key === 'level' ||
-        key === 'polarity' ? f[key] : r[key]];
+    (CELLS || REPS).forEach(function (r) {
+      var vs = valuesOf(r, key);
       vs.forEach(function (v) { if (v !== undefined && v !== null && v !== '') seen[v] = 1; });
     });
     return Object.keys(seen).sort();
@@ -571,8 +624,49 @@
     return listSection;
   }
 
+  function listNote(text) {
+    clear(listBody);
+    listBody.appendChild(el('tr', null, el('td', { cls: 'muted', id: 'rep-note',
+      colspan: SPLIT ? 12 : 11, text: text })));
+  }
+
+  /* A large page's list: the reps of the cells the filters can match, loaded on demand; at
+     once when they are loaded already, so a filter inside an opened cell answers at once. */
+  function renderCells() {
+    var ticket = ++listTicket;
+    var wanted = CELLS.filter(cellMatches);
+    var n = wanted.reduce(function (a, c) { return a + c.count; }, 0);
+    var narrowed = FILTER_KEYS.some(function (k) { return state.filters[k]; });
+    if (!narrowed || n > LOAD_CAP) {
+      listCount.textContent = (narrowed ? n + ' may match' : 'none loaded') + ' of ' + REP_COUNT;
+      listNote(narrowed ? 'Too many reps to load at once (' + n + '): narrow the filters.' :
+        'Open a cell in the overview, or choose a filter, to load its reps.');
+      return;
+    }
+    var missing = wanted.filter(function (c) {
+      var got = cellFiles[Number(c.file)];
+      return !(got && got.reps);
+    });
+    if (!missing.length) {
+      var loaded = [];
+      wanted.forEach(function (c) { loaded = loaded.concat(cellFiles[Number(c.file)].reps); });
+      drawList(loaded.filter(matches));
+      return;
+    }
+    listCount.textContent = 'loading ' + n + ' of ' + REP_COUNT;
+    listNote('Loading ' + n + ' reps\u2026');
+    Promise.all(missing.map(loadCell)).then(function () {
+      if (ticket === listTicket) renderCells();
+    }, function (err) {
+      if (ticket === listTicket) listNote(String(err && err.message || err));
+    });
+  }
+
   function renderList() {
-    var shown = REPS.filter(matches);
+    if (CELLS) renderCells(); else drawList(REPS.filter(matches));
+  }
+
+  function drawList(shown) {
     clear(listBody);
     var frag = document.createDocumentFragment();
     /* the first LIST_PAGE rows at once, the rest on request: a 2,000-rep list costs layout */
@@ -600,7 +694,9 @@
           ' more)', onclick: function () { state.showAll = true; renderList(); } }))));
     }
     listBody.appendChild(frag);
-    listCount.textContent = shown.length + ' of ' + REPS.length;
+    listCount.textContent = shown.length + ' of ' + REP_COUNT;
+    listBody.setAttribute('data-loaded', '1');
+    window.evalkitListDrawnAt = performance.now();
   }
 
   /* ------------------------------------------------------------------ drill-down */
@@ -617,8 +713,8 @@
     if (row) row.classList.add('sel');
     clear(detailSection);
     var cols = el('div', { cls: state.compare === null ? 'one' : 'two' });
-    cols.appendChild(repPanel(REPS[id], true));
-    if (state.compare !== null) cols.appendChild(repPanel(REPS[state.compare], false));
+    cols.appendChild(repPanel(BY_ID[id], true));
+    if (state.compare !== null) cols.appendChild(repPanel(BY_ID[state.compare], false));
     detailSection.appendChild(cols);
     detailSection.scrollIntoView({ block: 'start' });
   }
@@ -633,8 +729,11 @@
     return dl;
   }
 
+  /* a large page offers the reps loaded so far */
   function compareChoices(rep) {
-    return REPS.filter(function (r) { return r.scenario === rep.scenario && r.id !== rep.id; });
+    return Object.keys(BY_ID).map(function (k) { return BY_ID[k]; }).filter(function (r) {
+      return r.scenario === rep.scenario && r.id !== rep.id;
+    });
   }
 
   function repPanel(rep, primary) {

@@ -160,6 +160,39 @@ def test_evalkits_own_evidence_folder_is_replaced_whole(work: Path, tmp_path: Pa
     assert sorted(p.name for p in out.parent.iterdir()) == ["r.html", "r.html.files"]
 
 
+def test_a_folder_holding_a_cell_s_rep_list_is_evalkits_and_replaced_whole(
+    work: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "pages" / "r.html"
+    assert html(work.parent.parent, work, out, "--evidence", "files")[0] == 0
+    sibling = out.parent / "r.html.files"
+    made = sorted(p.name for p in sibling.iterdir())
+    (sibling / "reps-7.js").write_text("evalkitReps(7,[]);\n")  # from a larger folder
+    assert html(work.parent.parent, work, out, "--evidence", "files")[0] == 0
+    assert sorted(p.name for p in sibling.iterdir()) == made
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("reps-1.js", "alert(1);\n"),
+        ("reps-x.js", "evalkitReps(1,[]);\n"),
+        ("rep-1.js", "evalkitReps(1,[]);\n"),
+    ],
+)
+def test_a_script_in_the_folder_that_is_not_one_a_page_writes_is_refused(
+    work: Path, tmp_path: Path, name: str, text: str
+) -> None:
+    out = tmp_path / "r.html"
+    sibling = tmp_path / "r.html.files"
+    sibling.mkdir()
+    (sibling / name).write_text(text)
+    code, err = html(work.parent.parent, work, out, "--evidence", "files")
+    assert code == 2 and len(err) == 1 and str(sibling) in err[0], err
+    assert (sibling / name).read_text() == text
+    assert not out.exists()
+
+
 def test_a_failed_write_leaves_the_old_page_and_nothing_beside_it(
     work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
