@@ -73,9 +73,10 @@ test-slurm: setup
 	$(BIN)/pytest -q -m slurm tests/e2e/test_slurm_recipe.py
 
 # Whole-suite calibrations: through the real CLI, every policy over both sets of each suite;
-# in process, the ladder suites' and runs-tests' whole self-tests.
+# in process, the ladder suites' and runs-tests' whole self-tests. No module fixture is
+# shared, so each test goes to whichever worker is free (--dist load).
 calibrate-suites: setup
-	$(BIN)/pytest -q $(PYTEST_JOBS) -m slow
+	$(BIN)/pytest -q -n $(JOBS) --dist load -m slow
 
 self-test: setup
 	$(BIN)/evalkit self-test

@@ -325,39 +325,11 @@ def trust_causes(
     allow_confounded: bool,
 ) -> list[Cause]:
     """Everything that makes the comparison untrustworthy, each named once."""
-    causes = []
-    for label, side in (("A", a), ("B", b)):
-        report = reports[label]
-        if not report.publishability.publishable:
-            causes.append(
-                Cause(
-                    token="not-publishable",
-                    side=label,
-                    detail=f"{label} {side.workdir}: {report.publishability.verdict}",
-                )
-            )
-        if report.incomplete:
-            gaps = sorted({f"{m.scenario} {m.model}" for m in report.missing})
-            causes.append(
-                Cause(
-                    token="incomplete",
-                    side=label,
-                    detail=f"{label}: planned reps with no row: {', '.join(gaps)}",
-                )
-            )
-        errors = sum(1 for r in side.rows if r.verdict == "ERROR")
-        if side.rows and errors / len(side.rows) > max_errors:
-            where = sorted({r.scenario for r in side.rows if r.verdict == "ERROR"})
-            causes.append(
-                Cause(
-                    token="errors",
-                    side=label,
-                    detail=(
-                        f"{label}: {errors} of {len(side.rows)} rows are ERROR "
-                        f"({errors / len(side.rows):.0%} > {max_errors:.0%}): {', '.join(where)}"
-                    ),
-                )
-            )
+    causes = [
+        cause
+        for label, side in (("A", a), ("B", b))
+        for cause in _side_causes(label, side, reports[label], max_errors)
+    ]
     differ = differing(a, b)
     if confounded(differ) and not allow_confounded:
         causes.append(
@@ -375,6 +347,42 @@ def trust_causes(
         for why in (pooled_subjects(side), pooled_agents(side)):
             if why is not None and not allow_confounded:
                 causes.append(Cause(token="confounded", side=side.label, detail=why))
+    return causes
+
+
+def _side_causes(label: str, side: Side, report: Report, max_errors: float) -> list[Cause]:
+    """One side's own causes: not publishable, incomplete, too many ERROR rows."""
+    causes = []
+    if not report.publishability.publishable:
+        causes.append(
+            Cause(
+                token="not-publishable",
+                side=label,
+                detail=f"{label} {side.workdir}: {report.publishability.verdict}",
+            )
+        )
+    if report.incomplete:
+        gaps = sorted({f"{m.scenario} {m.model}" for m in report.missing})
+        causes.append(
+            Cause(
+                token="incomplete",
+                side=label,
+                detail=f"{label}: planned reps with no row: {', '.join(gaps)}",
+            )
+        )
+    errors = sum(1 for r in side.rows if r.verdict == "ERROR")
+    if side.rows and errors / len(side.rows) > max_errors:
+        where = sorted({r.scenario for r in side.rows if r.verdict == "ERROR"})
+        causes.append(
+            Cause(
+                token="errors",
+                side=label,
+                detail=(
+                    f"{label}: {errors} of {len(side.rows)} rows are ERROR "
+                    f"({errors / len(side.rows):.0%} > {max_errors:.0%}): {', '.join(where)}"
+                ),
+            )
+        )
     return causes
 
 

@@ -15,7 +15,7 @@ import base64
 import gzip
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import chain
@@ -193,46 +193,22 @@ def _detail(
     except OutsideFolderError:
         notes.append(f"{name}: evidence {where!r} leads {OUTSIDE}; not shown")
         return _omitted()
-    masked = 0
-    transcript_lines: list[str] = []
     tpath = kept("transcript", files.get("transcript", TRANSCRIPT))
-    raw_lines: list[str] = []
-    if tpath is not None and tpath.is_file():
-        raw_lines = tpath.read_text(encoding="utf-8", errors="replace").splitlines()
-        for raw in raw_lines:
-            shown, n = mask_transcript_line(raw, mask)
-            transcript_lines.append(shown)
-            masked += n
-    diffs: dict[str, str] = {}
-    diff_roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
-        p.stem + "_diff": p.name for p in sorted(folder.glob("*" + DIFF_SUFFIX))
-    }
-    for role, rel in diff_roles.items():
-        text, n = _read_text(kept(role, rel), mask)
-        if text is not None:
-            diffs[role.removesuffix("_diff")] = text
-            masked += n
+    transcript = tpath if tpath is not None and tpath.is_file() else None
+    raw_lines, transcript_lines, masked = _transcript(transcript, mask)
+    diffs, n = _diffs(folder, files, kept, mask)
+    masked += n
     stderr, n = _read_text(kept("stderr", files.get("stderr", STDERR)), mask)
     masked += n
     judge = _read_json(kept("judge", files.get("judge", JUDGE)))
-    prompt: str | None = None
-    prompt_matches: bool | None = None
-    if isinstance(judge, dict) and rubric is not None and raw_lines:
-        from evalkit.scoring.judge import prompt_hash
-
-        full = build_prompt(rubric, final_message(parse_lines(raw_lines)))
-        prompt_matches = prompt_hash(full) == judge.get("prompt_sha256")
-        prompt, n = mask.mask(full)
-        masked += n
-    if isinstance(judge, dict):
-        judge, n = _mask_value(judge, mask)
-        masked += n
+    prompt, prompt_matches, n = _judge_prompt(judge, rubric, raw_lines, mask)
+    masked += n
+    judge, n = _mask_value(judge, mask) if isinstance(judge, dict) else (judge, 0)
+    masked += n
     process = _read_json(kept("process", files.get("process", PROCESS)))
     check = _read_json(kept("check", files.get("check", CHECK)))
-    if check is not None:
-        check, n = _mask_value(check, mask)
-        masked += n
-    transcript = tpath if tpath is not None and tpath.is_file() else None
+    check, n = _mask_value(check, mask) if check is not None else (check, 0)
+    masked += n
     light = {
         "found": folder.is_dir(),
         "process": process if isinstance(process, dict) else None,
@@ -248,6 +224,56 @@ def _detail(
         "judge_prompt": prompt,
     }
     return light, heavy, masked
+
+
+def _transcript(path: Path | None, mask: TaskMask) -> tuple[list[str], list[str], int]:
+    """(the transcript's lines as kept, the same lines masked, masked line count)."""
+    if path is None:
+        return [], [], 0
+    raw_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    shown: list[str] = []
+    masked = 0
+    for raw in raw_lines:
+        text, n = mask_transcript_line(raw, mask)
+        shown.append(text)
+        masked += n
+    return raw_lines, shown, masked
+
+
+def _diffs(
+    folder: Path,
+    files: dict[str, str],
+    kept: Callable[[str, str], Path | None],
+    mask: TaskMask,
+) -> tuple[dict[str, str], int]:
+    """Each kept diff by fixture, masked (the folder's diff files when its line names none)."""
+    diffs: dict[str, str] = {}
+    masked = 0
+    roles = {r: p for r, p in files.items() if r.endswith("_diff")} or {
+        p.stem + "_diff": p.name for p in sorted(folder.glob("*" + DIFF_SUFFIX))
+    }
+    for role, rel in roles.items():
+        text, n = _read_text(kept(role, rel), mask)
+        if text is not None:
+            diffs[role.removesuffix("_diff")] = text
+            masked += n
+    return diffs, masked
+
+
+def _judge_prompt(
+    judge: Any, rubric: str | None, raw_lines: list[str], mask: TaskMask
+) -> tuple[str | None, bool | None, int]:
+    """(the prompt the judge was given, rebuilt and masked; whether it hashes to the one the
+    judge recorded; masked line count): none of it without a judge record, rubric or
+    transcript."""
+    if not (isinstance(judge, dict) and rubric is not None and raw_lines):
+        return None, None, 0
+    from evalkit.scoring.judge import prompt_hash
+
+    full = build_prompt(rubric, final_message(parse_lines(raw_lines)))
+    matches = prompt_hash(full) == judge.get("prompt_sha256")
+    prompt, n = mask.mask(full)
+    return prompt, matches, n
 
 
 def _omitted() -> tuple[dict[str, Any], dict[str, Any], int]:
@@ -298,6 +324,37 @@ def _scenario_facts(suite: Suite, ids: set[str]) -> dict[str, dict[str, str]]:
     return facts
 
 
+@dataclass
+class _Folder:
+    """What the page reads of a results folder besides the report: rows, manifest lines by
+    rep, the problems reading them, declarations by bundle, the rubric, the Task mask."""
+
+    rows: list[ResultRow]
+    manifest: dict[Key, EvidenceLine]
+    problems: list[str]
+    decls: dict[str, dict[str, Any]]
+    rubric: str | None
+    mask: TaskMask
+
+
+def _read(suite: Suite, workdir: Path) -> _Folder:
+    records = Workdir(workdir)
+    lines: list[EvidenceLine] = []
+    problems: list[str] = []
+    if records.has_evidence_index():
+        read_index = records.read_evidence_index()
+        lines, problems = read_index.items, read_index.problems
+    rubric_path = suite.rubric_path
+    return _Folder(
+        rows=_rows(workdir),
+        manifest={(m.run_id, m.scenario, m.model, m.rep): m for m in lines},
+        problems=problems,
+        decls=bundle_declarations(lines),
+        rubric=rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None,
+        mask=task_mask(suite.scenarios("all")),
+    )
+
+
 def write_html(
     suite: Suite,
     workdir: Path,
@@ -312,56 +369,91 @@ def write_html(
     workdir = workdir.resolve()
     check_page(suite, workdir, out, evidence=placement != "inline")
     built = report or build_report(suite, workdir)
-    rows = _rows(workdir)
-    mask = task_mask(suite.scenarios("all"))
-    manifest: dict[Key, EvidenceLine] = {}
-    problems: list[str] = []
-    lines: list[EvidenceLine] = []
-    records = Workdir(workdir)
-    if records.has_evidence_index():
-        read_index = records.read_evidence_index()
-        lines, problems = read_index.items, read_index.problems
-        manifest = {(m.run_id, m.scenario, m.model, m.rep): m for m in lines}
-    decls = bundle_declarations(lines)
-    rubric_path = suite.rubric_path
-    rubric = rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None
-    cells = _rep_cells(rows, decls, placement, inline_reps)
+    folder = _read(suite, workdir)
+    cells = _rep_cells(folder.rows, folder.decls, placement, inline_reps)
     if cells is not None:
         placement = "files"
-
     reps: list[str] = []
     totals = {"masked": 0, "bytes": 0}
     roots = _roots(suite.root.resolve(), workdir)
+    blobs = _evidence(folder, workdir, roots, reps, cells, totals)
+    placement, packed, sibling = _place(placement, blobs, totals, out, cells)
+    report_data, n = _mask_value(json.loads(built.model_dump_json()), folder.mask)
+    masked_total = totals["masked"] + n
+    data = {
+        "report": report_data,
+        "scenarios": _scenario_facts(suite, {r.scenario for r in folder.rows}),
+        "masked_lines": masked_total,
+        "mask_text": MASK,
+        "evidence": {
+            "placement": placement,
+            "folder": sibling.name if sibling else None,
+        },
+        "problems": folder.problems,
+        "cells": cells.summaries if cells is not None else None,
+        "rep_count": len(folder.rows),
+    }
+    data_json = '{"reps":[' + ",".join(reps) + "]," + script_json(_relative(data, roots))[1:]
+    reps.clear()
+    page = _page(built.suite, data_json, packed if placement == "inline" else None)
+    del data_json
+    replace_file(out, page)
+    return HtmlStats(
+        path=out,
+        reps=len(folder.rows),
+        masked_lines=masked_total,
+        page_bytes=len(page),
+        evidence_bytes=totals["bytes"],
+        sibling_dir=sibling,
+        problems=folder.problems,
+    )
 
-    def evidence() -> Iterator[str]:
-        """Each rep's packed evidence in turn, its overview entry kept in `reps` as the text
-        the page carries (as records, 100,000 entries would hold gigabytes)."""
-        for index, row in enumerate(rows):
-            folder, line = _evidence_folder(workdir, row, manifest)
-            light, heavy, masked = _detail(workdir, folder, line, rubric, mask, problems)
-            entry = row.model_dump()
-            decl = decls.get(row.bundle_id, {})
-            entry.update(
-                id=index,
-                variant=variant_of(row, decl),
-                subject_hash=subject_hash_of(row, decl),
-                judged_by=judge_of(decl),
-                agent=agent_of(decl),
-                reasons=_tokens(row.reasons),
-                flags=_tokens(row.flags),
-                evidence=str(folder.relative_to(workdir)) if folder.is_relative_to(workdir) else "",
-                **light,
-            )
-            entry, n = _mask_value(entry, mask)
-            totals["masked"] += masked + n
-            _keep(_relative(entry, roots), reps, cells)
-            blob = _pack(heavy)
-            totals["bytes"] += len(blob)
-            yield blob
 
-    # Held only until it is clear the evidence fits inside the page; past that it is written
-    # out rep by rep, so a folder of any size is never held whole.
-    blobs = evidence()
+def _evidence(
+    folder: _Folder,
+    workdir: Path,
+    roots: list[tuple[str, str]],
+    reps: list[str],
+    cells: RepCells | None,
+    totals: dict[str, int],
+) -> Iterator[str]:
+    """Each rep's packed evidence in turn, its overview entry kept in `reps` (or its cell) as
+    the text the page carries (as records, 100,000 entries would hold gigabytes)."""
+    mask = folder.mask
+    for index, row in enumerate(folder.rows):
+        where, line = _evidence_folder(workdir, row, folder.manifest)
+        light, heavy, masked = _detail(workdir, where, line, folder.rubric, mask, folder.problems)
+        entry = row.model_dump()
+        decl = folder.decls.get(row.bundle_id, {})
+        entry.update(
+            id=index,
+            variant=variant_of(row, decl),
+            subject_hash=subject_hash_of(row, decl),
+            judged_by=judge_of(decl),
+            agent=agent_of(decl),
+            reasons=_tokens(row.reasons),
+            flags=_tokens(row.flags),
+            evidence=str(where.relative_to(workdir)) if where.is_relative_to(workdir) else "",
+            **light,
+        )
+        entry, n = _mask_value(entry, mask)
+        totals["masked"] += masked + n
+        _keep(_relative(entry, roots), reps, cells)
+        blob = _pack(heavy)
+        totals["bytes"] += len(blob)
+        yield blob
+
+
+def _place(
+    placement: Placement,
+    blobs: Iterator[str],
+    totals: dict[str, int],
+    out: Path,
+    cells: RepCells | None,
+) -> tuple[Placement, list[str], Path | None]:
+    """(where the evidence went, the blobs the page carries inline, the sibling folder).
+    Blobs are held only until it is clear they fit inside the page; past that they are
+    written out rep by rep, so a folder of any size is never held whole."""
     packed: list[str] = []
     if placement != "files":
         for blob in blobs:
@@ -369,65 +461,34 @@ def write_html(
             if placement == "auto" and totals["bytes"] > INLINE_LIMIT:
                 break
         else:
-            placement = "inline"
-    sibling: Path | None = None
-    if placement != "inline":
-        placement = "files"
-        sibling = evidence_folder(out)
-        files = (
-            (f"rep-{index}.js", f"evalkitEvidence({index},{script_json(blob)});\n".encode())
-            for index, blob in enumerate(chain(packed, blobs))
-        )
-        replace_folder(sibling, cells.files(files) if cells is not None else files)
-        packed = []
-    evidence_bytes = totals["bytes"]
-    masked_total = totals["masked"]
+            return "inline", packed, None
+    sibling = evidence_folder(out)
+    files = (
+        (f"rep-{index}.js", f"evalkitEvidence({index},{script_json(blob)});\n".encode())
+        for index, blob in enumerate(chain(packed, blobs))
+    )
+    replace_folder(sibling, cells.files(files) if cells is not None else files)
+    return "files", [], sibling
 
-    report_data, n = _mask_value(json.loads(built.model_dump_json()), mask)
-    masked_total += n
-    data = {
-        "report": report_data,
-        "scenarios": _scenario_facts(suite, {r.scenario for r in rows}),
-        "masked_lines": masked_total,
-        "mask_text": MASK,
-        "evidence": {
-            "placement": placement,
-            "folder": sibling.name if sibling else None,
-        },
-        "problems": problems,
-        "cells": cells.summaries if cells is not None else None,
-        "rep_count": len(rows),
-    }
-    data_json = '{"reps":[' + ",".join(reps) + "]," + script_json(_relative(data, roots))[1:]
-    reps.clear()
+
+def _page(suite_name: str, data_json: str, inline: list[str] | None) -> bytes:
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         GENERATOR,
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>evalkit report: {_attr(built.suite)}</title>",
+        f"<title>evalkit report: {_attr(suite_name)}</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
         '<div id="app">Loading… (this page needs JavaScript)</div>',
         f'<script type="application/json" id="evalkit-data">{data_json}</script>',
     ]
-    if placement == "inline":
+    if inline is not None:
         parts.append(
-            f'<script type="application/json" id="evalkit-evidence">{script_json(packed)}</script>'
+            f'<script type="application/json" id="evalkit-evidence">{script_json(inline)}</script>'
         )
     parts.append(f"<script>{_asset('report.js')}</script></body></html>\n")
-    page = "".join(parts).encode("utf-8")
-    del parts, data_json
-    replace_file(out, page)
-    return HtmlStats(
-        path=out,
-        reps=len(rows),
-        masked_lines=masked_total,
-        page_bytes=len(page),
-        evidence_bytes=evidence_bytes,
-        sibling_dir=sibling,
-        problems=problems,
-    )
+    return "".join(parts).encode("utf-8")
 
 
 def _rep_cells(

@@ -281,9 +281,7 @@ def prepare_rep(
     `close()` removes it."""
     suite = ctx.suite
     checked_plugin_dirs(suite)
-    cli = rep_cli(ctx)
-    if ctx.agent != "claude":
-        cli = find_agent_cli(agent_name(ctx.agent))
+    cli = rep_cli(ctx) if ctx.agent == "claude" else find_agent_cli(agent_name(ctx.agent))
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.e2e
 
-GRID = ("--set", "run", "--reps", "2", "--jobs", "2")
+GRID = ("--set", "run", "--reps", "1", "--jobs", "2")
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +49,9 @@ def test_two_models_differ_in_specificity_only(grids: tuple[Kit, dict[str, Path]
     data = json.loads(done.stdout)
     assert data["differing"] == ["model"]
     spec = _pooled(data, "specificity", "per-rep")
-    assert (spec["a"]["k"], spec["a"]["n"], spec["b"]["k"], spec["b"]["n"]) == (6, 6, 0, 6)
+    assert (spec["a"]["k"], spec["a"]["n"], spec["b"]["k"], spec["b"]["n"]) == (3, 3, 0, 3)
     assert spec["difference"] == -1.0
-    assert spec["p_value"] == pytest.approx(2 / 924)
+    assert spec["p_value"] == pytest.approx(2 / 20)
     paired = _pooled(data, "specificity", "per-scenario")
     assert (paired["scenarios"], paired["p_value"]) == (3, 0.25)
     assert "3 scenarios cannot reach 0.05" in paired["note"] and "6 could" in paired["note"]
@@ -65,7 +65,8 @@ def test_the_table_says_what_three_scenarios_cannot_show(
     done = kit.run("compare", str(works["oracle"]), str(works["always-write"]))
     assert done.returncode == 0, done.why()
     assert "A and B differ in model only" in done.stdout
-    assert "cannot show a difference" in done.stdout
+    assert "3 scenarios cannot reach 0.05" in done.stdout  # the cell's note may wrap after it
+    assert "this design cannot" in done.stdout
 
 
 def test_the_same_policy_twice_shows_no_difference(grids: tuple[Kit, dict[str, Path]]) -> None:

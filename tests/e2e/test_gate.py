@@ -18,7 +18,7 @@ GRID = ("--reps", "1", "--jobs", "2")
 FOLDERS = {
     "oracle": ("policy:oracle", ("--set", "all")),
     "always-write": ("policy:always-write", ("--set", "all")),
-    "fault": ("policy:fault-500", ("--set", "all")),
+    "fault": ("policy:fault-500", ("--scenarios", "P1,N1")),
     "subset": ("policy:oracle", ("--scenarios", "P1,N1")),
 }
 

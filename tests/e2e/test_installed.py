@@ -123,7 +123,7 @@ def test_init_then_self_test_and_calibrate_pass_outside_the_checkout(
     _run([str(evalkit), "init", "my-eval", "--template", template], env, tmp_path)
     suite = tmp_path / "my-eval"
     assert "cells as designed" in _run([str(evalkit), "self-test"], env, suite)
-    out = _run([str(evalkit), "calibrate", "--set", "all", "--jobs", "4", "cal"], env, suite)
+    out = _run([str(evalkit), "calibrate", "--set", "run", "--jobs", "4", "cal"], env, suite)
     assert "cells as expected" in out
 
 

@@ -1,4 +1,4 @@
-"""No function in the package runs past 60 lines, measured from its own source.
+"""No function in the package reaches 60 lines, measured from its own source.
 
 A function counts from its `def` (decorators aside) to its last line. A CLI command counts
 its body only: its signature is the table of its options, and its body is what must stay
@@ -13,7 +13,7 @@ from pathlib import Path
 import evalkit
 
 PACKAGE = Path(evalkit.__file__).resolve().parent
-LIMIT = 60
+LIMIT = 59
 NOT_CODE = ("templates",)
 """Folders of data that happens to hold .py files (the suites `init` writes)."""
 
@@ -24,14 +24,6 @@ ALLOWED: frozenset[str] = frozenset(
         # Data tables: a reference module's fabricated cases, one literal each.
         "checkers/adr_discrimination/reference.py:_positive_cases",
         "checkers/adr_eval_b/reference.py:_retrieval_cases",
-        # The rules checker's evaluator: hashed scoring code, left to the change that next
-        # reworks it (splitting it drifts every rules suite's lock).
-        "checkers/rules/evaluate.py:_evaluate",
-        "checkers/rules/evaluate.py:_events",
-        # The HTML page's builder: its overview is being reworked to load each cell's reps on
-        # demand, which reshapes both.
-        "records/html_report.py:_detail",
-        "records/html_report.py:write_html",
     }
 )
 

@@ -17,6 +17,7 @@ from evalkit.checkers.rules.conditions import (
     AllCondition,
     AnyCondition,
     BashCondition,
+    BashSpec,
     FileCondition,
     FileSpec,
     FinalCondition,
@@ -27,7 +28,9 @@ from evalkit.checkers.rules.conditions import (
     OrderCondition,
     RanCondition,
     SkillCondition,
+    SkillSpec,
     ToolCondition,
+    ToolSpec,
     TraceCondition,
 )
 from evalkit.checkers.rules.effects import (
@@ -47,7 +50,7 @@ from evalkit.checkers.rules.timeline import (
     written_path,
 )
 from evalkit.checkers.rules.trace import trace_text
-from evalkit.models import ToolCall
+from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.transcript import succeeded
@@ -118,7 +121,26 @@ def _combine(children: list[Node], effects: Effects, judge: JudgeGate, want: boo
     return Outcome(not want, held)
 
 
+EventNode = RanCondition | ToolCondition | SkillCondition | BashCondition | FileCondition
+
+
 def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
+    if isinstance(node, AllCondition | AnyCondition | NotCondition | JudgeCondition):
+        return _logical(node, effects, judge)
+    if isinstance(node, OrderCondition):
+        return _order(node, effects)
+    if isinstance(node, EventNode) and (node.after is not None or isinstance(node, RanCondition)):
+        return _on_timeline(node, effects)
+    if isinstance(node, FileCondition):
+        return _file(node.file, effects)
+    return _in_transcript(node, effects.transcript)
+
+
+def _logical(
+    node: AllCondition | AnyCondition | NotCondition | JudgeCondition,
+    effects: Effects,
+    judge: JudgeGate,
+) -> Outcome:
     if isinstance(node, AllCondition):
         return _combine(node.all, effects, judge, want=False)
     if isinstance(node, AnyCondition):
@@ -128,50 +150,24 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
         if got.value is None:
             return got
         return Outcome(not got.value, [f"not-{t}" for t in got.tokens])
-    if isinstance(node, JudgeCondition):
-        return judge.outcome()
-    if isinstance(node, OrderCondition):
-        return _order(node, effects)
-    if isinstance(
-        node, RanCondition | ToolCondition | SkillCondition | BashCondition | FileCondition
-    ) and (node.after is not None or isinstance(node, RanCondition)):
-        return _on_timeline(node, effects)
-    if isinstance(node, FileCondition):
-        return _file(node.file, effects)
-    transcript = effects.transcript
+    return judge.outcome()
+
+
+def _in_transcript(node: Node, transcript: Transcript) -> Outcome:
+    """A condition read from the transcript alone, with no order to it."""
     if isinstance(node, ToolCondition):
         spec = node.tool
-        hits = [
-            c
-            for c in transcript.tool_calls
-            if glob_matches(spec.name, c.name)
-            and (spec.input is None or search(spec.input, tool_input_text(c)))
-            and (spec.ok is None or succeeded(c) is spec.ok)
-        ]
+        hits = _tool_hits(spec, transcript.tool_calls)
         least = 1 if spec.min is None else spec.min
         held = len(hits) >= least and (spec.max is None or len(hits) <= spec.max)
         if spec.min is None and spec.max is None:
             return Outcome(held, [f"tool:{token(hits[0].name if hits else spec.name)}"])
         return Outcome(held, [f"tool:{token(spec.name)}:{len(hits)}"])
     if isinstance(node, SkillCondition):
-        sk = node.skill
-        named = [
-            (c, n)
-            for c in transcript.tool_calls
-            if (n := skill_called(c)) is not None
-            and skill_matches(sk.name, n)
-            and (sk.ok is None or succeeded(c) is sk.ok)
-        ]
-        return Outcome(bool(named), [f"skill:{token(named[0][1] if named else sk.name)}"])
+        named = _skill_hits(node.skill, transcript.tool_calls)
+        return Outcome(bool(named), [f"skill:{token(named[0][1] if named else node.skill.name)}"])
     if isinstance(node, BashCondition):
-        spec_b = node.bash
-        ran = any(
-            c.name == "Bash"
-            and search(spec_b.command, str(c.input.get("command", "")))
-            and (spec_b.ok is None or succeeded(c) is spec_b.ok)
-            for c in transcript.tool_calls
-        )
-        return Outcome(ran, ["bash"])
+        return Outcome(bool(_bash_hits(node.bash, transcript.tool_calls)), ["bash"])
     if isinstance(node, HookCondition):
         spec_h = node.hook
         fired = any(
@@ -189,62 +185,44 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
     raise TypeError(f"unknown condition {type(node).__name__}")
 
 
-EventNode = RanCondition | ToolCondition | SkillCondition | BashCondition | FileCondition
+def _tool_hits(spec: ToolSpec, calls: list[ToolCall]) -> list[ToolCall]:
+    return [
+        c
+        for c in calls
+        if glob_matches(spec.name, c.name)
+        and (spec.input is None or search(spec.input, tool_input_text(c)))
+        and (spec.ok is None or succeeded(c) is spec.ok)
+    ]
+
+
+def _skill_hits(spec: SkillSpec, calls: list[ToolCall]) -> list[tuple[ToolCall, str]]:
+    """Each call of a matching skill, with the skill name it called."""
+    return [
+        (c, n)
+        for c in calls
+        if (n := skill_called(c)) is not None
+        and skill_matches(spec.name, n)
+        and (spec.ok is None or succeeded(c) is spec.ok)
+    ]
+
+
+def _bash_hits(spec: BashSpec, calls: list[ToolCall]) -> list[ToolCall]:
+    return [
+        c
+        for c in calls
+        if c.name == "Bash"
+        and search(spec.command, str(c.input.get("command", "")))
+        and (spec.ok is None or succeeded(c) is spec.ok)
+    ]
 
 
 def _events(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
     """The events node matches, narrowed by its `after`, with the token that names them; an
     Outcome when they cannot be known."""
-    if isinstance(node, RanCondition):
-        spec = node.ran
-        if effects.observed is None or spec.script not in effects.observe:
-            return Outcome(None, [f"not-observed:{token(spec.script)}"])
-        runs = [
-            r
-            for r in effects.observed
-            if r.script == spec.script and (spec.ok is None or r.ok is spec.ok)
-        ]
-        found, name = of_runs(runs), f"ran:{token(spec.script)}"
-    elif isinstance(node, FileCondition):
-        got = _file_events(node.file, effects)
-        if isinstance(got, Outcome):
-            return got
-        found, name = got, f"file-{node.file.change}:{token(node.file.glob)}"
-    else:
-        calls = effects.transcript.tool_calls
-        if isinstance(node, ToolCondition):
-            spec_t = node.tool
-            hits = [
-                c
-                for c in calls
-                if glob_matches(spec_t.name, c.name)
-                and (spec_t.input is None or search(spec_t.input, tool_input_text(c)))
-                and (spec_t.ok is None or succeeded(c) is spec_t.ok)
-            ]
-            name = f"tool:{token(spec_t.name)}"
-        elif isinstance(node, SkillCondition):
-            sk = node.skill
-            hits = [
-                c
-                for c in calls
-                if (n := skill_called(c)) is not None
-                and skill_matches(sk.name, n)
-                and (sk.ok is None or succeeded(c) is sk.ok)
-            ]
-            name = f"skill:{token(sk.name)}"
-        else:
-            spec_b = node.bash
-            hits = [
-                c
-                for c in calls
-                if c.name == "Bash"
-                and search(spec_b.command, str(c.input.get("command", "")))
-                and (spec_b.ok is None or succeeded(c) is spec_b.ok)
-            ]
-            name = "bash"
-        found = of_calls(hits)
-    if node.after is None:
-        return found, name
+    got = _matched(node, effects)
+    if isinstance(got, Outcome) or node.after is None:
+        return got
+    found, name = got
     earlier = node.after.last
     assert isinstance(earlier, EventNode)
     last = _events(earlier, effects)
@@ -254,6 +232,32 @@ def _events(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
     if cutoff is None:
         return Outcome(None, [f"order-unplaced:{last[1]}"])
     return found.after(cutoff), f"{name}:after-last:{last[1]}"
+
+
+def _matched(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
+    """Every event node matches, whenever it happened, with the token that names them."""
+    if isinstance(node, RanCondition):
+        spec = node.ran
+        if effects.observed is None or spec.script not in effects.observe:
+            return Outcome(None, [f"not-observed:{token(spec.script)}"])
+        runs = [
+            r
+            for r in effects.observed
+            if r.script == spec.script and (spec.ok is None or r.ok is spec.ok)
+        ]
+        return of_runs(runs), f"ran:{token(spec.script)}"
+    if isinstance(node, FileCondition):
+        got = _file_events(node.file, effects)
+        if isinstance(got, Outcome):
+            return got
+        return got, f"file-{node.file.change}:{token(node.file.glob)}"
+    calls = effects.transcript.tool_calls
+    if isinstance(node, ToolCondition):
+        return of_calls(_tool_hits(node.tool, calls)), f"tool:{token(node.tool.name)}"
+    if isinstance(node, SkillCondition):
+        hits = [c for c, _ in _skill_hits(node.skill, calls)]
+        return of_calls(hits), f"skill:{token(node.skill.name)}"
+    return of_calls(_bash_hits(node.bash, calls)), "bash"
 
 
 def _on_timeline(node: EventNode, effects: Effects) -> Outcome:
