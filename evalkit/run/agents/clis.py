@@ -72,9 +72,13 @@ def find_agent_cli(agent: AgentName) -> Path:
 
 
 def agent_cli_version(path: Path) -> str:
-    """The version a CLI reports: its last word that starts with a digit ("codex-cli 0.169.0")."""
+    """The version a CLI reports: its last word that starts with a digit ("codex-cli 0.169.0").
+    Gemini's is told not to restart itself under a larger heap, which would start it twice."""
+    env = {**os.environ, "GEMINI_CLI_NO_RELAUNCH": "true"}
     try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=60, env=env
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ""
     words = [w for w in done.stdout.split() if w[:1].isdigit()] if done.returncode == 0 else []

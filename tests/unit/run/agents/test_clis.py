@@ -88,3 +88,12 @@ def test_doctor_checks_the_chosen_agents_own_key(
     monkeypatch.setenv("CODEX_API_KEY", "k")
     check = next(c for c in doctor(None, agent="codex") if c.name == "credentials")
     assert check.ok and check.detail.endswith("CODEX_API_KEY") and "k" not in check.detail.split()
+
+
+def test_the_version_is_asked_without_the_cli_starting_itself_again(tmp_path: Path) -> None:
+    """Gemini's CLI restarts itself under a larger heap unless told not to: asked for its
+    version once per command, that restart would cost a second start-up."""
+    fake = tmp_path / "gemini"
+    fake.write_text('#!/bin/sh\n[ "$GEMINI_CLI_NO_RELAUNCH" = true ] && echo 0.61.0\n')
+    fake.chmod(0o755)
+    assert clis.agent_cli_version(fake) == "0.61.0"
