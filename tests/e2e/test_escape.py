@@ -1,5 +1,6 @@
 """policy:escape through the real CLI: every way out of the rep is tried, nothing lands
-outside it, nothing of the suite is read, and the row names each attempt."""
+outside it, nothing of the suite is read, and the row names each attempt. Under a real model
+name the preflight is skipped: proving the instrument first is `test_preflight.py`'s subject."""
 
 from __future__ import annotations
 
@@ -173,7 +174,7 @@ def test_the_escape_script_under_a_real_model_name_holds_the_same_way(
             ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
             EVALKIT_JUDGE_CMD="echo NO",
         )
-        done = kit.run("run", "P1", "sonnet", str(work))
+        done = kit.run("run", "P1", "sonnet", str(work), "--skip-preflight")
     assert done.returncode == 0, done.why()
     assert _escape_files(kit) == [], "escape files landed outside the rep"
     assert not _arrived(listener), "a connection reached the loopback port outside"
@@ -216,7 +217,7 @@ def test_an_https_api_host_is_reached_through_the_allow_listing_proxy_only(
             NODE_EXTRA_CA_CERTS=str(cert),
             EVALKIT_JUDGE_CMD="echo NO",
         )
-        done = kit.run("run", "P1", "sonnet", str(work))
+        done = kit.run("run", "P1", "sonnet", str(work), "--skip-preflight")
         answered = len([r for r in server.requests if not r.side])
     assert done.returncode == 0, done.why()
     rows, lines = kit.tsv(work), kit.manifest(work)

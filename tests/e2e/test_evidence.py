@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.e2e
 
 MODELS = ("policy:oracle", "policy:offer-only")
-SCENARIOS = "P1,N1,P2"
+SCENARIOS = "P1,N1"
 
 
 class Recorded:
@@ -90,7 +90,7 @@ def recorded(
         "grid", str(work), "--scenarios", SCENARIOS, "--models", ",".join(MODELS), "--jobs", "4"
     )
     assert done.returncode == 0, done.why()
-    assert len(kit.tsv(work)) == 6, done.why()
+    assert len(kit.tsv(work)) == 4, done.why()
     return Recorded(kit, work)
 
 
@@ -98,7 +98,7 @@ def test_verify_re_derives_every_trial_and_says_publishable(recorded: Recorded) 
     done = recorded.verify(recorded.work)
     assert done.returncode == 0, done.why()
     tail = done.stdout.strip().splitlines()[-2:]
-    assert tail == ["All 6 trial(s) re-derived from the kept evidence.", "PUBLISHABLE"], tail
+    assert tail == ["All 4 trial(s) re-derived from the kept evidence.", "PUBLISHABLE"], tail
     for line in recorded.lines:
         assert f"ok        {recorded.name(line)}" in done.stdout, done.why()
 
@@ -146,7 +146,7 @@ def test_a_cut_transcript_is_named(recorded: Recorded) -> None:
 
 def test_a_flipped_tsv_verdict_is_named(recorded: Recorded) -> None:
     work = recorded.copy()
-    line = recorded.line("P2", "policy:oracle")
+    line = recorded.line("N1", "policy:oracle")
     tsv = work / "results.tsv"
     out = []
     for row in tsv.read_text().splitlines(keepends=True):
@@ -169,12 +169,12 @@ def test_a_deleted_tsv_row_is_named(recorded: Recorded) -> None:
     tsv.write_text("".join(kept))
     done = recorded.verify(work)
     assert_names(done, recorded.name(line), "no TSV row")
-    assert_names(done, "counts differ", "5 TSV row(s), 6 manifest line(s), 6 planned rep(s)")
+    assert_names(done, "counts differ", "3 TSV row(s), 4 manifest line(s), 4 planned rep(s)")
 
 
 def test_a_deleted_manifest_line_names_the_missing_cell(recorded: Recorded) -> None:
     work = recorded.copy()
-    line = recorded.line("P2", "policy:offer-only")
+    line = recorded.line("P1", "policy:offer-only")
     manifest = work / "manifest.jsonl"
     lines = manifest.read_text().splitlines(keepends=True)
     kept = [x for x in lines if f'"evidence":"{line["evidence"]}"' not in x]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.e2e
 
 GRID = (
-    "--scenarios", "P1,N1,P2,N2", "--models", "policy:oracle", "--reps", "2", "--jobs", "2",
+    "--scenarios", "P1,N1", "--models", "policy:oracle", "--reps", "2", "--jobs", "2",
 )  # fmt: skip
 
 
@@ -27,9 +27,9 @@ def test_two_resumes_at_once_never_run_a_rep_twice(kit: Kit) -> None:
     _, stderr, _ = kit.interrupt(proc, 2, signal.SIGINT, timeout=60)
     assert proc.returncode == 130, stderr
     before = len(kit.tsv(work))
-    assert before < 8, "the grid finished before it could be interrupted"
+    assert before < 4, "the grid finished before it could be interrupted"
     [plan] = [json.loads(x) for x in (work / "plans.jsonl").read_text().splitlines()]
-    assert "--scenarios P1,N1,P2,N2" in plan["command"], plan["command"]
+    assert "--scenarios P1,N1" in plan["command"], plan["command"]
 
     first, second = kit.run_many(
         ("grid", str(work), *GRID, "--resume"), ("grid", str(work), *GRID, "--resume"),
@@ -47,10 +47,10 @@ def test_two_resumes_at_once_never_run_a_rep_twice(kit: Kit) -> None:
 
     rows = kit.tsv(work)
     keys = Counter((r["scenario"], r["model"], r["rep"]) for r in rows)
-    assert len(rows) == 8 and set(keys.values()) == {1}, keys
-    assert len(kit.manifest(work)) == 8
+    assert len(rows) == 4 and set(keys.values()) == {1}, keys
+    assert len(kit.manifest(work)) == 4
     verify = kit.run("verify", str(work))
-    assert "All 8 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
+    assert "All 4 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
     assert not (work / "grid.lock").exists()
     assert not kit.leftovers(), "claude processes left behind"
 

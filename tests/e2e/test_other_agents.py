@@ -72,13 +72,13 @@ def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
         "--models",
         "policy:oracle,policy:always-write",
         "--scenarios",
-        "P1,N1",
+        "N1",
         "--jobs",
         "2",
     )
     assert done.returncode == 0, done.why()
     rows = kit.tsv(work)
-    assert len(rows) == 12 and len({r["run_id"] for r in rows}) == 3
+    assert len(rows) == 6 and len({r["run_id"] for r in rows}) == 3
     verify = kit.run("verify", str(work))
     assert verify.returncode == 0 and "PUBLISHABLE" in verify.stdout, verify.why()
     compared = kit.run(
@@ -87,6 +87,6 @@ def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
     assert compared.returncode == 0, compared.why()
     assert json.loads(compared.stdout)["differing"] == ["agent"]
     report = json.loads(kit.run("report", str(work), "--format", "json").stdout)
-    assert report["agents"] == {"claude": 4, "codex": 4, "gemini": 4}
+    assert report["agents"] == {"claude": 2, "codex": 2, "gemini": 2}
     split = {(m["agent"], m["model"]) for m in report["models"]}
     assert len(split) == 6 and {a for a, _ in split} == {"claude", "codex", "gemini"}

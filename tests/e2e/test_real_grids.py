@@ -56,31 +56,31 @@ def test_flaky_oracle_retried_once_passes_every_rep_at_attempt_2_and_verifies(
 ) -> None:
     work = kit.base / "work"
     done = kit.run(
-        "grid", str(work), "--models", "policy:flaky-oracle", "--scenarios", "P1,N1,P2",
-        "--reps", "2", "--jobs", "3", "--retry-errors", "1", timeout=300,
+        "grid", str(work), "--models", "policy:flaky-oracle", "--scenarios", "P1,N1",
+        "--reps", "1", "--jobs", "2", "--retry-errors", "1", timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.why()
     rows = kit.tsv(work)
-    assert len(rows) == 6
+    assert len(rows) == 2
     assert {(r["verdict"], r["attempt"]) for r in rows} == {("PASS", "2")}, rows
     lines = kit.manifest(work)
     first = [x for x in lines if x["attempt"] == 1]
-    assert len(first) == 6 and len(lines) == 12
+    assert len(first) == 2 and len(lines) == 4
     assert all(x["verdict"] == "ERROR" and x["superseded_by"] == 2 for x in first), first
     assert {x["retry_reason"] for x in first} == {"agent-error:overloaded"}
     assert all((work / x["evidence"] / "transcript.jsonl").is_file() for x in lines)
 
     verify = kit.run("verify", str(work))
     assert verify.returncode == 0, verify.why()
-    assert "All 12 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
+    assert "All 4 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
     assert verify.stdout.strip().endswith("PUBLISHABLE") and "NOT" not in verify.stdout
 
     report = json.loads(kit.run("report", str(work), "--format", "json").stdout)
     assert report["retries"] == {
-        "reps": 6, "attempts": 6, "reasons": {"agent-error:overloaded": 6}
+        "reps": 2, "attempts": 2, "reasons": {"agent-error:overloaded": 2}
     }  # fmt: skip
     (usage,) = report["usage"]
-    assert usage["attempts"] == 12 and usage["input_tokens"] > 0
+    assert usage["attempts"] == 4 and usage["input_tokens"] > 0
     assert usage["cost_usd_estimate"] > 0
     assert report["publishability"]["publishable"] is True
 

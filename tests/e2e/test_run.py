@@ -321,19 +321,27 @@ def test_a_missing_plugin_dir_is_refused_in_one_line(
     assert not kit.manifest(work)
 
 
-def test_a_wrong_evalkit_claude_is_refused(kit: Kit) -> None:
+@pytest.fixture(scope="module")
+def wrong_cli(
+    new_kit: Callable[..., Kit], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Kit, Path, Done]:
+    """One run refused for an EVALKIT_CLAUDE that does not exist, read by two tests."""
+    kit = new_kit(tmp_path_factory.mktemp("wrong-cli"))
     work = kit.base / "work"
     env = {**kit.env, "EVALKIT_CLAUDE": "/nonexistent"}
-    done = kit.run("run", "P1", "policy:oracle", str(work), env=env)
+    return kit, work, kit.run("run", "P1", "policy:oracle", str(work), env=env)
+
+
+def test_a_wrong_evalkit_claude_is_refused(wrong_cli: tuple[Kit, Path, Done]) -> None:
+    kit, work, done = wrong_cli
     assert done.returncode == 2, done.why()
     assert len(done.stderr.strip().splitlines()) == 1, done.why()
     assert "/nonexistent" in done.stderr and "Traceback" not in done.output
     assert not kit.tsv(work) and not kit.manifest(work)
 
 
-def test_a_wrong_evalkit_claude_says_how_to_install(kit: Kit) -> None:
-    env = {**kit.env, "EVALKIT_CLAUDE": "/nonexistent"}
-    done = kit.run("run", "P1", "policy:oracle", str(kit.base / "work"), env=env)
+def test_a_wrong_evalkit_claude_says_how_to_install(wrong_cli: tuple[Kit, Path, Done]) -> None:
+    _, _, done = wrong_cli
     assert done.returncode == 2
     assert "make setup" in done.stderr or "npm install" in done.stderr, done.why()
 
@@ -363,9 +371,13 @@ def test_no_cli_anywhere_says_how_to_install(kit: Kit) -> None:
     assert not kit.tsv(work)
 
 
-def test_a_refused_run_leaves_nothing_that_verify_counts(kit: Kit) -> None:
+def test_a_refused_run_leaves_nothing_that_verify_counts(
+    plain_run: tuple[Kit, Path, Done], kit: Kit
+) -> None:
+    """A refused run appended to a copy of the plain run's folder (the fixture stays as it
+    was recorded)."""
     work = kit.base / "work"
-    assert kit.run("run", "N1", "policy:oracle", str(work)).returncode == 0
+    shutil.copytree(plain_run[1], work)
     env = {**kit.env, "EVALKIT_CLAUDE": "/nonexistent"}
     assert kit.run("run", "N1", "policy:oracle", str(work), env=env).returncode == 2
     verify = kit.run("verify", str(work))
@@ -397,9 +409,8 @@ def test_no_command_output_contains_a_task_block(
     tmp_path: Path,
 ) -> None:
     grid_kit, grid_work, _ = policy_grid
-    run_kit, run_work, _ = plain_run
+    run_kit, _, _ = plain_run
     sandbox = next(run_kit.scratch.glob("evalkit-rep-*/sandbox"))
-    run_kit.run("verify", str(run_work))
     grid_kit.run("verify", str(grid_work))
     run_kit.run("check", str(sandbox))
     run_kit.run("list", "--set", "all")

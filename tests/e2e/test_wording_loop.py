@@ -21,19 +21,32 @@ MARKER = "checkout-hook-marker-5d1c"
 VARIANTS = "\nvariants:\n  terse-skill: {overlay: variants/terse-skill}\n"
 
 
-@pytest.fixture
-def world(new_kit: Callable[..., Kit], suite_copier: Callable[..., Path], tmp_path: Path) -> Kit:
-    """A private, frozen copy of the default suite with one variant, and a kit driving it."""
-    root = suite_copier(tmp_path / "suite")
+@pytest.fixture(scope="module")
+def frozen(
+    new_kit: Callable[..., Kit],
+    suite_copier: Callable[..., Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A private copy of the default suite with one variant, frozen once for the module;
+    every test edits a copy of it, never this one."""
+    base = tmp_path_factory.mktemp("wording-loop")
+    root = suite_copier(base / "suite")
     with (root / "evalkit.yaml").open("a") as fh:
         fh.write(VARIANTS)
     terse = root / "variants/terse-skill" / SKILL
     terse.parent.mkdir(parents=True)
     terse.write_text((root / SKILL).read_text().split("\n\n")[0] + "\n")
-    kit = new_kit(tmp_path / "kit", suite=root)
-    done = kit.run("freeze")
+    done = new_kit(base / "kit", suite=root).run("freeze")
     assert done.returncode == 0, done.why()
-    return kit
+    return root
+
+
+@pytest.fixture
+def world(new_kit: Callable[..., Kit], frozen: Path, tmp_path: Path) -> Kit:
+    """A kit driving a fresh copy of the frozen suite."""
+    root = tmp_path / "suite"
+    shutil.copytree(frozen, root)
+    return new_kit(tmp_path / "kit", suite=root)
 
 
 def manifest_transcript(work: Path, index: int) -> str:

@@ -23,13 +23,18 @@ def test_every_cell_of_both_sets_comes_out_as_designed(
     assert {c.expect.verdict for c in cells} == {"PASS", "FAIL", "ERROR"}
 
 
-@pytest.mark.parametrize("forced", ["PASS", "FAIL"])
+@pytest.mark.parametrize(("forced", "catcher"), [("PASS", "N1"), ("FAIL", "P1")])
 def test_a_checker_that_always_says_one_thing_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forced: str, self_test_cells: list[CaseCell]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    forced: str,
+    catcher: str,
+    self_test_cells: list[CaseCell],
 ) -> None:
-    """On the suite cut to P1 and N1, whose cells all come out as designed unpatched: the
-    positive's oracle expects PASS and the negative's violations FAIL, so either stuck
-    answer is caught."""
+    """On the suite cut to the one scenario whose cells come out as designed unpatched and
+    expect the other answer somewhere: the negative's violations expect FAIL, so a checker
+    stuck at PASS is caught there; the positive's oracle expects PASS, so one stuck at FAIL
+    is caught there."""
     real = VaultWriteChecker.check
 
     def stuck(self: VaultWriteChecker, inp: object) -> Verdict:
@@ -37,9 +42,10 @@ def test_a_checker_that_always_says_one_thing_is_caught(
         verdict.verdict = forced  # type: ignore[assignment]
         return verdict
 
-    kept = [c for c in self_test_cells if c.scenario.split("-")[0] in ("P1", "N1")]
-    assert kept and all(c.ok for c in kept), "P1 and N1 are red unpatched"
-    cut = Suite(copy_suite(tmp_path / "suite", only={"P1", "N1"}))
+    kept = [c for c in self_test_cells if c.scenario.split("-")[0] == catcher]
+    assert kept and all(c.ok for c in kept), f"{catcher} is red unpatched"
+    assert any(c.expect.verdict not in (forced, "ERROR") for c in kept), catcher
+    cut = Suite(copy_suite(tmp_path / "suite", only={catcher}))
     monkeypatch.setattr(VaultWriteChecker, "check", stuck)
     cells = self_test(cut, which="run")
     assert any(not c.ok for c in cells)
