@@ -7,13 +7,14 @@ ERROR rows stay in every denominator, so a crash can never raise a rate.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from evalkit.models import (
-    EvidenceLine,
     Plan,
     Polarity,
     ResultRow,
 )
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.report_model import (
     CLUSTERED,
     INDEPENDENT,
@@ -142,7 +143,7 @@ def missing_cells(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]
     ]
 
 
-def usage_by_model(lines: list[EvidenceLine]) -> list[Usage]:
+def usage_by_model(lines: Iterable[ManifestFacts]) -> list[Usage]:
     sums: dict[str, dict[str, float]] = {}
     attempts: Counter[str] = Counter()
     for line in lines:
@@ -161,7 +162,7 @@ def usage_by_model(lines: list[EvidenceLine]) -> list[Usage]:
     ]
 
 
-def retry_counts(lines: list[EvidenceLine]) -> Retries:
+def retry_counts(lines: Iterable[ManifestFacts]) -> Retries:
     superseded = [x for x in lines if x.superseded_by is not None]
     reasons = Counter(x.retry_reason or "unknown" for x in superseded)
     reps = {(x.run_id, x.scenario, x.model, x.rep) for x in superseded}

@@ -89,7 +89,7 @@ def test_report_reads_the_manifest_and_the_plans_once(
     suite: Suite, recorded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads: list[str] = []
-    for name in ("read_plans", "read_evidence_index"):
+    for name in ("read_plans", "read_evidence_index", "read_manifest_summaries"):
         real = getattr(Workdir, name)
 
         def counted(self: Workdir, real: Any = real, name: str = name) -> Any:
@@ -98,4 +98,4 @@ def test_report_reads_the_manifest_and_the_plans_once(
 
         monkeypatch.setattr(Workdir, name, counted)
     build_report(suite, recorded)
-    assert sorted(reads) == ["read_evidence_index", "read_plans"], reads
+    assert sorted(reads) == ["read_manifest_summaries", "read_plans"], reads
