@@ -356,3 +356,55 @@ def test_a_merged_folder_holds_each_sources_records_and_evidence_as_they_were(
         for p in (source / "evidence").rglob("*")
     }
     assert listed == kept
+
+
+def test_a_manifest_line_is_merged_as_the_text_it_was_written_in(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    path = shards["2/2"] / "manifest.jsonl"
+    first, *rest = [x for x in path.read_text().splitlines() if x.strip()]
+    reordered = dict(reversed(list(json.loads(first).items())))
+    written = json.dumps(reordered, separators=(", ", ": "))
+    path.write_text("\n".join([written, *rest]) + "\n\n")
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    assert written in (out / "manifest.jsonl").read_text().splitlines()
+
+
+def test_a_manifest_changed_while_merging_is_refused_and_the_merge_undone(
+    shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.records import merge as merging
+
+    real = merging.carry_folder
+    manifest = shards["2/2"] / "manifest.jsonl"
+
+    def meddling(source: str, target: str) -> None:
+        manifest.write_text(manifest.read_text() + manifest.read_text().splitlines()[0] + "\n")
+        real(source, target)
+
+    monkeypatch.setattr(merging, "carry_folder", meddling)
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="changed while it was being merged"):
+        merge(out, [shards["1/2"], shards["2/2"]])
+    assert not out.exists()
+
+
+def test_a_failure_while_linking_evidence_removes_every_folder_the_merge_made(
+    suite: Suite, shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"]])
+    before = _snapshot(out)
+    linked: list[str] = []
+
+    def failing(source: str, target: str) -> None:
+        linked.append(target)
+        if len(linked) == 3:
+            raise OSError(28, "No space left on device")
+        shutil.copyfile(source, target)
+
+    monkeypatch.setattr("evalkit.records.keep.carry_file", failing)
+    with pytest.raises(OSError):
+        merge(out, [shards["2/2"]])
+    assert len(linked) == 3 and _snapshot(out) == before
