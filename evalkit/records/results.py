@@ -196,9 +196,11 @@ def _read_row(
     if len(cells) != len(header):
         found.problems.append(f"{path.name}:{number}: {len(cells)} columns, expected {len(header)}")
         return
-    values = {
-        k: shared.setdefault(v, v) for k, v, ok in zip(header, cells, known, strict=True) if ok
-    }
+    once = shared.setdefault
+    if all(known):
+        values = dict(zip(header, map(once, cells, cells), strict=True))
+    else:
+        values = {k: once(v, v) for k, v, ok in zip(header, cells, known, strict=True) if ok}
     try:
         row = ResultRow.model_validate(values)
     except ValidationError as exc:

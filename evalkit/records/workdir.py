@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -453,6 +454,9 @@ def _shared_declarations() -> Callable[[EvidenceLine], EvidenceLine]:
     return keep
 
 
+_name = attrgetter("name")
+
+
 def _list_files(listing: Any, path: str, rel: str) -> None:
     """`rel/name NUL size NUL mtime_ns` for each file under `path`: a folder's files (sorted)
     before its subfolders (sorted), links listed and never followed. One stat per file, the
@@ -462,8 +466,12 @@ def _list_files(listing: Any, path: str, rel: str) -> None:
             entries = list(found)
     except (FileNotFoundError, NotADirectoryError):
         return
-    folders = sorted((e for e in entries if e.is_dir()), key=lambda e: e.name)
-    files = sorted((e for e in entries if not e.is_dir()), key=lambda e: e.name)
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        (folders if entry.is_dir() else files).append(entry)
+    folders.sort(key=_name)
+    files.sort(key=_name)
     lines = []
     for entry in files:
         info = entry.stat(follow_symlinks=False)
