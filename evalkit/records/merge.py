@@ -27,7 +27,7 @@ from evalkit.models import EvidenceLine, Plan
 from evalkit.records.appendlog import append_locked
 from evalkit.records.confined import Confinement, OutsideFolderError
 from evalkit.records.jsonl import json_lines
-from evalkit.records.keep import carry_folder
+from evalkit.records.keep import carry_file, carry_folder
 from evalkit.records.results import HEADER
 from evalkit.records.verify_verdict import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
@@ -164,13 +164,20 @@ def _once(everything: list[Source]) -> None:
                 )
 
 
-def _check_evidence(source: Source, out: Confinement) -> list[tuple[str, str]]:
+Carried = tuple[str, str, tuple[str, ...] | None]
+"""An evidence folder, where it goes in OUT, and the names of its files when it holds no
+folder (as listed when it was checked), else None."""
+
+
+def _check_evidence(source: Source, out: Confinement) -> list[Carried]:
     """Every evidence folder the source's manifest names: inside the source, holding each file
     its line names and no link, and free inside OUT. Returns each folder with where it goes in
-    OUT. A kept file named plainly (no folder, no `..`) is found in the folder's own listing,
+    OUT and, for a folder holding files only, their names, so it is linked from the listing
+    that was checked. A kept file named plainly (no folder, no `..`) is found in that listing,
     which shows it is a file and no link: no stat per file."""
     within = Confinement(source.folder)
-    carried = []
+    carried: list[Carried] = []
+    names: dict[tuple[str, ...], tuple[str, ...]] = {}
     for line in source.lines:
         name = f"{source.folder}: {line.run_id} {line.scenario} {line.model} rep {line.rep}"
         try:
@@ -201,7 +208,12 @@ def _check_evidence(source: Source, out: Confinement) -> list[tuple[str, str]]:
                 raise RefusedError(f"{name}: its kept {role} file is missing")
         if os.path.lexists(target):
             raise RefusedError(f"{target}: evidence already there; refusing to overwrite it")
-        carried.append((str(folder), str(target)))
+        prefix = f"{folder}/"
+        flat = tuple(sorted(p[len(prefix) :] for p in kept))
+        if all("/" not in rel for rel in flat):
+            carried.append((str(folder), str(target), names.setdefault(flat, flat)))
+        else:
+            carried.append((str(folder), str(target), None))
     return carried
 
 
@@ -210,14 +222,15 @@ class _LinkFound(Exception):
 
 
 def _plain_files(folder: str) -> set[str]:
-    """Every file under folder by path, read from the folder listings alone (no stat per
-    file); _LinkFound at the first link."""
+    """Every file under folder by path, and every folder by its path and a slash, read from
+    the folder listings alone (no stat per file); _LinkFound at the first link."""
     found: set[str] = set()
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.is_symlink():
                 raise _LinkFound(entry.name)
             if entry.is_dir(follow_symlinks=False):
+                found.add(f"{entry.path}/")
                 found |= _plain_files(entry.path)
             else:
                 found.add(entry.path)
@@ -253,24 +266,23 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
         )
     _once(everything)
     named: dict[str, Path] = {}
-    carried: list[tuple[str, str]] = []
+    carried: list[Carried] = []
     within_out = Confinement(out)
     for source in sources:
-        for line, (folder, target) in zip(
-            source.lines, _check_evidence(source, within_out), strict=True
-        ):
+        for line, carry in zip(source.lines, _check_evidence(source, within_out), strict=True):
+            target = carry[1]
             if target in named:
                 raise RefusedError(
                     f"{source.folder}: evidence {line.evidence} is named twice (also by "
                     f"{named[target]}); refusing to merge one folder over another"
                 )
             named[target] = source.folder
-            carried.append((folder, target))
+            carried.append(carry)
     _write(out, sources, carried)
     return _summary(out, digests[first.folder], everything)
 
 
-def _write(out: Path, sources: list[Source], carried: list[tuple[str, str]]) -> None:
+def _write(out: Path, sources: list[Source], carried: list[Carried]) -> None:
     """Link every evidence folder straight into place, then append the records; on any
     failure undo what was done (each folder this merge made is removed again, and OUT when
     it was made for this merge)."""
@@ -285,7 +297,7 @@ def _write(out: Path, sources: list[Source], carried: list[tuple[str, str]]) -> 
     }
     present: set[str] = {str(out)}
     try:
-        for folder, target in carried:
+        for folder, target, files in carried:
             parent = os.path.dirname(target)
             if parent not in present:
                 missing = []
@@ -299,7 +311,11 @@ def _write(out: Path, sources: list[Source], carried: list[tuple[str, str]]) -> 
                 present.add(parent)
             os.mkdir(target)  # refused if anything took the place since it was checked
             placed.append(target)
-            carry_folder(folder, target)
+            if files is None:
+                carry_folder(folder, target)
+            else:
+                for name in files:
+                    carry_file(f"{folder}/{name}", f"{target}/{name}")
         _append(records, sources)
     except BaseException:
         for path, size in sizes.items():
