@@ -161,9 +161,9 @@ def usage_by_model(lines: Iterable[ManifestFacts]) -> list[Usage]:
     for line in lines:
         attempts[line.model] += 1
         total = sums.setdefault(line.model, dict.fromkeys(USAGE_KEYS, 0.0))
-        for key in USAGE_KEYS:
-            value = line.usage.get(key, 0)
-            total[key] += value if isinstance(value, (int, float)) else 0
+        for key, value in line.usage.items():  # a key a line lacks would add 0
+            if key in total and isinstance(value, (int, float)):
+                total[key] += value
     return [
         Usage(
             model=model,
