@@ -110,7 +110,7 @@ def read_workdir(workdir: Path) -> tuple[list[ResultRow], dict[str, dict[str, An
         raise NotFoundError(f"{workdir / RESULTS}: no rows to compare")
     decls: dict[str, dict[str, Any]] = {}
     if records.has_evidence_index():
-        for line in records.read_evidence_index().items:
+        for line in records.read_manifest_summaries().items:
             decls.setdefault(line.bundle_id, line.declarations)
     return rows, decls
 

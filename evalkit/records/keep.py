@@ -83,13 +83,15 @@ def carry_file(source: str, target: str) -> None:
 
 
 def carry_folder(source: Path | str, target: Path | str) -> None:
-    """A whole kept evidence folder (checked to hold no link), byte for byte, at target, which
-    must not exist: folders made as `shutil.copytree` would, without its stat per file."""
-    os.makedirs(target)
+    """A whole kept evidence folder (checked to hold no link), byte for byte, into target, an
+    empty folder the caller made: subfolders made as `shutil.copytree` would, without its stat
+    per file."""
     with os.scandir(source) as entries:
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                carry_folder(entry.path, os.path.join(target, entry.name))
+                inner = os.path.join(target, entry.name)
+                os.mkdir(inner)
+                carry_folder(entry.path, inner)
             else:
                 carry_file(entry.path, os.path.join(target, entry.name))
 

@@ -5,17 +5,20 @@ never rewritten. Shards of different grids (digest) or instruments (frozen hashe
 with different N, are refused, and so is a rep that two sources (or two run ids) both hold: a
 rep of a grid is named by its cell, not by the run id, so a shard merged twice cannot double
 an n. What is missing (shards never merged, planned reps never recorded) is named. A merge is
-all or nothing: every source is checked whole before the first write, evidence is staged in a
-hidden folder inside OUT, and the records are appended last.
+all or nothing: every source is checked whole before the first write, evidence is linked
+straight into place with each folder it made remembered (and removed again on a failure), and
+the records are appended last. Manifest lines are appended as the text that was read and
+checked, not serialised again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +26,8 @@ from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan
 from evalkit.records.appendlog import append_locked
 from evalkit.records.confined import Confinement, OutsideFolderError
-from evalkit.records.keep import carry_folder
+from evalkit.records.jsonl import json_lines
+from evalkit.records.keep import carry_file, carry_folder
 from evalkit.records.results import HEADER
 from evalkit.records.verify_verdict import FROZEN_KEYS
 from evalkit.records.workdir import PLANS, RESULTS, Workdir
@@ -35,6 +39,8 @@ class Source:
     plans: list[Plan]
     lines: list[EvidenceLine]
     rows: list[str]
+    manifest_hash: str = ""
+    """sha256 of the manifest's bytes as read and checked: appended only while they match"""
 
     @property
     def shards(self) -> set[tuple[str, str]]:
@@ -57,7 +63,8 @@ def _read(folder: Path) -> Source:
     if not records.plans.is_file():
         raise NotFoundError(f"{folder}: no {PLANS}; not a results folder")
     read_plans = records.read_plans()
-    read_lines = records.read_evidence_index() if records.has_evidence_index() else None
+    data = records.evidence_index.read_bytes() if records.has_evidence_index() else None
+    read_lines = records.read_evidence_index(data) if data is not None else None
     bad = read_plans.problems + (read_lines.problems if read_lines else [])
     if bad:
         raise RefusedError(f"{folder}/{bad[0]}; merge copies whole folders only")
@@ -76,7 +83,7 @@ def _read(folder: Path) -> Source:
                     "evalkit that wrote it"
                 )
             rows += [r for r in text[1:] if r.strip()]
-    return Source(folder, plans, lines, rows)
+    return Source(folder, plans, lines, rows, hashlib.sha256(data or b"").hexdigest())
 
 
 def _identity(source: Source) -> str:
@@ -102,9 +109,10 @@ def refuse_calibration(sources: list[Source]) -> None:
 
 
 def _frozen(lines: list[EvidenceLine]) -> set[str]:
-    return {
-        json.dumps({k: x.declarations.get(k) for k in FROZEN_KEYS}, sort_keys=True) for x in lines
-    }
+    """Each set of frozen hashes the lines declare (lines of one bundle share one dict, so
+    each dict is looked at once)."""
+    unique = {id(x.declarations): x.declarations for x in lines}
+    return {json.dumps({k: d.get(k) for k in FROZEN_KEYS}, sort_keys=True) for d in unique.values()}
 
 
 RepCell = tuple[str, str, str, int]
@@ -156,34 +164,57 @@ def _once(everything: list[Source]) -> None:
                 )
 
 
-def _check_evidence(source: Source, out: Confinement) -> list[Path]:
+Carried = tuple[str, str, tuple[str, ...] | None]
+"""An evidence folder, where it goes in OUT, and the names of its files when it holds no
+folder (as listed when it was checked), else None."""
+
+
+def _check_evidence(source: Source, out: Confinement) -> list[Carried]:
     """Every evidence folder the source's manifest names: inside the source, holding each file
-    its line names and no link, and free inside OUT. Returns where each goes in OUT."""
+    its line names and no link, and free inside OUT. Returns each folder with where it goes in
+    OUT and, for a folder holding files only, their names, so it is linked from the listing
+    that was checked. A kept file named plainly (no folder, no `..`) is found in that listing,
+    which shows it is a file and no link: no stat per file."""
     within = Confinement(source.folder)
-    targets = []
+    carried: list[Carried] = []
+    names: dict[tuple[str, ...], tuple[str, ...]] = {}
     for line in source.lines:
         name = f"{source.folder}: {line.run_id} {line.scenario} {line.model} rep {line.rep}"
         try:
             folder = within.evidence_folder(line)
-            files = within.evidence_files(line)
             target = out(line.evidence)
         except OutsideFolderError as exc:
             raise RefusedError(f"{name}: {exc}") from None
-        if not folder.is_dir():
-            raise RefusedError(f"{name}: its evidence folder {line.evidence} is missing")
         try:
             kept = _plain_files(str(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            raise RefusedError(f"{name}: its evidence folder {line.evidence} is missing") from None
         except _LinkFound as link:
+            try:  # a kept file that leads out is named as such, before any other link
+                within.evidence_files(line)
+            except OutsideFolderError as exc:
+                raise RefusedError(f"{name}: {exc}") from None
             raise RefusedError(
                 f"{name}: its evidence holds a link ({link}); evalkit keeps none"
             ) from None
-        for role, path in sorted(files.items()):
+        for role, rel in sorted(line.files.items()):
+            if f"{folder}/{rel}" in kept and "/" not in rel and rel not in (".", ".."):
+                continue
+            try:
+                path = within(line.evidence, rel)
+            except OutsideFolderError as exc:
+                raise RefusedError(f"{name}: {exc}") from None
             if str(path) not in kept and not path.is_file():
                 raise RefusedError(f"{name}: its kept {role} file is missing")
         if os.path.lexists(target):
             raise RefusedError(f"{target}: evidence already there; refusing to overwrite it")
-        targets.append(target)
-    return targets
+        prefix = f"{folder}/"
+        flat = tuple(sorted(p[len(prefix) :] for p in kept))
+        if all("/" not in rel for rel in flat):
+            carried.append((str(folder), str(target), names.setdefault(flat, flat)))
+        else:
+            carried.append((str(folder), str(target), None))
+    return carried
 
 
 class _LinkFound(Exception):
@@ -191,14 +222,15 @@ class _LinkFound(Exception):
 
 
 def _plain_files(folder: str) -> set[str]:
-    """Every file under folder by path, read from the folder listings alone (no stat per
-    file); _LinkFound at the first link."""
+    """Every file under folder by path, and every folder by its path and a slash, read from
+    the folder listings alone (no stat per file); _LinkFound at the first link."""
     found: set[str] = set()
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.is_symlink():
                 raise _LinkFound(entry.name)
             if entry.is_dir(follow_symlinks=False):
+                found.add(f"{entry.path}/")
                 found |= _plain_files(entry.path)
             else:
                 found.add(entry.path)
@@ -233,49 +265,57 @@ def merge(out: Path, folders: list[Path]) -> MergeResult:
             "(fixtures, plugins, rubric, checker or CLI version); they are not one measurement"
         )
     _once(everything)
-    named: dict[Path, Path] = {}
+    named: dict[str, Path] = {}
+    carried: list[Carried] = []
     within_out = Confinement(out)
     for source in sources:
-        for line, target in zip(source.lines, _check_evidence(source, within_out), strict=True):
+        for line, carry in zip(source.lines, _check_evidence(source, within_out), strict=True):
+            target = carry[1]
             if target in named:
                 raise RefusedError(
                     f"{source.folder}: evidence {line.evidence} is named twice (also by "
                     f"{named[target]}); refusing to merge one folder over another"
                 )
             named[target] = source.folder
-    _write(out, sources)
+            carried.append(carry)
+    _write(out, sources, carried)
     return _summary(out, digests[first.folder], everything)
 
 
-def _write(out: Path, sources: list[Source]) -> None:
-    """Stage every evidence folder inside OUT, move them into place, then append the records;
-    on any failure undo what was done (OUT made for this merge is removed again)."""
+def _write(out: Path, sources: list[Source], carried: list[Carried]) -> None:
+    """Link every evidence folder straight into place, then append the records; on any
+    failure undo what was done (each folder this merge made is removed again, and OUT when
+    it was made for this merge)."""
     made = next((p for p in [*reversed(out.parents), out] if not p.exists()), None)
     out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".merging-", dir=out))
-    placed: list[tuple[Path, Path]] = []
-    made_dirs: list[Path] = []
+    placed: list[str] = []
+    made_dirs: list[str] = []
     records = Workdir(out)
     sizes = {
         path: path.stat().st_size if path.is_file() else None
         for path in (records.plans, records.evidence_index, records.results)
     }
-    present: set[Path] = set()
+    present: set[str] = {str(out)}
     try:
-        for source in sources:
-            within = Confinement(source.folder)
-            for line in source.lines:
-                carry_folder(within.evidence_folder(line), staging / line.evidence)
-        for source in sources:
-            for line in source.lines:
-                target = out / line.evidence
-                if target.parent not in present:
-                    missing = [p for p in reversed(target.parents) if p.is_relative_to(out)]
-                    made_dirs += [p for p in missing if p not in present and not p.exists()]
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    present.update(missing)
-                os.rename(staging / line.evidence, target)
-                placed.append((staging / line.evidence, target))
+        for folder, target, files in carried:
+            parent = os.path.dirname(target)
+            if parent not in present:
+                missing = []
+                while parent not in present and not os.path.isdir(parent):
+                    missing.append(parent)
+                    parent = os.path.dirname(parent)
+                for step in reversed(missing):
+                    os.mkdir(step)
+                    made_dirs.append(step)
+                present.update(missing)
+                present.add(parent)
+            os.mkdir(target)  # refused if anything took the place since it was checked
+            placed.append(target)
+            if files is None:
+                carry_folder(folder, target)
+            else:
+                for name in files:
+                    carry_file(f"{folder}/{name}", f"{target}/{name}")
         _append(records, sources)
     except BaseException:
         for path, size in sizes.items():
@@ -283,16 +323,14 @@ def _write(out: Path, sources: list[Source]) -> None:
                 path.unlink(missing_ok=True)
             elif path.is_file():
                 os.truncate(path, size)
-        for staged, target in reversed(placed):
-            os.rename(target, staged)
-        for folder in reversed(made_dirs):
+        for target in reversed(placed):
+            shutil.rmtree(target, ignore_errors=True)
+        for step in reversed(made_dirs):
             with contextlib.suppress(OSError):
-                folder.rmdir()
+                os.rmdir(step)
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
         raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _append(records: Workdir, sources: list[Source]) -> None:
@@ -302,11 +340,21 @@ def _append(records: Workdir, sources: list[Source]) -> None:
     append_locked(records.plans, plans.encode())
     for source in sources:
         if source.lines:
-            lines = "".join(x.model_dump_json() + "\n" for x in source.lines)
-            append_locked(records.evidence_index, lines.encode())
+            append_locked(records.evidence_index, _checked_lines(source))
     for source in sources:
         if source.rows:
             append_locked(records.results, "".join(source.rows).encode(), HEADER.encode())
+
+
+def _checked_lines(source: Source) -> bytes:
+    """The source's manifest lines as the text that was read and checked (blank lines left
+    out, each ending in one newline); refused when the file changed since."""
+    path = Workdir(source.folder).evidence_index
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != source.manifest_hash:
+        raise RefusedError(f"{path}: changed while it was being merged; merge again")
+    lines = (text for text in json_lines(io.BytesIO(data)) if text.strip())
+    return "".join(text + "\n" for text in lines).encode()
 
 
 def _summary(out: Path, digest: str, everything: list[Source]) -> MergeResult:

@@ -18,7 +18,6 @@ from typing import Any
 
 from evalkit.errors import NotFoundError
 from evalkit.models import (
-    EvidenceLine,
     Level,
     Plan,
     Polarity,
@@ -26,6 +25,7 @@ from evalkit.models import (
     ScenarioSet,
 )
 from evalkit.records.calibration import read_calibration
+from evalkit.records.manifest_summary import ManifestSummary
 from evalkit.records.report_expected import expected_checks
 from evalkit.records.report_factors import (
     bundle_declarations,
@@ -85,7 +85,7 @@ class _Read:
     every: list[ResultRow]
     rescored_rows: int
     unreadable: list[str]
-    lines: list[EvidenceLine]
+    lines: list[ManifestSummary]
 
 
 @dataclass
@@ -182,7 +182,7 @@ def _read_folder(records: Workdir) -> _Read:
         counts[records.relative(path)] = len(read.rows)
         rows += read.plain_rows
         unreadable += read.problems
-    lines = records.read_evidence_index().items if records.has_evidence_index() else []
+    lines = records.read_manifest_summaries().items if records.has_evidence_index() else []
     replaced = rescored_keys(lines)
     rescored_rows = sum(1 for r in rows if (r.run_id, r.scenario, r.model, r.rep) in replaced)
     every = rows

@@ -5,13 +5,14 @@ wording hash), the agent, the CLI version and the judge.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from evalkit.errors import EvalkitError
 from evalkit.models import (
-    EvidenceLine,
     ResultRow,
 )
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.report_model import (
     Cell,
     ExpectedCheck,
@@ -23,7 +24,7 @@ from evalkit.records.row_subject import UNKNOWN, short_hash
 from evalkit.records.versions import semver_key
 
 
-def bundle_declarations(lines: list[EvidenceLine]) -> dict[str, dict[str, Any]]:
+def bundle_declarations(lines: Iterable[ManifestFacts]) -> dict[str, dict[str, Any]]:
     """Each bundle id's declarations: where an older row's variant and subject are kept."""
     found: dict[str, dict[str, Any]] = {}
     for line in lines:

@@ -4,12 +4,14 @@ re-derived are unchanged, or a calibration folder's own verdict.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from evalkit.errors import RefusedError
 from evalkit.models import (
-    EvidenceLine,
     Plan,
 )
 from evalkit.records.calibration import NOT_A_MEASUREMENT
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.report_model import (
     Publishability,
 )
@@ -19,7 +21,7 @@ from evalkit.suite.config import Suite
 
 
 def check_suite(
-    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+    suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts]
 ) -> None:
     """A folder recorded for another suite is read with that suite, or not at all: its
     scenarios would otherwise all read as unknown."""
@@ -32,7 +34,7 @@ def check_suite(
 
 
 def verified_publishability(
-    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+    suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts]
 ) -> Publishability:
     """verify's recorded verdict, while the records it was drawn from are unchanged."""
     if not records.has_evidence_index():
@@ -52,7 +54,7 @@ def verified_publishability(
 
 
 def calibrated_publishability(
-    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine], headline: str
+    suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts], headline: str
 ) -> Publishability:
     """A calibration folder is never published: its verdict line is how its cells came out,
     and its problems say whether verify re-derived every row."""

@@ -7,13 +7,15 @@ ERROR rows stay in every denominator, so a crash can never raise a rate.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
 
 from evalkit.models import (
-    EvidenceLine,
     Plan,
     Polarity,
     ResultRow,
 )
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.report_model import (
     CLUSTERED,
     INDEPENDENT,
@@ -34,19 +36,24 @@ from evalkit.stats import clustered_interval, wilson
 def rate(rows: list[ResultRow]) -> Rate:
     """The pooled rate with both intervals: clustered by scenario (ERROR is not a pass) and
     the rep-level Wilson interval beside it."""
-    k = sum(1 for r in rows if r.verdict == "PASS")
-    n = len(rows)
+    return rate_of([(r.verdict, r.scenario) for r in rows])
+
+
+def rate_of(outcomes: list[tuple[str, str]]) -> Rate:
+    """`rate` of each row's (verdict, scenario): all a rate reads of a row."""
+    k = sum(1 for verdict, _ in outcomes if verdict == "PASS")
+    n = len(outcomes)
     bounds = wilson(k, n, Z95)
     per_scenario: dict[str, list[int]] = {}
-    for row in rows:
-        counts = per_scenario.setdefault(row.scenario, [0, 0])
-        counts[0] += row.verdict == "PASS"
+    for verdict, scenario in outcomes:
+        counts = per_scenario.setdefault(scenario, [0, 0])
+        counts[0] += verdict == "PASS"
         counts[1] += 1
     clustered = clustered_interval([(a, b) for a, b in per_scenario.values()])
     return Rate(
         k=k,
         n=n,
-        errors=sum(1 for r in rows if r.verdict == "ERROR"),
+        errors=sum(1 for verdict, _ in outcomes if verdict == "ERROR"),
         rate=k / n if n else None,
         low=bounds[0] if bounds else None,
         high=bounds[1] if bounds else None,
@@ -59,11 +66,17 @@ def rate(rows: list[ResultRow]) -> Rate:
 
 
 def tokens(row: ResultRow) -> list[str]:
-    return [t for t in row.reasons.split(";") if t and t != "-"]
+    return list(_tokens(row.reasons))
 
 
 def flag_tokens(row: ResultRow) -> list[str]:
-    return [t for t in row.flags.split(";") if t and t != "-"]
+    return list(_tokens(row.flags))
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    """A reasons or flags cell split once per distinct text: rows repeat a few texts."""
+    return tuple(t for t in text.split(";") if t and t != "-")
 
 
 def flag_key(token: str) -> str | None:
@@ -78,7 +91,7 @@ def flag_key(token: str) -> str | None:
 
 def breached(row: ResultRow) -> bool:
     """A row whose decisive reasons name a write into a guarded real-world path."""
-    return any(t.startswith("real-vault-breach:") for t in tokens(row))
+    return any(t.startswith("real-vault-breach:") for t in _tokens(row.reasons))
 
 
 def tally_cell(
@@ -117,12 +130,12 @@ def _axis_a(rows: list[ResultRow]) -> Rate:
     """Axis A over every positive row: did the agent act at all, whatever axis B then said.
     An ERROR row is in n and never an axis-A pass, as in every rate."""
 
-    def as_axis_a(row: ResultRow) -> ResultRow:
+    def as_axis_a(row: ResultRow) -> str:
         if row.verdict == "ERROR":
-            return row
-        return row.model_copy(update={"verdict": "PASS" if row.a == "A:PASS" else "FAIL"})
+            return row.verdict
+        return "PASS" if row.a == "A:PASS" else "FAIL"
 
-    return rate([as_axis_a(r) for r in rows])
+    return rate_of([(as_axis_a(r), r.scenario) for r in rows])
 
 
 def missing_cells(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]:
@@ -142,15 +155,15 @@ def missing_cells(plans: list[Plan], rows: list[ResultRow]) -> list[MissingCell]
     ]
 
 
-def usage_by_model(lines: list[EvidenceLine]) -> list[Usage]:
+def usage_by_model(lines: Iterable[ManifestFacts]) -> list[Usage]:
     sums: dict[str, dict[str, float]] = {}
     attempts: Counter[str] = Counter()
     for line in lines:
         attempts[line.model] += 1
         total = sums.setdefault(line.model, dict.fromkeys(USAGE_KEYS, 0.0))
-        for key in USAGE_KEYS:
-            value = line.usage.get(key, 0)
-            total[key] += value if isinstance(value, int | float) else 0
+        for key, value in line.usage.items():  # a key a line lacks would add 0
+            if key in total and isinstance(value, (int, float)):
+                total[key] += value
     return [
         Usage(
             model=model,
@@ -161,7 +174,7 @@ def usage_by_model(lines: list[EvidenceLine]) -> list[Usage]:
     ]
 
 
-def retry_counts(lines: list[EvidenceLine]) -> Retries:
+def retry_counts(lines: Iterable[ManifestFacts]) -> Retries:
     superseded = [x for x in lines if x.superseded_by is not None]
     reasons = Counter(x.retry_reason or "unknown" for x in superseded)
     reps = {(x.run_id, x.scenario, x.model, x.rep) for x in superseded}

@@ -10,6 +10,7 @@ PUBLISHABLE.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +20,8 @@ from pydantic import ValidationError
 
 from evalkit import __version__
 from evalkit.errors import RefusedError
-from evalkit.models import EvidenceLine, Plan, VerificationRecord
+from evalkit.models import Plan, VerificationRecord
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.verify import verify_workdir
 from evalkit.records.verify_replay import scoring_hash
 from evalkit.records.verify_result import VerifyReport
@@ -32,7 +34,7 @@ State = Literal["fresh", "stale", "missing", "unreadable"]
 
 
 def record_key(
-    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+    suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts]
 ) -> dict[str, str]:
     """What a verdict on the folder depends on, by hash."""
     return {**records.record_hashes(plans, lines), SCORING: scoring_hash(suite)}
@@ -101,7 +103,7 @@ class Verification:
 
 
 def read_verification(
-    suite: Suite, records: Workdir, plans: list[Plan], lines: list[EvidenceLine]
+    suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts]
 ) -> Verification:
     """The folder's verification record held against the records as they are now."""
     try:

@@ -5,10 +5,12 @@ backed by evidence.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.models import EvidenceLine, Plan, ResultRow
+from evalkit.records.manifest_summary import ManifestFacts
 from evalkit.records.results import read_results
 from evalkit.records.verify_result import UNBACKED, VerifyReport, trial_name
 from evalkit.records.workdir import CellCount, RepKey, Workdir, evidence_key, grid_gaps, tally
@@ -19,7 +21,7 @@ def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
     return [x for x in lines if x.superseded_by is None]
 
 
-def rescored_keys(lines: list[EvidenceLine]) -> set[RepKey]:
+def rescored_keys(lines: Iterable[ManifestFacts]) -> set[RepKey]:
     """Reps whose row a later `evalkit rescore` replaced (their rows stay in the file)."""
     return {(x.rescore_of, x.scenario, x.model, x.rep) for x in lines if x.rescore_of}
 

@@ -10,6 +10,7 @@ appending safely and for counting planned against recorded reps exist once.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -27,6 +29,8 @@ from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import EvidenceLine, Plan, VerificationRecord
 from evalkit.records.appendlog import append_locked, check_appendable
 from evalkit.records.gridlock import hold_grid_lock
+from evalkit.records.jsonl import json_lines
+from evalkit.records.manifest_summary import ManifestFacts, ManifestSummary, read_summaries
 from evalkit.suite.subject import SUBJECTS
 
 RESULTS = "results.tsv"
@@ -42,6 +46,7 @@ RepKey = tuple[str, str, str, int]
 """run_id, scenario, model, rep: what names one rep in every file of the folder."""
 
 T = TypeVar("T", bound=BaseModel)
+Item = TypeVar("Item")
 
 
 def safe_name(text: str) -> str:
@@ -49,10 +54,10 @@ def safe_name(text: str) -> str:
 
 
 @dataclass
-class Read(Generic[T]):
+class Read(Generic[Item]):
     """What a JSON-lines file held: the lines that read, and one problem per line that did not."""
 
-    items: list[T] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -198,24 +203,28 @@ def _shard_order(label: str) -> tuple[int, int]:
 
 
 def _read_jsonl(
-    path: Path, model: type[T], what: str, keep: Callable[[T], T] | None = None
+    path: Path,
+    model: type[T],
+    what: str,
+    keep: Callable[[T], T] | None = None,
+    data: bytes | None = None,
 ) -> Read[T]:
-    """Every line that reads, each passed through `keep` as it is read."""
+    """Every line that reads, each passed through `keep` as it is read; from `data` when the
+    caller has read the file's bytes already."""
     found: Read[T] = Read()
-    if not path.is_file():
+    if data is None and not path.is_file():
         return found
     number = 0
-    with path.open("rb") as stream:  # line by line: a 100,000-rep manifest is 280 MB
-        for raw in stream:
-            for text in raw.decode("utf-8", "replace").splitlines():
-                number += 1
-                if not text.strip():
-                    continue
-                try:  # parsed straight into the record: no dict of the line in between
-                    item = model.model_validate_json(text)
-                    found.items.append(keep(item) if keep else item)
-                except (ValidationError, TypeError):
-                    found.problems.append(f"{path.name}:{number}: unreadable {what} line")
+    with io.BytesIO(data) if data is not None else path.open("rb") as stream:
+        for text in json_lines(stream):  # line by line: a 100,000-rep manifest is 280 MB
+            number += 1
+            if not text.strip():
+                continue
+            try:  # parsed straight into the record: no dict of the line in between
+                item = model.model_validate_json(text)
+                found.items.append(keep(item) if keep else item)
+            except (ValidationError, TypeError):
+                found.problems.append(f"{path.name}:{number}: unreadable {what} line")
     return found
 
 
@@ -329,16 +338,29 @@ class Workdir:
     def has_evidence_index(self) -> bool:
         return self.evidence_index.is_file()
 
-    def read_evidence_index(self) -> Read[EvidenceLine]:
-        """Every manifest line; a line that does not read is named and skipped."""
+    def read_evidence_index(self, data: bytes | None = None) -> Read[EvidenceLine]:
+        """Every manifest line; a line that does not read is named and skipped. From `data`
+        when the caller has read the manifest's bytes already."""
+        if data is None and not self.evidence_index.is_file():
+            raise NotFoundError(
+                f"{self.evidence_index}: no manifest; nothing was run into this folder"
+            )
+        return _read_jsonl(
+            self.evidence_index, EvidenceLine, "manifest", _shared_declarations(), data
+        )
+
+    def read_manifest_summaries(self) -> Read[ManifestSummary]:
+        """Every manifest line as `report` reads it (no kept files' names or hashes), and one
+        problem per line that does not read, as `read_evidence_index` names them."""
         if not self.evidence_index.is_file():
             raise NotFoundError(
                 f"{self.evidence_index}: no manifest; nothing was run into this folder"
             )
-        return _read_jsonl(self.evidence_index, EvidenceLine, "manifest", _shared_declarations())
+        items, problems = read_summaries(self.evidence_index)
+        return Read(items, problems)
 
     def results_files(
-        self, plans: Iterable[Plan], lines: Iterable[EvidenceLine] = ()
+        self, plans: Iterable[Plan], lines: Iterable[ManifestFacts] = ()
     ) -> list[Path]:
         """Every results file the folder's records name, the default one first."""
         files: dict[Path, None] = {self.results.resolve(): None}
@@ -347,7 +369,9 @@ class Workdir:
             files.setdefault(self.path(name).resolve(), None)
         return list(files)
 
-    def record_hashes(self, plans: Iterable[Plan], lines: Iterable[EvidenceLine]) -> dict[str, str]:
+    def record_hashes(
+        self, plans: Iterable[Plan], lines: Iterable[ManifestFacts]
+    ) -> dict[str, str]:
         """The records a verdict on this folder is drawn from, by hash: plans, manifest and
         each results file by content (`absent` when missing); the evidence and kept subjects
         by a listing of every file's path, size and modification time, so an edited or
@@ -374,14 +398,14 @@ class Workdir:
         os.replace(partial, self.verification)
 
     def recorded_suites(
-        self, plans: Iterable[Plan] | None = None, lines: Iterable[EvidenceLine] | None = None
+        self, plans: Iterable[Plan] | None = None, lines: Iterable[ManifestFacts] | None = None
     ) -> set[str]:
         """The suites whose reps this folder holds, by its plans and manifest lines (read
         here unless the caller has read them already)."""
         if plans is None:
             plans = self.read_plans().items
         if lines is None:
-            lines = self.read_evidence_index().items if self.evidence_index.is_file() else []
+            lines = self.read_manifest_summaries().items if self.evidence_index.is_file() else []
         suites = {p.suite for p in plans if p.suite}
         suites |= {str(x.declarations.get("suite")) for x in lines if x.declarations.get("suite")}
         return suites
@@ -407,17 +431,30 @@ def _shared_declarations() -> Callable[[EvidenceLine], EvidenceLine]:
     they are read, compared by content: held apart, declarations are most of a line's memory
     (16 KB a line against 2.5 KB shared, at 10,000 reps). So are lines that name the same kept
     files (every rep keeps its files under the same names). Nothing changes a read line's
-    declarations or file names."""
+    declarations or file names. A line is first held against the text of the declarations
+    last shared under its bundle id (`repr`, which tells 1 from 1.0 and True), and keyed by
+    its sorted JSON only when they differ: that key costs more than the parse of the line."""
     shared: dict[str, dict[str, Any]] = {}
+    by_bundle: dict[str, tuple[str, dict[str, Any]]] = {}
     names: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
 
     def keep(line: EvidenceLine) -> EvidenceLine:
-        key = json.dumps(line.declarations, sort_keys=True, default=str)
-        line.declarations = shared.setdefault(key, line.declarations)
+        text = repr(line.declarations)
+        known = by_bundle.get(line.bundle_id)
+        if known is None or known[0] != text:
+            key = json.dumps(line.declarations, sort_keys=True, default=str)
+            known = by_bundle[line.bundle_id] = (
+                text,
+                shared.setdefault(key, line.declarations),
+            )
+        line.declarations = known[1]
         line.files = names.setdefault(tuple(line.files.items()), line.files)
         return line
 
     return keep
+
+
+_name = attrgetter("name")
 
 
 def _list_files(listing: Any, path: str, rel: str) -> None:
@@ -429,8 +466,12 @@ def _list_files(listing: Any, path: str, rel: str) -> None:
             entries = list(found)
     except (FileNotFoundError, NotADirectoryError):
         return
-    folders = sorted((e for e in entries if e.is_dir()), key=lambda e: e.name)
-    files = sorted((e for e in entries if not e.is_dir()), key=lambda e: e.name)
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        (folders if entry.is_dir() else files).append(entry)
+    folders.sort(key=_name)
+    files.sort(key=_name)
     lines = []
     for entry in files:
         info = entry.stat(follow_symlinks=False)

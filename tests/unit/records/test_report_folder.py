@@ -85,11 +85,23 @@ def test_a_value_repeated_down_the_results_is_held_once(tmp_path: Path) -> None:
     assert first.model is second.model and first.run_id is second.run_id
 
 
+def test_rows_of_one_file_hold_one_set_of_their_fields_and_a_copy_its_own(
+    tmp_path: Path,
+) -> None:
+    header = "scenario\tmodel\ta\tb\tverdict\treasons\trep\trun_id\n"
+    rows = "".join(f"P1-L1-reporting\thaiku\tA:PASS\tB:PASS\tPASS\t-\t{n}\tr1\n" for n in (1, 2))
+    (tmp_path / "results.tsv").write_text(header + rows)
+    first, second = read_results(tmp_path / "results.tsv").plain_rows
+    assert first.model_fields_set is second.model_fields_set
+    copied = first.model_copy(update={"flags": "unconfined"})
+    assert "flags" in copied.model_fields_set and "flags" not in second.model_fields_set
+
+
 def test_report_reads_the_manifest_and_the_plans_once(
     suite: Suite, recorded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads: list[str] = []
-    for name in ("read_plans", "read_evidence_index"):
+    for name in ("read_plans", "read_evidence_index", "read_manifest_summaries"):
         real = getattr(Workdir, name)
 
         def counted(self: Workdir, real: Any = real, name: str = name) -> Any:
@@ -98,4 +110,4 @@ def test_report_reads_the_manifest_and_the_plans_once(
 
         monkeypatch.setattr(Workdir, name, counted)
     build_report(suite, recorded)
-    assert sorted(reads) == ["read_evidence_index", "read_plans"], reads
+    assert sorted(reads) == ["read_manifest_summaries", "read_plans"], reads

@@ -4,6 +4,7 @@ without writing a byte, and how `verify` and `report` hold a sharded folder to i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -356,3 +357,91 @@ def test_a_merged_folder_holds_each_sources_records_and_evidence_as_they_were(
         for p in (source / "evidence").rglob("*")
     }
     assert listed == kept
+
+
+def test_a_manifest_line_is_merged_as_the_text_it_was_written_in(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    path = shards["2/2"] / "manifest.jsonl"
+    first, *rest = [x for x in path.read_text().splitlines() if x.strip()]
+    reordered = dict(reversed(list(json.loads(first).items())))
+    written = json.dumps(reordered, separators=(", ", ": "))
+    path.write_text("\n".join([written, *rest]) + "\n\n")
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    assert written in (out / "manifest.jsonl").read_text().splitlines()
+
+
+def test_a_manifest_changed_while_merging_is_refused_and_the_merge_undone(
+    shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.records import merge as merging
+
+    real = merging.carry_file
+    manifest = shards["2/2"] / "manifest.jsonl"
+
+    def meddling(source: str, target: str) -> None:
+        manifest.write_text(manifest.read_text() + manifest.read_text().splitlines()[0] + "\n")
+        real(source, target)
+
+    monkeypatch.setattr(merging, "carry_file", meddling)
+    out = tmp_path / "merged"
+    with pytest.raises(RefusedError, match="changed while it was being merged"):
+        merge(out, [shards["1/2"], shards["2/2"]])
+    assert not out.exists()
+
+
+def test_a_failure_while_linking_evidence_removes_every_folder_the_merge_made(
+    suite: Suite, shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"]])
+    before = _snapshot(out)
+    linked: list[str] = []
+
+    def failing(source: str, target: str) -> None:
+        linked.append(target)
+        if len(linked) == 3:
+            raise OSError(28, "No space left on device")
+        shutil.copyfile(source, target)
+
+    monkeypatch.setattr("evalkit.records.merge.carry_file", failing)
+    with pytest.raises(OSError):
+        merge(out, [shards["2/2"]])
+    assert len(linked) == 3 and _snapshot(out) == before
+
+
+def test_a_link_put_in_an_evidence_folder_after_the_check_is_not_carried(
+    shards: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.records import merge as merging
+
+    line = json.loads((shards["2/2"] / "manifest.jsonl").read_text().splitlines()[0])
+    folder = shards["2/2"] / line["evidence"]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    real = merging._write
+
+    def late(*args: object) -> None:
+        (folder / "late.txt").symlink_to(secret)
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(merging, "_write", late)
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    carried = out / line["evidence"]
+    assert carried.is_dir() and not os.path.lexists(carried / "late.txt")
+
+
+def test_an_evidence_folder_holding_a_folder_is_carried_whole(
+    shards: dict[str, Path], tmp_path: Path
+) -> None:
+    line = json.loads((shards["2/2"] / "manifest.jsonl").read_text().splitlines()[0])
+    folder = shards["2/2"] / line["evidence"]
+    (folder / "extra" / "empty").mkdir(parents=True)
+    (folder / "extra" / "note.txt").write_text("kept")
+    out = tmp_path / "merged"
+    merge(out, [shards["1/2"], shards["2/2"]])
+    carried = out / line["evidence"]
+    assert (carried / "extra" / "empty").is_dir()
+    assert (carried / "extra" / "note.txt").read_text() == "kept"
