@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -88,15 +88,23 @@ class Rate(Model):
         return self.clustered_high if self.headline == CLUSTERED else self.high
 
 
+Variant = Annotated[str, Field(description="the subject's variant; 'suite': its own wording")]
+SubjectHash = Annotated[str, Field(description="the subject's hash; empty when nothing says")]
+CliVersion = Annotated[str, Field(description="the CLI version; empty unless rows ran several")]
+Judge = Annotated[str, Field(description="the judge identity; empty unless rows hold several")]
+Agent = Annotated[str, Field(description="the agent; empty unless rows hold several")]
+"""The factors a cell and a model summary are split by, said once for both."""
+
+
 class Cell(Model):
     """One model with one subject on one polarity at one level of one set."""
 
     model: str
-    variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
-    subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
-    cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
-    judge: str = Field("", description="the judge identity; empty unless rows hold several")
-    agent: str = Field("", description="the agent; empty unless rows hold several")
+    variant: Variant = "suite"
+    subject_hash: SubjectHash = ""
+    cli_version: CliVersion = ""
+    judge: Judge = ""
+    agent: Agent = ""
     polarity: Polarity
     scenarios: list[str]
     pass_rate: Rate
@@ -135,11 +143,11 @@ class ModelSummary(Model):
     set: ScenarioSet
     label: str
     model: str
-    variant: str = Field("suite", description="the subject's variant; 'suite': its own wording")
-    subject_hash: str = Field("", description="the subject's hash; empty when nothing says")
-    cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
-    judge: str = Field("", description="the judge identity; empty unless rows hold several")
-    agent: str = Field("", description="the agent; empty unless rows hold several")
+    variant: Variant = "suite"
+    subject_hash: SubjectHash = ""
+    cli_version: CliVersion = ""
+    judge: Judge = ""
+    agent: Agent = ""
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
 
