@@ -75,7 +75,7 @@ test: setup lint
 
 # The CI recipes of docs/ci/, every step as written, installs included: evalkit from this
 # checkout's HEAD commit and the pinned CLI from npm into throwaway folders (apt only as root
-# under CI=true). The two recipes run side by side, as a CI runs its jobs.
+# under CI=true). The instrument jobs run beside the grid jobs, as a CI runs them.
 test-recipes: setup
 	$(BIN)/pytest -q -n 2 --dist loadgroup -m recipes tests/e2e/test_ci_recipes.py
 

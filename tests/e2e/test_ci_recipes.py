@@ -100,27 +100,15 @@ def _without_evalkit(path: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(
-    new_kit: Callable[..., Kit],
-    suite_copier: Callable[..., Path],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[Path, dict[str, str], dict[str, str]]:
-    """A suite whose baseline is a verified oracle grid over both sets; the environment a
-    CI job starts with; and the repository variables, pointing at this checkout."""
+def start(
+    new_kit: Callable[..., Kit], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The environment a CI job starts with, and the repository variables, which point at
+    this checkout committed as it stands."""
     base = tmp_path_factory.mktemp("recipes")
-    suite = suite_copier(base / "suite")
-    kit = new_kit(base / "kit", suite=suite)
-    folder = suite / "results" / "base"
-    done = kit.run(
-        "grid", str(folder), "--models", "policy:oracle", "--set", "all", "--reps", "1",
-        timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.why()
-    assert kit.run("verify", str(folder), timeout=600).returncode == 0
-    done = kit.run("baseline", str(folder), timeout=300)
-    assert done.returncode == 0, done.why()
     (base / "evalkit-repo").mkdir()
     commit = snapshot(REPO, base / "evalkit-repo")
+    kit = new_kit(base / "kit")
     env = {k: v for k, v in kit.env.items() if k not in ("EVALKIT_CLAUDE", "VIRTUAL_ENV")}
     env.update(
         PATH=_without_evalkit(env.get("PATH", "")),
@@ -136,7 +124,35 @@ def world(
         "EVALKIT_MODELS": "policy:oracle",
         "ANTHROPIC_API_KEY": "",
     }
-    return suite, env, variables
+    return env, variables
+
+
+@pytest.fixture(scope="module")
+def suite(suite_copier: Callable[..., Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository a job checks out: a copy of the default suite."""
+    return suite_copier(tmp_path_factory.mktemp("suite") / "suite")
+
+
+@pytest.fixture(scope="module")
+def baselined(
+    new_kit: Callable[..., Kit],
+    suite_copier: Callable[..., Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """The same, with a baseline recorded from a verified oracle grid over both sets."""
+    base = tmp_path_factory.mktemp("baselined")
+    suite = suite_copier(base / "suite")
+    kit = new_kit(base / "kit", suite=suite)
+    folder = suite / "results" / "base"
+    done = kit.run(
+        "grid", str(folder), "--models", "policy:oracle", "--set", "all", "--reps", "1",
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.why()
+    assert kit.run("verify", str(folder), timeout=600).returncode == 0
+    done = kit.run("baseline", str(folder), timeout=300)
+    assert done.returncode == 0, done.why()
+    return suite
 
 
 def _copy_suite(suite: Path) -> StandIn:
@@ -202,9 +218,10 @@ def job_folder(tmp_path: Path) -> Iterator[Path]:
 
 
 def _run(
-    world: tuple[Path, dict[str, str], dict[str, str]], job: Job, folder: Path, gitlab: bool
-) -> list[Ran]:
-    suite, env, variables = world
+    start: tuple[dict[str, str], dict[str, str]], suite: Path, job: Job, folder: Path,
+    gitlab: bool,
+) -> list[Ran]:  # fmt: skip
+    env, variables = start
     env = dict(env, HOME=str(folder / "home"), TMPDIR=str(folder / "tmp"),
                EVALKIT_SCRATCH=str(folder / "scratch"), RUNNER_TEMP=str(folder / "tmp"),
                CI_PROJECT_DIR=str(folder / "checkout"),
@@ -263,13 +280,13 @@ def _seconds(ran: list[Ran]) -> str:
     return ", ".join(f"{r.step.name} {r.seconds:.0f} s" for r in ran)
 
 
-@pytest.mark.xdist_group("github")
+@pytest.mark.xdist_group("instrument")
 def test_the_github_instrument_job_installs_evalkit_and_passes_the_scripted_calibration(
-    world: tuple[Path, dict[str, str], dict[str, str]], job_folder: Path,
+    start: tuple[dict[str, str], dict[str, str]], suite: Path, job_folder: Path,
     task_leaks: Callable[[str], list[str]],
 ) -> None:  # fmt: skip
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "instrument")
-    ran = _run(world, job, job_folder, gitlab=False)
+    ran = _run(start, suite, job, job_folder, gitlab=False)
     print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
@@ -278,13 +295,13 @@ def test_the_github_instrument_job_installs_evalkit_and_passes_the_scripted_cali
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
 
 
-@pytest.mark.xdist_group("github")
+@pytest.mark.xdist_group("grid")
 def test_the_github_grid_job_calibrates_then_gates_against_the_baseline(
-    world: tuple[Path, dict[str, str], dict[str, str]], job_folder: Path,
+    start: tuple[dict[str, str], dict[str, str]], baselined: Path, job_folder: Path,
     task_leaks: Callable[[str], list[str]],
 ) -> None:  # fmt: skip
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "grid")
-    ran = _run(world, job, job_folder, gitlab=False)
+    ran = _run(start, baselined, job, job_folder, gitlab=False)
     print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
@@ -295,13 +312,13 @@ def test_the_github_grid_job_calibrates_then_gates_against_the_baseline(
     assert task_leaks("".join(r.stdout + r.stderr for r in ran) + summary) == []
 
 
-@pytest.mark.xdist_group("gitlab")
+@pytest.mark.xdist_group("instrument")
 def test_the_gitlab_instrument_job_installs_evalkit_and_passes_the_scripted_calibration(
-    world: tuple[Path, dict[str, str], dict[str, str]], job_folder: Path,
+    start: tuple[dict[str, str], dict[str, str]], suite: Path, job_folder: Path,
     task_leaks: Callable[[str], list[str]],
 ) -> None:  # fmt: skip
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "instrument")
-    ran = _run(world, job, job_folder, gitlab=True)
+    ran = _run(start, suite, job, job_folder, gitlab=True)
     print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
@@ -309,13 +326,13 @@ def test_the_gitlab_instrument_job_installs_evalkit_and_passes_the_scripted_cali
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
 
 
-@pytest.mark.xdist_group("gitlab")
+@pytest.mark.xdist_group("grid")
 def test_the_gitlab_grid_job_calibrates_then_gates_against_the_baseline(
-    world: tuple[Path, dict[str, str], dict[str, str]], job_folder: Path,
+    start: tuple[dict[str, str], dict[str, str]], baselined: Path, job_folder: Path,
     task_leaks: Callable[[str], list[str]],
 ) -> None:  # fmt: skip
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "grid")
-    ran = _run(world, job, job_folder, gitlab=True)
+    ran = _run(start, baselined, job, job_folder, gitlab=True)
     print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
