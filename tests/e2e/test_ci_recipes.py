@@ -48,8 +48,9 @@ STAND_INS = {
     "actions/setup-node": "this machine's Node.js, npm's global prefix a folder of the job's "
     "own, its bin first on PATH",
     "actions/upload-artifact": "each path it names must match a file; copied aside",
-    GITLAB_IMAGE + "python:3.12": "a new venv of this machine's Python (with pip), first on "
-    "PATH; git, Node.js and apt are this machine's",
+    GITLAB_IMAGE + "python:3.12": "a new venv of this machine's Python (with pip) and npm's "
+    "global prefix a folder of the job's own, both first on PATH; git, apt and the Node.js "
+    "the job finds are this machine's",
     GITLAB_CLONE: "the job's folder becomes a copy of the suite, as the runner's clone holds it",
     GITLAB_ARTIFACTS: "each path it names must match a file; copied aside",
 }
@@ -169,9 +170,15 @@ def _python(step: Step, cwd: Path, env: dict[str, str]) -> None:
 
 
 def _node(step: Step, cwd: Path, env: dict[str, str]) -> None:
-    assert shutil.which("npm", path=env["PATH"]), "no npm on PATH to stand in for setup-node"
+    assert shutil.which("npm", path=env["PATH"]), "no npm on PATH to stand in with"
     env["NPM_CONFIG_PREFIX"] = str(cwd.parent / "npm-global")
     env["PATH"] = f"{cwd.parent / 'npm-global' / 'bin'}{os.pathsep}{env['PATH']}"
+
+
+def _image(step: Step, cwd: Path, env: dict[str, str]) -> None:
+    """The image's Python, and its global npm prefix, are the job's own."""
+    _python(step, cwd, env)
+    _node(step, cwd, env)
 
 
 def _keep(step: Step, cwd: Path, env: dict[str, str]) -> None:
@@ -191,7 +198,7 @@ def _stand_ins(suite: Path) -> dict[str, StandIn]:
         "actions/setup-python": _python,
         "actions/setup-node": _node,
         "actions/upload-artifact": _keep,
-        GITLAB_IMAGE + "python:3.12": _python,
+        GITLAB_IMAGE + "python:3.12": _image,
         GITLAB_CLONE: _copy_suite(suite),
         GITLAB_ARTIFACTS: _keep,
     }
@@ -228,8 +235,9 @@ def _run(
                GITHUB_STEP_SUMMARY=str(folder / "summary.md"))  # fmt: skip
     for name in ("home", "tmp", "scratch"):
         (folder / name).mkdir()
+    # only the job's install answers to `evalkit`; its `claude` comes first on PATH
+    # (_node, _image), ahead of any this machine has
     assert shutil.which("evalkit", path=env["PATH"]) is None, "evalkit is on PATH already"
-    assert shutil.which("claude", path=env["PATH"]) is None, "claude is on PATH already"
     _commands(folder / "stand-in-bin", env)
     if gitlab:  # CI/CD variables reach a job as its environment
         env.update(variables)
@@ -323,6 +331,7 @@ def test_the_gitlab_instrument_job_installs_evalkit_and_passes_the_scripted_cali
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
     assert _installed_by_name(job_folder) == ["heldout_evalkit"]
+    assert (job_folder / "npm-global" / "bin" / "claude").exists()
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
 
 
