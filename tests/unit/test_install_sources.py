@@ -77,6 +77,18 @@ def test_no_page_recipe_template_or_test_installs_the_index_name() -> None:
     assert found == []
 
 
+def test_no_command_in_the_docs_edits_in_place_with_gnu_sed() -> None:
+    """`sed -i` with no suffix is GNU's; macOS's sed reads the next word as the suffix."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    found = [
+        f"{page.relative_to(REPO)}: {block.group(1)}"
+        for page in pages
+        for fence in re.finditer(r"^```\w*\n(.*?)^```", page.read_text(), re.M | re.S)
+        for block in re.finditer(r"\b(sed\s+(?:-\w+\s+)*-i\b(?!\.\w))", fence.group(1))
+    ]
+    assert found == []
+
+
 def test_the_distribution_neither_is_nor_requires_the_index_name() -> None:
     data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert INDEX_NAME not in _pyproject_names(data)
