@@ -32,8 +32,16 @@ def fmt_rate(r: Rate) -> str:
         return (
             f"{r.k}/{r.n} [{fmt_bound(r.clustered_low)}, {fmt_bound(r.clustered_high)}] "
             f"{CLUSTERED} (G {r.scenarios}, deff {r.deff:.2f}; {INDEPENDENT} {wilson_part})"
+            + errors_reach(r)
         )
-    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})"
+    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})" + errors_reach(r)
+
+
+def errors_reach(r: Rate) -> str:
+    """How far the rate's ERROR rows could move it: to this, had every one passed."""
+    if not r.errors or r.errors_as_pass is None:
+        return ""
+    return f"; {r.errors} ERROR: {r.k / r.n:.2f} to {r.errors_as_pass:.2f} had they passed"
 
 
 def fmt_counts(counts: dict[str, int]) -> str:

@@ -14,7 +14,8 @@ from evalkit.models import (
 )
 from evalkit.records.calibration import Calibration
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+"""2: a rate's `errors_as_pass`, a cell's `noise` (where its variance comes from)."""
 
 
 Z95 = 1.96
@@ -59,6 +60,11 @@ class Rate(Model):
     n: int = Field(description="PASS + FAIL + ERROR rows")
     errors: int = Field(description="ERROR rows, inside n and never passes")
     rate: float | None = Field(description="k / n; null when n is 0")
+    errors_as_pass: float | None = Field(
+        None,
+        description="(k + errors) / n: the rate had every ERROR row passed, the far end of "
+        "what the ERROR rows could change (the rows stay ERROR); null when n is 0",
+    )
     low: float | None = Field(
         description="Wilson 95 % lower bound, reps as independent; null when n is 0"
     )

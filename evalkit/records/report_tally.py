@@ -43,6 +43,7 @@ def rate_of(outcomes: list[tuple[str, str]]) -> Rate:
     """`rate` of each row's (verdict, scenario): all a rate reads of a row."""
     k = sum(1 for verdict, _ in outcomes if verdict == "PASS")
     n = len(outcomes)
+    errors = sum(1 for verdict, _ in outcomes if verdict == "ERROR")
     bounds = wilson(k, n, Z95)
     per_scenario: dict[str, list[int]] = {}
     for verdict, scenario in outcomes:
@@ -53,8 +54,9 @@ def rate_of(outcomes: list[tuple[str, str]]) -> Rate:
     return Rate(
         k=k,
         n=n,
-        errors=sum(1 for verdict, _ in outcomes if verdict == "ERROR"),
+        errors=errors,
         rate=k / n if n else None,
+        errors_as_pass=(k + errors) / n if n else None,
         low=bounds[0] if bounds else None,
         high=bounds[1] if bounds else None,
         scenarios=len(per_scenario),
