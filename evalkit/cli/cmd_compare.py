@@ -36,6 +36,14 @@ def compare_command(
             help="also test 'B better than A by more than D' per paired cell",
         ),
     ] = None,
+    new_reps: Annotated[
+        int | None,
+        typer.Option(
+            "--new-reps",
+            min=1,
+            help="the reps a side the next grid may add (default: as many as now)",
+        ),
+    ] = None,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -71,7 +79,7 @@ def compare_command(
         from evalkit.compare.forest import check_forest_target
 
         check_forest_target(suite, [side_a.workdir, side_b.workdir], html)
-    built = compare(suite, side_a, side_b, allow_confounded, min_delta)
+    built = compare(suite, side_a, side_b, allow_confounded, min_delta, new_reps)
     if html is not None:
         from rich.text import Text
 

@@ -24,11 +24,13 @@ from evalkit.compare.sides import (
     with_scenarios,
 )
 from evalkit.errors import RefusedError
+from evalkit.inference import variance
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock
 
-COMPARE_SCHEMA_VERSION = 1
+COMPARE_SCHEMA_VERSION = 2
+"""2: `error_bounds`, `better_p`/`better` (--min-delta) and `noise` per entry."""
 ALPHA = 0.05
 CHANGE = 0.2
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
@@ -55,6 +57,21 @@ class Power(Model):
     reps_per_side: int | None = Field(
         description=f"reps per side for 80 % power at alpha {ALPHA}, two-sided"
     )
+
+
+class DifferenceNoise(Model):
+    """Where the noise of a paired B - A comes from, and the next grid that narrows it most."""
+
+    scenarios: int
+    mean_reps: float = Field(description="reps per scenario and side, on average")
+    between: float = Field(description="variance of the scenarios' true differences")
+    within_a: float = Field(description="A's rep-to-rep variance within a scenario")
+    within_b: float = Field(description="B's rep-to-rep variance within a scenario")
+    new_reps: int = Field(description="the reps a side the allocation spends")
+    best_scenarios: int = Field(description="scenarios of the best next grid")
+    best_reps: float = Field(description="reps per scenario and side of the best next grid")
+    narrowing: float = Field(description="how much it narrows the interval, as a share")
+    next_grid: str
 
 
 class Entry(Model):
@@ -86,6 +103,9 @@ class Entry(Model):
         "(sign-flip of d_s - D, or the stratified score test at few reps)",
     )
     better: str = Field("", description="per-scenario, with --min-delta: what the test showed")
+    noise: DifferenceNoise | None = Field(
+        None, description="per-scenario: where the difference's noise comes from"
+    )
 
 
 class SideSummary(Model):
@@ -185,6 +205,7 @@ def per_scenario(
     a: dict[str, list[ResultRow]],
     b: dict[str, list[ResultRow]],
     min_delta: float | None = None,
+    new_reps: int | None = None,
 ) -> Entry | None:
     """The paired analysis over the scenarios both sides ran; None for fewer than two."""
     shared = sorted(s for s in set(a) & set(b) if a[s] and b[s])
@@ -216,6 +237,31 @@ def per_scenario(
         error_bounds=[sum(e[0] for e in ends) / k, sum(e[1] for e in ends) / k],
         better_p=better_p,
         better="" if min_delta is None else better_sentence(better_p, min_delta),
+        noise=difference_noise([(cb.k, cb.n, ca.k, ca.n) for ca, cb in counts], new_reps),
+    )
+
+
+def difference_noise(
+    cells: list[tuple[int, int, int, int]], new_reps: int | None
+) -> DifferenceNoise | None:
+    """The difference's components and the best allocation of `new_reps` more reps a side
+    (as many as the cell holds now, when not given)."""
+    c = variance.difference(cells)
+    if c is None:
+        return None
+    spend = new_reps if new_reps is not None else round(c.scenarios * c.mean_reps)
+    best = variance.allocate(c, spend)
+    return DifferenceNoise(
+        scenarios=c.scenarios,
+        mean_reps=c.mean_reps,
+        between=c.between,
+        within_a=c.within_a,
+        within_b=c.within_b,
+        new_reps=spend,
+        best_scenarios=best.scenarios,
+        best_reps=best.reps,
+        narrowing=best.narrowing,
+        next_grid=variance.difference_sentence(c, spend),
     )
 
 
@@ -242,6 +288,7 @@ def entries(
     b: list[ResultRow],
     unknown: set[str],
     min_delta: float | None = None,
+    new_reps: int | None = None,
 ) -> list[Entry]:
     ga, gb = _group(suite, a, unknown), _group(suite, b, unknown)
     kinds = sorted({k[1] for k in (*ga, *gb)} - set(LEVELS))
@@ -258,13 +305,13 @@ def entries(
                 pooled_a.update(sa)
                 pooled_b.update(sb)
                 found.append(per_rep((which, level, polarity), _flat(sa), _flat(sb)))
-                paired = per_scenario((which, level, polarity), sa, sb, min_delta)
+                paired = per_scenario((which, level, polarity), sa, sb, min_delta, new_reps)
                 if paired is not None:
                     found.append(paired)
             if pooled_a or pooled_b:
                 where = (which, "all", polarity)
                 found.append(per_rep(where, _flat(pooled_a), _flat(pooled_b)))
-                paired = per_scenario(where, pooled_a, pooled_b, min_delta)
+                paired = per_scenario(where, pooled_a, pooled_b, min_delta, new_reps)
                 if paired is not None:
                     found.append(paired)
     return found
@@ -284,12 +331,22 @@ def _summary(side: Side, lock: Lock | None) -> SideSummary:
     )
 
 
+def errors_note(sa: SideSummary, sb: SideSummary) -> str:
+    """The ERROR rows of each side, and the exact test of their shares against each other."""
+    p = stats.fisher_exact(sa.errors, sa.rows, sb.errors, sb.rows)
+    return (
+        f"ERROR rows: A {sa.errors}/{sa.rows}, B {sb.errors}/{sb.rows}; counted in n and "
+        f"never as passes; the shares differ by Fisher exact p = {p:.3g}"
+    )
+
+
 def compare(
     suite: Suite,
     a: Side,
     b: Side,
     allow_confounded: bool = False,
     min_delta: float | None = None,
+    new_reps: int | None = None,
 ) -> Comparison:
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
@@ -313,7 +370,7 @@ def compare(
             "to compare anyway"
         )
     unknown: set[str] = set()
-    found = entries(suite, a.rows, b.rows, unknown, min_delta)
+    found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps)
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
     notes = [f"CONFOUNDED: {why}" for why in [*(w for _, w in pooled), *agents]]
@@ -326,11 +383,7 @@ def compare(
             "A and B differ in none of " + ", ".join(FACTORS) + ": any difference is chance"
         )
     if sa.errors or sb.errors:
-        p = stats.fisher_exact(sa.errors, sa.rows, sb.errors, sb.rows)
-        notes.append(
-            f"ERROR rows: A {sa.errors}/{sa.rows}, B {sb.errors}/{sb.rows}; counted in n and "
-            f"never as passes; the shares differ by Fisher exact p = {p:.3g}"
-        )
+        notes.append(errors_note(sa, sb))
     if unknown:
         notes.append("left out, no longer in the suite: " + ", ".join(sorted(unknown)))
     return Comparison(

@@ -83,6 +83,13 @@ def after_lines(comparison: Comparison) -> list[str]:
             low, high = e.error_bounds
             found.append(f"{_where(e)}: ERROR rows could move B-A to [{low:+.3f}, {high:+.3f}]")
     found += [f"{_where(e)}: {e.better}" for e in comparison.comparisons if e.better]
+    for e in comparison.comparisons:
+        if e.noise is not None and e.level == "all":
+            n = e.noise
+            found.append(
+                f"{_where(e)}: between {n.between:.3f}, within A {n.within_a:.3f}, "
+                f"B {n.within_b:.3f}; {n.next_grid}"
+            )
     return found
 
 

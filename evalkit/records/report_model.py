@@ -94,6 +94,20 @@ class Rate(Model):
         return self.clustered_high if self.headline == CLUSTERED else self.high
 
 
+class Noise(Model):
+    """Where a cell's noise comes from: a one-way random-effects ANOVA by scenario (method of
+    moments, the between part truncated at 0), and what the next grid should buy."""
+
+    scenarios: int = Field(description="G: the scenarios (groups)")
+    mean_reps: float = Field(description="m̄: reps per scenario, on average")
+    between: float = Field(description="between-scenario variance (which scenarios were drawn)")
+    within: float = Field(description="within-scenario variance (rep to rep, same scenario)")
+    icc: float | None = Field(description="between / (between + within); null with no spread")
+    deff: float = Field(description="design effect 1 + (m̄ - 1)·ICC")
+    effective_n: float = Field(description="reps / deff: as many independent reps")
+    next_grid: str = Field(description="more scenarios or more reps: what each would narrow")
+
+
 Variant = Annotated[str, Field(description="the subject's variant; 'suite': its own wording")]
 SubjectHash = Annotated[str, Field(description="the subject's hash; empty when nothing says")]
 CliVersion = Annotated[str, Field(description="the CLI version; empty unless rows ran several")]
@@ -131,6 +145,9 @@ class Cell(Model):
         "empty for negatives or a checker that names none",
     )
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
+    noise: Noise | None = Field(
+        None, description="where the noise comes from; null below two scenarios or one rep each"
+    )
 
 
 class LevelTable(Model):
@@ -156,6 +173,10 @@ class ModelSummary(Model):
     agent: Agent = ""
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
+    recall_noise: Noise | None = Field(None, description="where recall's noise comes from")
+    specificity_noise: Noise | None = Field(
+        None, description="where specificity's noise comes from"
+    )
 
 
 class SubjectRows(Model):

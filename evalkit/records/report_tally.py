@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from evalkit.inference.variance import next_grid, one_way
 from evalkit.models import (
     Plan,
     Polarity,
@@ -24,6 +25,7 @@ from evalkit.records.report_model import (
     Cell,
     MissingCell,
     ModelKey,
+    Noise,
     Rate,
     Retries,
     SubjectKey,
@@ -125,6 +127,29 @@ def tally_cell(
         axis_a=_axis_a(rows) if polarity == "positive" else None,
         b_via=dict(sorted(b_via.items())),
         flags=dict(sorted(flags.items())),
+        noise=noise(rows),
+    )
+
+
+def noise(rows: list[ResultRow]) -> Noise | None:
+    """The cell's variance components by scenario (an ERROR is not a pass)."""
+    per_scenario: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_scenario.setdefault(row.scenario, [0, 0])
+        counts[0] += row.verdict == "PASS"
+        counts[1] += 1
+    c = one_way([(k, n) for k, n in per_scenario.values()])
+    if c is None:
+        return None
+    return Noise(
+        scenarios=c.scenarios,
+        mean_reps=c.mean_reps,
+        between=c.between,
+        within=c.within,
+        icc=c.icc,
+        deff=c.deff,
+        effective_n=c.effective_n,
+        next_grid=next_grid(c),
     )
 
 
