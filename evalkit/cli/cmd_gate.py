@@ -52,6 +52,13 @@ def gate_command(
         float | None,
         typer.Option("--min-delta", min=0.0, max=1.0, help="the floor D on 'better' (default 0)"),
     ] = None,
+    aa_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--aa-from",
+            help="an A/A folder (grid --aa): refuse a difference below its chance 95th percentile",
+        ),
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
         Format.table
     ),
@@ -87,6 +94,8 @@ def gate_command(
         settings = settings_for(
             suite, alpha, margin, max_errors, fail_on_bars, min_delta, superiority
         )
+        if aa_from is not None:
+            settings.aa_from = str(aa_from)
         verdict = gate(suite, side_a, side_b, settings, allow_confounded)
     except EvalkitError as refused:
         if junit is not None:

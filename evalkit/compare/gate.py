@@ -77,6 +77,7 @@ class Settings(Model):
     min_delta: Setting = Setting(value=0.0, source="default")
     superiority: bool = Field(False, description="decide 'B better than A by more than D'")
     fail_on_bars: bool = False
+    aa_from: str = Field("", description="the A/A folder whose chance differences are refused")
     method: str = METHOD
 
     @property
@@ -605,6 +606,32 @@ def _line(
     return f"gate: pass: no regression shown ({sizes})"
 
 
+def below_aa_noise(suite: Suite, tests: list[Test], folder: Path, alpha: float) -> list[Cause]:
+    """A difference the gate would act on (a regression or 'better' shown) whose size is below
+    the A/A folder's 95th percentile of chance differences for the same measure (and model,
+    where the A/A run has it; else the largest over its models)."""
+    from evalkit.compare.aa import aa_report
+
+    found = aa_report(suite, folder, alpha=alpha).tests
+    causes = []
+    for test in tests:
+        if test.decision not in ("regression", "better") or test.mean_difference is None:
+            continue
+        same = [t.p95 for t in found if t.polarity == test.polarity]
+        mine = [t.p95 for t in found if t.polarity == test.polarity and t.model == test.model_b]
+        floor = max(mine or same or [0.0])
+        if abs(test.mean_difference) < floor:
+            causes.append(
+                Cause(
+                    token="below-aa-noise",
+                    side="both",
+                    detail=f"{test.name}: |B-A| {abs(test.mean_difference):.3f} is below the "
+                    f"A/A run's 95th percentile of chance, {floor:.3f} ({folder})",
+                )
+            )
+    return causes
+
+
 def gate(
     suite: Suite, a: Side, b: Side, settings: Settings, allow_confounded: bool = False
 ) -> Verdict:
@@ -619,6 +646,8 @@ def gate(
     causes += decide_error_bounds(tests, settings)
     error_p, differ = error_rates_cause(a, b, alpha)
     causes += differ
+    if settings.aa_from:
+        causes += below_aa_noise(suite, tests, Path(settings.aa_from), alpha)
     bars = _bars(reports["B"], b)
     missed = [bar for bar in bars if bar.verdict == "miss"]
     reasons = [f"untrusted:{c.token}:{c.side}" for c in causes]
