@@ -44,6 +44,12 @@ def compare_command(
             help="the reps a side the next grid may add (default: as many as now)",
         ),
     ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential", help="also the anytime-valid p: look after every rep, stop any time"
+        ),
+    ] = False,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -79,7 +85,7 @@ def compare_command(
         from evalkit.compare.forest import check_forest_target
 
         check_forest_target(suite, [side_a.workdir, side_b.workdir], html)
-    built = compare(suite, side_a, side_b, allow_confounded, min_delta, new_reps)
+    built = compare(suite, side_a, side_b, allow_confounded, min_delta, new_reps, sequential)
     if html is not None:
         from rich.text import Text
 

@@ -48,6 +48,13 @@ def gate_command(
         bool,
         typer.Option("--superiority", help="exit 0 only when B - A > D is shown (--min-delta)"),
     ] = False,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="anytime-valid: look after every rep and stop when it is decided",
+        ),
+    ] = False,
     min_delta: Annotated[
         float | None,
         typer.Option("--min-delta", min=0.0, max=1.0, help="the floor D on 'better' (default 0)"),
@@ -92,7 +99,7 @@ def gate_command(
     try:
         side_a, side_b = choose_sides(suite, first, second, a, b)
         settings = settings_for(
-            suite, alpha, margin, max_errors, fail_on_bars, min_delta, superiority
+            suite, alpha, margin, max_errors, fail_on_bars, min_delta, superiority, sequential
         )
         if aa_from is not None:
             settings.aa_from = str(aa_from)

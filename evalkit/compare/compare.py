@@ -24,6 +24,7 @@ from evalkit.compare.sides import (
     with_scenarios,
 )
 from evalkit.errors import RefusedError
+from evalkit.inference import sequential as seq
 from evalkit.inference import variance
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
@@ -105,6 +106,11 @@ class Entry(Model):
     better: str = Field("", description="per-scenario, with --min-delta: what the test showed")
     noise: DifferenceNoise | None = Field(
         None, description="per-scenario: where the difference's noise comes from"
+    )
+    sequential_p: float | None = Field(
+        None,
+        description="per-scenario, with --sequential: the two-sided anytime-valid p over paired "
+        "reps in recorded order (1 / the e-process's running maximum)",
     )
 
 
@@ -206,6 +212,7 @@ def per_scenario(
     b: dict[str, list[ResultRow]],
     min_delta: float | None = None,
     new_reps: int | None = None,
+    sequential: bool = False,
 ) -> Entry | None:
     """The paired analysis over the scenarios both sides ran; None for fewer than two."""
     shared = sorted(s for s in set(a) & set(b) if a[s] and b[s])
@@ -238,7 +245,18 @@ def per_scenario(
         better_p=better_p,
         better="" if min_delta is None else better_sentence(better_p, min_delta),
         noise=difference_noise([(cb.k, cb.n, ca.k, ca.n) for ca, cb in counts], new_reps),
+        sequential_p=_sequential_p(a, b, shared) if sequential else None,
     )
+
+
+def _sequential_p(
+    a: dict[str, list[ResultRow]], b: dict[str, list[ResultRow]], shared: list[str]
+) -> float:
+    def passes(rows: list[ResultRow]) -> list[int]:
+        return [int(r.verdict == "PASS") for r in rows]
+
+    signs = seq.paired_signs([passes(a[s]) for s in shared], [passes(b[s]) for s in shared])
+    return seq.anytime_p(signs, two_sided=True)
 
 
 def difference_noise(
@@ -289,6 +307,7 @@ def entries(
     unknown: set[str],
     min_delta: float | None = None,
     new_reps: int | None = None,
+    sequential: bool = False,
 ) -> list[Entry]:
     ga, gb = _group(suite, a, unknown), _group(suite, b, unknown)
     kinds = sorted({k[1] for k in (*ga, *gb)} - set(LEVELS))
@@ -305,13 +324,15 @@ def entries(
                 pooled_a.update(sa)
                 pooled_b.update(sb)
                 found.append(per_rep((which, level, polarity), _flat(sa), _flat(sb)))
-                paired = per_scenario((which, level, polarity), sa, sb, min_delta, new_reps)
+                paired = per_scenario(
+                    (which, level, polarity), sa, sb, min_delta, new_reps, sequential
+                )
                 if paired is not None:
                     found.append(paired)
             if pooled_a or pooled_b:
                 where = (which, "all", polarity)
                 found.append(per_rep(where, _flat(pooled_a), _flat(pooled_b)))
-                paired = per_scenario(where, pooled_a, pooled_b, min_delta, new_reps)
+                paired = per_scenario(where, pooled_a, pooled_b, min_delta, new_reps, sequential)
                 if paired is not None:
                     found.append(paired)
     return found
@@ -347,6 +368,7 @@ def compare(
     allow_confounded: bool = False,
     min_delta: float | None = None,
     new_reps: int | None = None,
+    sequential: bool = False,
 ) -> Comparison:
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
@@ -370,7 +392,7 @@ def compare(
             "to compare anyway"
         )
     unknown: set[str] = set()
-    found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps)
+    found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps, sequential)
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
     notes = [f"CONFOUNDED: {why}" for why in [*(w for _, w in pooled), *agents]]

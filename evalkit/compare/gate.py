@@ -28,6 +28,7 @@ from evalkit.compare.sides import (
     with_scenarios,
 )
 from evalkit.errors import ConfigError, RefusedError
+from evalkit.inference import sequential as seq
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
 from evalkit.records.report import build_report
 from evalkit.records.report_model import Report
@@ -50,6 +51,11 @@ MARGIN_METHOD = (
 SUPERIORITY_METHOD = (
     "one-sided test of B - A > D: exact sign-flip of d_s - D (the stratified score test "
     f"below {stats.SIGN_FLIP_REPS} reps a side), every test at alpha (intersection-union)"
+)
+SEQUENTIAL_METHOD = (
+    "anytime-valid one-sided e-process over paired reps in recorded order (mixture "
+    "likelihood ratio of the discordant pairs' signs, Ville's inequality), Holm over "
+    "model x polarity on its anytime p"
 )
 Decision = Literal[
     "regression",
@@ -76,6 +82,7 @@ class Settings(Model):
     max_errors: Setting
     min_delta: Setting = Setting(value=0.0, source="default")
     superiority: bool = Field(False, description="decide 'B better than A by more than D'")
+    sequential: bool = Field(False, description="the anytime-valid test: look as often as you like")
     fail_on_bars: bool = False
     aa_from: str = Field("", description="the A/A folder whose chance differences are refused")
     method: str = METHOD
@@ -94,6 +101,7 @@ def settings_for(
     fail_on_bars: bool = False,
     min_delta: float | None = None,
     superiority: bool = False,
+    sequential: bool = False,
 ) -> Settings:
     """The gate's settings: the CLI's where given (labelled as overriding the suite's),
     else the suite's frozen `gate:` block, else the defaults. Superiority decides instead
@@ -113,6 +121,8 @@ def settings_for(
 
     if superiority and margin:
         raise ConfigError("gate: --superiority decides 'better by more than D'; drop --margin")
+    if sequential and (superiority or margin):
+        raise ConfigError("gate: --sequential decides a regression only; drop --margin")
     chosen_margin = pick("margin", None if superiority else margin, frozen.margin, 0.0)
     if superiority:
         chosen_margin = Setting(value=0.0, source="unused under --superiority")
@@ -123,8 +133,9 @@ def settings_for(
         max_errors=pick("max_errors", max_errors, frozen.max_errors, MAX_ERRORS),
         min_delta=pick("min_delta", min_delta, frozen.min_delta, 0.0),
         superiority=superiority,
+        sequential=sequential,
         fail_on_bars=fail_on_bars,
-        method=SUPERIORITY_METHOD if superiority else method,
+        method=SEQUENTIAL_METHOD if sequential else SUPERIORITY_METHOD if superiority else method,
     )
 
 
@@ -175,6 +186,13 @@ class Test(Model):
         "empty when no pair holds an ERROR row",
     )
     test_used: str = Field("", description="superiority: sign-flip or score")
+    e_value: float | None = Field(
+        None, description="--sequential: the e-process's running maximum (its p is 1 / it)"
+    )
+    discordant: int | None = Field(
+        None, description="--sequential: paired reps where one side passed and the other not"
+    )
+    signs: list[int] = Field(default_factory=list, exclude=True)
     against_b: list[str] = Field(description="scenarios with d_s < 0")
     pairs: list[Pair]
 
@@ -272,6 +290,11 @@ def _variants(side: Side) -> str:
     return "+".join(sorted({side.variant(r) for r in side.rows}))
 
 
+def _passes(rows: list[ResultRow]) -> list[int]:
+    """A scenario's outcomes in the order its rows were recorded: 1 a PASS."""
+    return [int(r.verdict == "PASS") for r in rows]
+
+
 def _pair(
     suite: Suite, sf: ScenarioFile, scenario: str, a: list[ResultRow], b: list[ResultRow]
 ) -> Pair:
@@ -324,6 +347,9 @@ def paired_tests(suite: Suite, a: Side, b: Side, unknown: set[str]) -> list[Test
                     decision="underpowered",
                     against_b=[p.scenario for p in pairs if p.difference < 0],
                     pairs=pairs,
+                    signs=seq.paired_signs(
+                        [_passes(sa[s]) for s in shared], [_passes(sb[s]) for s in shared]
+                    ),
                 )
             )
     return found
@@ -378,6 +404,31 @@ def decide(tests: list[Test], alpha: float, margin: float, floor: float | None =
             test.decision = "within" if rejected[index] else "not-within-margin"
         else:
             test.decision = "regression" if rejected[index] else "no-regression"
+
+
+def decide_sequential(tests: list[Test], alpha: float) -> None:
+    """Each test's e-process over its paired reps, its anytime p, and Holm over the family,
+    in place. A test whose paired reps could not reach its level even were every one
+    discordant against B is underpowered."""
+    m = len(tests)
+    p_values = []
+    for test in tests:
+        found = seq.path(test.signs)
+        test.e_value = max([1.0, *found])
+        test.discordant = len(found)
+        test.p_value = seq.anytime_p(test.signs)
+        p_values.append(test.p_value)
+    rejected = stats.holm(p_values, alpha)
+    for step, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        test = tests[index]
+        test.level = alpha / (m - step)
+        test.needed = seq.pairs_to_decide(test.level)
+        if rejected[index]:
+            test.decision = "regression"
+        elif len(test.signs) < test.needed:
+            test.decision = "underpowered"
+        else:
+            test.decision = "no-regression"
 
 
 def _shifted(test: Test, for_b: bool) -> Test:
@@ -536,6 +587,20 @@ def _bars(report: Report, side: Side) -> list[Bar]:
 # --------------------------------------------------------------------------- the verdict
 
 
+def _underpowered(t: Test, settings: Settings, m: int) -> str:
+    if settings.sequential:
+        return (
+            f"{t.name}: {len(t.signs)} paired reps cannot reach {t.level:.3g}, which takes "
+            f"{t.needed} discordant against B"
+        )
+    alpha = settings.alpha.value
+    return (
+        f"{t.name} has G = {t.scenarios} ({', '.join(p.scenario for p in t.pairs) or 'none'})"
+        f": floor 1/2^{t.scenarios} = {t.floor:.3g} > alpha/m = "
+        f"{(alpha if settings.superiority else alpha / m):.3g}, {t.needed} scenarios needed"
+    )
+
+
 def _against_part(t: Test, settings: Settings) -> str:
     """What a test that decided against B says in the verdict line; empty for any other."""
     if t.decision == "regression":
@@ -573,12 +638,7 @@ def _line(
         return "gate: cannot be trusted: " + "; ".join(c.detail for c in causes)
     if status == "underpowered":
         parts = [
-            f"{t.name} has G = {t.scenarios} ({', '.join(p.scenario for p in t.pairs) or 'none'})"
-            f": floor 1/2^{t.scenarios} = {t.floor:.3g} > alpha/m = "
-            f"{(alpha if settings.superiority else alpha / m):.3g}, "
-            f"{t.needed} scenarios needed"
-            for t in verdict_tests
-            if t.decision == "underpowered"
+            _underpowered(t, settings, m) for t in verdict_tests if t.decision == "underpowered"
         ]
         if not verdict_tests:
             return "gate: underpowered: no scenario of a model on both sides to test"
@@ -642,8 +702,11 @@ def gate(
     unknown: set[str] = set()
     tests = paired_tests(suite, a, b, unknown)
     alpha, margin = settings.alpha.value, settings.margin.value
-    decide(tests, alpha, margin, settings.floor)
-    causes += decide_error_bounds(tests, settings)
+    if settings.sequential:
+        decide_sequential(tests, alpha)
+    else:
+        decide(tests, alpha, margin, settings.floor)
+        causes += decide_error_bounds(tests, settings)
     error_p, differ = error_rates_cause(a, b, alpha)
     causes += differ
     if settings.aa_from:

@@ -83,6 +83,11 @@ def after_lines(comparison: Comparison) -> list[str]:
             low, high = e.error_bounds
             found.append(f"{_where(e)}: ERROR rows could move B-A to [{low:+.3f}, {high:+.3f}]")
     found += [f"{_where(e)}: {e.better}" for e in comparison.comparisons if e.better]
+    found += [
+        f"{_where(e)}: sequential (anytime-valid) p = {e.sequential_p:.4g}"
+        for e in comparison.comparisons
+        if e.sequential_p is not None
+    ]
     for e in comparison.comparisons:
         if e.noise is not None and e.level == "all":
             n = e.noise

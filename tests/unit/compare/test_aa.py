@@ -175,3 +175,11 @@ def test_gate_refuses_a_regression_smaller_than_the_aa_runs_chance(
     refused = gate(suite, load_side("A", a), load_side("B", b), settings)
     assert refused.exit_code == 2, refused.line
     assert "untrusted:below-aa-noise:both" in refused.reasons
+
+
+def test_an_aa_grid_of_a_real_model_needs_a_budget_cap(tmp_path: Path) -> None:
+    done = CliRunner().invoke(
+        app, ["grid", str(tmp_path / "w"), "--aa", "--models", "sonnet", "--reps", "1"]
+    )
+    assert done.exit_code == 2
+    assert "--max-cost-usd" in done.output

@@ -37,7 +37,7 @@ out.write(
 )
 for name, (k, n) in CASES.items():
     y, s = [], []
-    for i, (ki, ni) in enumerate(zip(k, n)):
+    for i, (ki, ni) in enumerate(zip(k, n, strict=True)):
         y += [1.0] * ki + [0.0] * (ni - ki)
         s += [f"s{i:02d}"] * ni
     fit = smf.ols("y ~ C(s)", data=pd.DataFrame({"y": y, "s": s})).fit()
