@@ -30,8 +30,7 @@ from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock
 
-COMPARE_SCHEMA_VERSION = 2
-"""2: `error_bounds`, `better_p`/`better` (--min-delta) and `noise` per entry."""
+COMPARE_SCHEMA_VERSION = 1
 ALPHA = 0.05
 CHANGE = 0.2
 SETS: tuple[ScenarioSet, ...] = ("run", "reserve")
