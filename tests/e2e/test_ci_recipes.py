@@ -248,7 +248,8 @@ def _run(
     ran = run_job(job, folder / "checkout", env, _stand_ins(suite), values)
     (folder / "logs").mkdir()
     for number, r in enumerate(ran):
-        (folder / "logs" / f"{number:02d}.txt").write_text(f"{r.step.run}\n{r.stdout}\n{r.stderr}")
+        log = f"# {r.step.name}: exit {r.returncode} in {r.seconds:.1f} s\n{r.step.run}\n"
+        (folder / "logs" / f"{number:02d}.txt").write_text(f"{log}{r.stdout}\n{r.stderr}")
     return ran
 
 
@@ -284,10 +285,6 @@ def _installed_by_name(folder: Path) -> list[str]:
     )
 
 
-def _seconds(ran: list[Ran]) -> str:
-    return ", ".join(f"{r.step.name} {r.seconds:.0f} s" for r in ran)
-
-
 @pytest.mark.xdist_group("instrument")
 def test_the_github_instrument_job_installs_evalkit_and_passes_the_scripted_calibration(
     start: tuple[dict[str, str], dict[str, str]], suite: Path, job_folder: Path,
@@ -295,7 +292,6 @@ def test_the_github_instrument_job_installs_evalkit_and_passes_the_scripted_cali
 ) -> None:  # fmt: skip
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "instrument")
     ran = _run(start, suite, job, job_folder, gitlab=False)
-    print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
     assert _installed_by_name(job_folder) == ["heldout_evalkit"]
@@ -310,7 +306,6 @@ def test_the_github_grid_job_calibrates_then_gates_against_the_baseline(
 ) -> None:  # fmt: skip
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "grid")
     ran = _run(start, baselined, job, job_folder, gitlab=False)
-    print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
     for name in ("report.html", "verify.xml", "report.xml", "gate.xml"):
@@ -327,7 +322,6 @@ def test_the_gitlab_instrument_job_installs_evalkit_and_passes_the_scripted_cali
 ) -> None:  # fmt: skip
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "instrument")
     ran = _run(start, suite, job, job_folder, gitlab=True)
-    print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
     assert _installed_by_name(job_folder) == ["heldout_evalkit"]
@@ -342,7 +336,6 @@ def test_the_gitlab_grid_job_calibrates_then_gates_against_the_baseline(
 ) -> None:  # fmt: skip
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "grid")
     ran = _run(start, baselined, job, job_folder, gitlab=True)
-    print(_seconds(ran))
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
     assert _calibrated(ran)
     for name in ("report.html", "verify.xml", "report.xml", "gate.xml"):
