@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,12 +55,16 @@ STAND_INS = {
     GITLAB_CLONE: "the job's folder becomes a copy of the suite, as the runner's clone holds it",
     GITLAB_ARTIFACTS: "each path it names must match a file; copied aside",
 }
-# Commands a recipe calls that stand in only where the machine may not be changed: as root
-# under CI=true (CI's disposable machine) the real apt-get runs and no sudo is called.
+# Commands a recipe calls, put first on PATH. As root under CI=true (CI's disposable
+# machine) apt-get is the real one, run one at a time (the jobs here share one machine, and
+# apt holds a lock), and no sudo is called; elsewhere the machine is not changed.
 COMMAND_STAND_INS = {
-    "apt-get": "`update` does nothing; `install` checks each package is installed already",
-    "sudo": "runs its command as this user",
+    "apt-get": "as root under CI=true, the real one under a lock; elsewhere `update` does "
+    "nothing and `install` checks each package is installed already",
+    "sudo": "elsewhere than as root under CI=true: runs its command as this user",
 }
+APT_LOCK = Path(tempfile.gettempdir()) / "evalkit-recipes-apt.lock"
+REAL_APT_GET = f'#!/bin/sh\nexec flock "{APT_LOCK}" /usr/bin/apt-get "$@"\n'
 APT_GET = """#!/bin/sh
 [ "$1" = update ] && exit 0
 shift
@@ -207,11 +212,12 @@ def _stand_ins(suite: Path) -> dict[str, StandIn]:
 
 
 def _commands(folder: Path, env: dict[str, str]) -> None:
-    """apt-get and sudo stand in where this machine may not be changed (COMMAND_STAND_INS)."""
-    if ROOT_UNDER_CI:
-        return
+    """apt-get and sudo as COMMAND_STAND_INS says."""
     folder.mkdir()
-    for name, text in (("apt-get", APT_GET), ("sudo", SUDO)):
+    commands = (
+        [("apt-get", REAL_APT_GET)] if ROOT_UNDER_CI else [("apt-get", APT_GET), ("sudo", SUDO)]
+    )
+    for name, text in commands:
         (folder / name).write_text(text)
         (folder / name).chmod(0o755)
     env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
