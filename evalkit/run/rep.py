@@ -339,9 +339,9 @@ def _lay_out(
     agent's config folder, and its environment."""
     suite = ctx.suite
     if ctx.template_sandboxes:
-        TEMPLATES.copy(suite, scenario, sandbox, root)
+        TEMPLATES.copy(suite, scenario, sandbox, root, ctx.world_start)
     else:
-        build_sandbox(suite, scenario, sandbox)
+        build_sandbox(suite, scenario, sandbox, ctx.world_start)
     ctx.the_subject().apply(suite, sandbox)
     observed = place_wrappers(suite.config.observe, sandbox)
     config_dir = scratch / "claude-config"
@@ -730,5 +730,3 @@ def usage_of(transcript: Transcript, seconds: float) -> dict[str, int | float]:
         "cache_read_tokens": count("cache_read_input_tokens"),
         "cache_write_tokens": count("cache_creation_input_tokens"),
     }
-
-

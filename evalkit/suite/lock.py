@@ -89,6 +89,7 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
     hashes["config"] = config_hash(suite)
+    hashes["world"] = world_hash(suite)
     if suite.config.mcp_mocks is not None:
         hashes["mcp-mocks"] = "sha256:" + sha256_file(suite.root / suite.config.mcp_mocks)
     hashes["scoring-code"] = suite.checker.source_hash()
@@ -106,6 +107,14 @@ def config_hash(suite: Suite) -> str:
     ``subject:`` stays in: it draws the line between what is frozen and what is not.
     Comments and layout are not the instrument either, so they never drift it."""
     data = suite.config.model_dump(mode="json", exclude={"variants"}, exclude_unset=True)
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    return "sha256:" + sha256_bytes(canonical)
+
+
+def world_hash(suite: Suite) -> str:
+    """The world the agent finds itself in, defaults included: a change to evalkit's default
+    world moves every suite that relies on it, as an edit to its own `world:` would."""
+    data = suite.config.world.model_dump(mode="json")
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + sha256_bytes(canonical)
 
