@@ -177,3 +177,6 @@ from evalkit.models.verdicts import (
 from evalkit.models.verdicts import (
     Verdict as Verdict,
 )
+from evalkit.models.verdicts import (
+    WorldView as WorldView,
+)

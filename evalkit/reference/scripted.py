@@ -35,6 +35,8 @@ class Policies:
         agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt)
         names = list(want.suite.fixture_dirs())
         values = want.suite.reference.script_values(want.guarded)
+        values = {k: want.spelled.get(v, v) for k, v in values.items()}
+        values.update(want.places)
         values.update(
             run_values(Path.home(), want.workdir, want.scenario.path, os.environ.get(PORT_ENV))
         )

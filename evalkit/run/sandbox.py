@@ -188,7 +188,10 @@ def expand(text: str, sandbox: Path, names: list[str], extra: dict[str, str] | N
     return text
 
 
-def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
-    """The suite's isolation environment with its placeholders pointed into this sandbox."""
+def isolation_env(
+    suite: Suite, sandbox: Path, places: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The suite's isolation environment with its placeholders pointed into this sandbox,
+    or at the world paths its folders appear at (`places`)."""
     names = list(suite.fixture_dirs())
-    return {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    return {k: expand(v, sandbox, names, places) for k, v in suite.config.environment.items()}
