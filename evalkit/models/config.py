@@ -174,6 +174,11 @@ class WorldConfig(Strict):
     markers: list[str] = Field(
         default_factory=list, description="further words that would name the measurement"
     )
+    ordinary: list[str] = Field(
+        default_factory=list,
+        description="marker words the suite's own project uses in their ordinary sense (a "
+        "retry policy); never a scenario id or code, nor evalkit",
+    )
     history: list[HistoryCommit] = Field(
         default_factory=_default_history,
         min_length=1,

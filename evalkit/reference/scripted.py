@@ -12,7 +12,7 @@ from pathlib import Path
 from evalkit.models import Script, Verdict
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
-from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
+from evalkit.reference.policy import PREFIX, SCRIPTED_MODEL_IDS, policy_names, scripted_agent
 from evalkit.reference.regression import Regression
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.suite.config import Suite
@@ -46,7 +46,8 @@ class Policies:
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
         start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
-        return ScriptedRep(agent.cli_model, agent.plan.judge_answer, start)
+        model = SCRIPTED_MODEL_IDS.get(want.agent, agent.cli_model)
+        return ScriptedRep(model, agent.plan.judge_answer, start)
 
     def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
         from evalkit.reference.selftest import self_test

@@ -26,6 +26,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
+from evalkit.suite.markers import refuse_markers
 from evalkit.suite.subject import SUITE_VARIANT, subject_entries
 from evalkit.suite.template_tasks import refuse_placeholders
 from evalkit.suite.yamlio import dump, quick_load_file
@@ -148,6 +149,7 @@ def freeze(suite: Suite) -> Lock:
     Every scenario of both sets is loaded first, so a suite that does not load is never
     frozen, nor one still holding a placeholder Task from `evalkit init`."""
     refuse_placeholders(suite.scenarios("all"), "freezing the suite")
+    refuse_markers(suite)
     old = read_lock(suite)
     lock = Lock(
         checker=_checker_id(suite),
