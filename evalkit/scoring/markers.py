@@ -45,13 +45,29 @@ class Markers:
             rf"(?<![A-Za-z0-9])(?:{alternatives}|{_REP_NUMBER})(?![A-Za-z0-9])", re.IGNORECASE
         )
 
-    def find(self, text: str) -> list[str]:
-        """Every marker in text, each once, in order of first appearance, as spelled there."""
+    def find(self, text: str, exempt: frozenset[str] = frozenset()) -> list[str]:
+        """Every marker in text, each once, in order of first appearance, as spelled there;
+        a line found in `exempt` (what the CLI sends from an empty, marker-free world: its
+        own tool descriptions say "sandbox") is not the world's and is skipped."""
         found: dict[str, None] = {}
-        for match in self._pattern.finditer(text):
-            found.setdefault(match.group(0), None)
+        for line in text.splitlines():
+            if line.strip() in exempt:
+                continue
+            for match in self._pattern.finditer(line):
+                found.setdefault(match.group(0), None)
         return list(found)
 
     def first(self, text: str) -> str | None:
         match = self._pattern.search(text)
         return match.group(0) if match else None
+
+
+def text_lines(value: object) -> list[str]:
+    """Every line of every string in a decoded JSON value (a request body), stripped."""
+    if isinstance(value, str):
+        return [line.strip() for line in value.splitlines()]
+    if isinstance(value, list):
+        return [line for item in value for line in text_lines(item)]
+    if isinstance(value, dict):
+        return [line for item in value.values() for line in text_lines(item)]
+    return []
