@@ -8,7 +8,7 @@ from evalkit.errors import RefusedError
 from evalkit.scoring.fixturefiles import iter_relative_files
 from evalkit.scoring.markers import Markers
 from evalkit.suite.config import Suite
-from evalkit.suite.task import read_task
+from evalkit.suite.task import task_marker
 
 MAX_TEXT_BYTES = 2_000_000
 
@@ -25,7 +25,7 @@ def marker_problems(suite: Suite) -> list[str]:
     markers = suite_markers(suite)
     problems = []
     for scenario in suite.scenarios("all"):
-        word = markers.first(read_task(scenario))
+        word = task_marker(scenario, markers.first)
         if word is not None:
             problems.append(f"marker:task:{scenario.id}:{word}")
     for name, folder in suite.fixture_dirs().items():
