@@ -71,15 +71,8 @@ def _scripted_server(
     agent: str,
     scratch: Path,
 ) -> ScriptServer:
-    if agent == "codex":
-        from evalkit.reference.wire.responses import ResponsesServer
-        from evalkit.run.agents.codex import skills_root
+    from evalkit.reference.wire import scripted_server
+    from evalkit.run.agents.registry import adapter
 
-        return ResponsesServer(script, fault, skills_root(scratch)).start()
-    if agent == "gemini":
-        from evalkit.reference.wire.gemini import GeminiServer
-
-        return GeminiServer(script, fault).start()
-    from evalkit.reference.scripted_server import ScriptedServer
-
-    return ScriptedServer(script, fault, choose=choose).start()
+    skills = adapter(agent).skills_folder(scratch)
+    return scripted_server(agent, script, fault, choose, skills).start()

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
-from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
+from evalkit.run.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.launchers import started_by
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -141,18 +141,10 @@ def api_target(env: dict[str, str]) -> tuple[str, int, str] | None:
     return parts.hostname, port, inside
 
 
-def require_reachable_api(env: dict[str, str], policy: bool, agent: str = "claude") -> None:
+def require_reachable_api(env: dict[str, str], policy: bool) -> None:
     """A confined real-model rep reaches its API through a forwarder (http) or the CONNECT
-    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front (another
-    agent's real model is reached through the proxy alone: its base URL must be https)."""
-    if agent != "claude":
-        if policy or allowed_hosts(env, agent):
-            return
-        raise PrerequisiteError(
-            f"--agent {agent}: its API base URL is not https://, so a confined rep cannot "
-            f"reach it; fix it, {UNCONFINED_HINT}"
-        )
-    if policy or api_target(env) is not None or allowed_hosts(env):
+    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front."""
+    if policy or api_target(env) is not None or anthropic_hosts(env):
         return
     raise PrerequisiteError(
         f"ANTHROPIC_BASE_URL={env.get('ANTHROPIC_BASE_URL', '')!r} is neither http:// nor "
@@ -209,7 +201,7 @@ def confine(
     cli: Path,
     hidden: list[Path],
     shown: list[Path] | None = None,
-    agent: str = "claude",
+    hosts: set[tuple[str, int]] | None = None,
 ) -> Confined:
     """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
     the rep's own HOME, and the doors' sockets go beside it. `shown` are files of the rep's
@@ -235,7 +227,7 @@ def confine(
     for mine in own:
         args += ["--bind", str(mine), str(mine)]
     sockets = _socket_dir(home)
-    door, bridge = _door(env, inner_env, sockets, agent)
+    door, bridge = _door(env, inner_env, sockets, hosts)
     args += ["--ro-bind", str(sockets), INSIDE_SOCKETS]
     inner_env.update(HOME=str(home), TMPDIR="/tmp")
     if front:
@@ -254,7 +246,10 @@ def confine(
 
 
 def _door(
-    env: dict[str, str], inner_env: dict[str, str], sockets: Path, agent: str = "claude"
+    env: dict[str, str],
+    inner_env: dict[str, str],
+    sockets: Path,
+    hosts: set[tuple[str, int]] | None = None,
 ) -> tuple[Forwarder | ConnectProxy | None, list[str]]:
     """The rep's one door out, started, and the `port:socket` bridge inside that reaches it:
     a forwarder to an http:// ANTHROPIC_BASE_URL's host and port (a policy's scripted server
@@ -266,7 +261,7 @@ def _door(
         forwarder.start()
         inner_env["ANTHROPIC_BASE_URL"] = inside
         return forwarder, [f"{port}:{SOCKET}"]
-    allowed = allowed_hosts(env, agent)
+    allowed = anthropic_hosts(env) if hosts is None else hosts
     if not allowed:
         return None, []
     proxy = ConnectProxy(sockets / PROXY_SOCKET, allowed)
