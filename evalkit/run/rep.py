@@ -252,8 +252,7 @@ def prepare_rep(
     `close()` removes it."""
     suite = ctx.suite
     checked_plugin_dirs(suite)
-    agent_of = adapter(ctx.agent)
-    cli = agent_of.find(ctx.cli_path)
+    cli = (agent_of := adapter(ctx.agent)).find(ctx.cli_path)
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
     root = scratch_root()

@@ -90,6 +90,9 @@ class Claude:
             applied["tools"] = {"value": list(spec.tools), "by": "cli", "flag": "--tools"}
         if spec.mocks:
             applied["mcp_mocks"] = {"by": "cli", "flag": "--mcp-config"}
+        if spec.server_url is None and spec.credentials:
+            env = {**env, **spec.credentials}
+            applied["variables"] = {name: f"<env:{name}>" for name in spec.credentials}
         return Launch(command + spec.mocks, env, applied=applied)
 
     def api_hosts(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
@@ -99,8 +102,10 @@ class Claude:
         return api_target(dict(env)) is not None or bool(anthropic_hosts(env))
 
     def rep_credentials(self, environ: Mapping[str, str]) -> dict[str, str]:
-        """None beyond the runner's own pass-through (every ANTHROPIC_* variable and kin)."""
-        return {}
+        """Its documented variables that are set (the runner passes every ANTHROPIC_*
+        variable and kin through as well)."""
+        names = (*self.capabilities.credentials, *self.capabilities.ca_files)
+        return {n: environ[n] for n in names if environ.get(n, "").strip()}
 
     def declared_env(self, env: Mapping[str, str]) -> dict[str, str]:
         own = ("ANTHROPIC_", "CLAUDE_CODE_")

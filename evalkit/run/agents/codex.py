@@ -159,8 +159,8 @@ class Codex:
             cap = (spec.max_turns, "server")
             how = "turn-cap: server"
             applied["max_turns"] = {"value": spec.max_turns, "by": "evalkit", "how": how}
-        if spec.server_url is None:
-            applied.update(credential_forms(spec.credentials))
+        if spec.server_url is None and spec.credentials:
+            applied["variables"] = credential_forms(spec.credentials)
         return Launch(made.command, made.env, [made.home], None, applied, cap)
 
     def api_hosts(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
@@ -185,13 +185,14 @@ class Codex:
         return skills_root(scratch)
 
 
-def credential_forms(credentials: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """How each of the user's variables reached a real Codex rep, for the bundle."""
-    forms: dict[str, dict[str, Any]] = {}
+def credential_forms(credentials: Mapping[str, str]) -> dict[str, Any]:
+    """How each of the user's variables reached a real Codex rep, for the bundle (a role,
+    never a value): the form Codex reads it in."""
+    forms: dict[str, Any] = {k: f"<env:{k}>" for k in credentials if k in CA_FILES}
     if "CODEX_API_KEY" in credentials:
-        forms["CODEX_API_KEY"] = {"by": "cli", "how": "env CODEX_API_KEY"}
+        forms["CODEX_API_KEY"] = "<env:CODEX_API_KEY>"
     elif "OPENAI_API_KEY" in credentials:
-        forms["OPENAI_API_KEY"] = {"by": "evalkit", "how": "env CODEX_API_KEY"}
+        forms["OPENAI_API_KEY"] = "<env:CODEX_API_KEY>"
     if "OPENAI_BASE_URL" in credentials:
-        forms["OPENAI_BASE_URL"] = {"by": "evalkit", "how": "config.toml openai_base_url"}
+        forms["OPENAI_BASE_URL"] = "<config:openai_base_url>"
     return forms

@@ -110,9 +110,8 @@ class Gemini:
             cap = (spec.max_turns, "stream")
             how = "turn-cap: stream"
             applied["max_turns"] = {"value": spec.max_turns, "by": "evalkit", "how": how}
-        if spec.server_url is None:
-            for name in spec.credentials:
-                applied[name] = {"by": "cli", "how": f"env {name}"}
+        if spec.server_url is None and spec.credentials:
+            applied["variables"] = {name: f"<env:{name}>" for name in spec.credentials}
         folders = [home(spec.scratch), spec.scratch / "tmp"]
         return Launch(command, env, folders, home(spec.scratch), applied, cap)
 
