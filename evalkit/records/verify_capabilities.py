@@ -1,7 +1,8 @@
 """Whether a rep's declared `capabilities` (each limit it was held to, and how) agree with the
 rest of its record: a limit its CLI took shows that option in its `cli_flags` (and one that
-names no option was not the CLI's), a case's tool list is never missing, and a rep evalkit stopped at a turn cap declared that evalkit held one.
-Bundles from before the record (no `capabilities`) are not asked."""
+names no option was not the CLI's), a case's tool list is never missing, and a rep evalkit
+stopped at a turn cap declared that evalkit held one. Bundles from before the record (no
+`capabilities`) are not asked."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`verify` holds a rep's declared capabilities to the rest of its record: a limit its CLI
-took shows the option in its flags, a case's tool list is never missing, and a stop at a turn cap needs a cap evalkit held."""
+took shows the option in its flags, a case's tool list is never missing, and a stop at a
+turn cap needs a cap evalkit held."""
 
 from __future__ import annotations
 
