@@ -130,6 +130,12 @@ class GateConfig(Strict):
     max_errors: float | None = Field(
         None, ge=0, le=1, description="largest share of ERROR rows a side may hold"
     )
+    min_delta: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="the floor on 'better': `gate --superiority` passes only B - A > D shown",
+    )
 
 
 class SuiteConfig(Strict):

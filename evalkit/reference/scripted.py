@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from evalkit.models import Script, Verdict
+from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
@@ -26,13 +27,17 @@ class Policies:
         return policy_names(suite)
 
     def accepts(self, suite: Suite, name: str) -> bool:
-        return name in policy_names(suite) or Regression.parse(name) is not None
+        return (
+            name in policy_names(suite)
+            or Regression.parse(name) is not None
+            or Coin.parse(name) is not None
+        )
 
     def confined_only(self, model: str) -> bool:
         return model == f"{PREFIX}{ESCAPE}"
 
     def for_rep(self, want: RepScript) -> ScriptedRep:
-        agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt)
+        agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt, rep=want.rep)
         names = list(want.suite.fixture_dirs())
         values = want.suite.reference.script_values(want.guarded)
         values.update(
