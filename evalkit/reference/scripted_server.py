@@ -258,6 +258,10 @@ class ScriptedServer:
         reached the model (and what never did)."""
         self.other_requests: list[str] = []
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""
+        self.turn_cap: int | None = None
+        """Model turns served before the next request is held (`hold_past`)."""
+        self.held = False
+        """Whether a request past the turn cap came (and was held until `stop`)."""
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -280,6 +284,20 @@ class ScriptedServer:
         )
         self._thread.start()
         return self
+
+    def hold_past(self, turns: int) -> None:
+        """A turn cap evalkit holds a CLI to: `turns` model turns are served, and a request
+        for the next is held unanswered (`held` then says so) until the server stops."""
+        self.turn_cap = turns
+
+    def _hold(self, handler: _Handler, step: int | None) -> bool:
+        """Whether this request asks for a turn past the cap: if so it is held, unanswered."""
+        if self.turn_cap is None or step is None or step < self.turn_cap:
+            return False
+        self.held = True
+        self._released.wait()
+        handler.drop_connection()
+        return True
 
     def stop(self) -> None:
         """Stop serving and cut every open connection, hanging ones included."""
@@ -335,6 +353,8 @@ class ScriptedServer:
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
         step = None if side else _assistant_turns(request.get("messages"))
+        if self._hold(handler, step):
+            return
         version = version_in_user_agent(handler.headers.get("User-Agent", ""))
         with self._lock:
             self.versions.append(version)
