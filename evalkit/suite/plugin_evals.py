@@ -110,6 +110,10 @@ PROSE_EXECUTION = ("model", "max_turns", "timeout_seconds", "allowed_tools", "di
                    "artifact_publish", "growthbook_overrides", "append_system_prompt", "env")
 """The only keys prompt.md's front matter may hold (measured on 2.1.328); the rest of a case
 (context, graders) goes in a case.yaml beside it."""
+RUNNER_MAX_TURNS = 10
+RUNNER_TIMEOUT = 300
+"""The source runner's `execution.max_turns` and `timeout_seconds` when a case gives none
+(its default `runs`, 3, is not applied: reps are `--reps` or `launch.reps`)."""
 PROSE_SCHEMA = "1.1"
 """The schema_version the source runner gives a prompt.md case without a case.yaml."""
 SCHEMA_MAJOR = 1
@@ -454,10 +458,11 @@ def _scenario_text(case: Case) -> str:
         "premise": {"file": "plugin-evals.json", "marker": '"plugin"'},
         "expect": expect,
     }
+    execution = case.settings.execution
     launch = {
         "reps": case.settings.runs,
-        "max_turns": case.settings.execution.max_turns,
-        "timeout": case.settings.execution.timeout_seconds,
+        "max_turns": execution.max_turns or RUNNER_MAX_TURNS,
+        "timeout": execution.timeout_seconds or RUNNER_TIMEOUT,
         "tools": launch_tools(case.settings.execution),
     }
     front["launch"] = {k: v for k, v in launch.items() if v is not None}

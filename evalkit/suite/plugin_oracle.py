@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.checkers.rules.jsregex import to_re2
-from evalkit.checkers.rules.patterns import search
+from evalkit.checkers.rules.jsregex import js_test
 from evalkit.checkers.rules.plugin_graders import (
     FileExistsGrader,
     Grader,
@@ -74,7 +73,7 @@ def _presence(grader: Grader) -> tuple[list[dict[str, Any]], list[str], bool]:
                  for r in grader.refs()]
         return calls, [], False
     if isinstance(grader, RegexGrader):
-        return [], [_literal(grader, to_re2(grader.pattern))], False
+        return [], [_literal(grader, grader.pattern)], False
     assert isinstance(grader, LlmGrader)
     return [], [], True
 
@@ -96,7 +95,7 @@ def _final_ok(graders: list[Grader], final: str) -> None:
     """A generated final message must not hold what an absence regex forbids."""
     for grader in graders:
         if isinstance(grader, RegexGrader) and _absent(grader):
-            if search(to_re2(grader.pattern, grader.flags), final):
+            if js_test(grader.pattern, grader.flags, final):
                 raise CannotGenerate(f"grader '{grader.name}': the generated final message "
                                      "holds what it forbids")
 

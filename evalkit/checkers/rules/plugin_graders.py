@@ -113,10 +113,13 @@ def parse_grader(data: Any) -> Grader:
 
 
 def _js(pattern: str, flags: str = "", field: str = "pattern") -> str:
+    """The pattern, once it is known to run as JavaScript runs it (else a GraderError naming
+    the construct)."""
     try:
-        return to_re2(pattern, flags)
+        to_re2(pattern, flags)
     except JsRegexError as exc:
         raise GraderError(f"{field}: {exc}") from None
+    return pattern
 
 
 def _glob(path: str) -> str:
@@ -129,7 +132,8 @@ def _glob(path: str) -> str:
 def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[str, Any], bool]:
     """(axis, condition, absence): the condition that holds when the grader passes; for an
     absence grader, the condition is what it forbids (the grader passes when it does not
-    hold)."""
+    hold). regex, tool_used and tool_order hold as the pinned runner holds them
+    (`runner_view`)."""
     if isinstance(grader, RegexGrader):
         if grader.target not in ("last_message", "trace"):
             raise GraderError("target: only last_message and trace are honoured; match a "
@@ -137,13 +141,15 @@ def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[s
         if grader.match.startswith("count:") and grader.match != "count:0":
             raise GraderError(f"match: {grader.match!r} is not honoured (contains, "
                               "not_contains and count:0 are)")
-        kind = "final" if grader.target == "last_message" else "trace"
-        return "B", {kind: _js(grader.pattern, grader.flags)}, grader.match != "contains"
+        spec = {"grader": "regex", "pattern": _js(grader.pattern, grader.flags),
+                "flags": grader.flags, "target": grader.target}  # fmt: skip
+        return "B", {"plugin_eval": spec}, grader.match != "contains"
     if isinstance(grader, ToolUsedGrader):
         return _tool_used(grader)
     if isinstance(grader, ToolOrderGrader):
-        return "A", {"order": [{"tool": _tool_spec(r.tool, r.input_match)}
-                               for r in grader.refs()]}, False
+        before, after = (_tool_ref(r.tool, r.input_match) for r in grader.refs())
+        order: dict[str, Any] = {"grader": "tool_order", "before": before, "after": after}
+        return "A", {"plugin_eval": order}, False
     if isinstance(grader, FileExistsGrader):
         return "B", {"file": {"created": _glob(grader.path)}}, not grader.exists
     if grader.focus != "last_message":
@@ -154,11 +160,11 @@ def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[s
     return "B", {"judge": True, "rubric": rubric, "votes": 3}, False
 
 
-def _tool_spec(tool: str, input_match: str | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"name": tool}
+def _tool_ref(tool: str, input_match: str | None) -> dict[str, Any]:
+    ref: dict[str, Any] = {"tool": tool}
     if input_match is not None:
-        spec["input"] = _js(input_match, field="input_match")
-    return spec
+        ref["input_match"] = _js(input_match, field="input_match")
+    return ref
 
 
 def _tool_used(grader: ToolUsedGrader) -> tuple[str, dict[str, Any], bool]:
@@ -167,12 +173,18 @@ def _tool_used(grader: ToolUsedGrader) -> tuple[str, dict[str, Any], bool]:
     if grader.max is not None and grader.max < low:
         unset = " (min defaults to 1; write min: 0 to assert absence)" if grader.min is None else ""
         raise GraderError(f"max: {grader.max} is below min {low}{unset}")
-    spec = _tool_spec(grader.tool, grader.input_match)
+    ref = _tool_ref(grader.tool, grader.input_match)
     if grader.max == 0:
-        return "A", {"tool": spec}, True
-    if low != 1 or grader.max is not None:
-        spec.update(min=low, max=grader.max)
-    return "A", {"tool": spec}, False
+        return "A", {"plugin_eval": {"grader": "tool_used", "tool": ref}}, True
+    spec = {"grader": "tool_used", "tool": ref, "min": low, "max": grader.max}
+    return "A", {"plugin_eval": spec}, False
+
+
+def is_with_only(grader: Grader) -> bool:
+    """Scored only with the plugin: marked `arm: with-only`, or a `tool_used` of Skill with
+    no `arm` (the runner's implicit "plugin fired" rule)."""
+    implicit = grader.arm is None and isinstance(grader, ToolUsedGrader) and grader.tool == "Skill"
+    return grader.arm == "with-only" or implicit
 
 
 def reason(grader: Grader, index: int) -> str:
@@ -189,7 +201,7 @@ def case_rules(graders: list[Grader], rubric: str | None = None) -> tuple[str, d
         raise GraderError(f"type: a second llm grader ('{llm[1].name}'); a rep asks one "
                           "rubric, so write the criteria as one llm grader")
     parts = [(condition_of(g, rubric), reason(g, i)) for i, g in enumerate(graders)]
-    marked = [reason(g, i) for i, g in enumerate(graders) if g.arm == "with-only"]
+    marked = [reason(g, i) for i, g in enumerate(graders) if is_with_only(g)]
     with_only = {"with_only": marked} if marked and len(marked) < len(graders) else {}
     if all(absent for (_, _, absent), _ in parts):
         forbidden = [{**cond, "reason": token} for (_, cond, _), token in parts]
