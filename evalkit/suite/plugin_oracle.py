@@ -69,8 +69,10 @@ def _presence(grader: Grader) -> tuple[list[dict[str, Any]], list[str], bool]:
         literal = None if grader.input_match is None else _literal(grader, grader.input_match)
         return [_call(grader.tool, literal) for _ in range(max(grader.min or 1, 1))], [], False
     if isinstance(grader, ToolOrderGrader):
-        calls = [_call(r.tool, None if r.input_match is None else _literal(grader, r.input_match))
-                 for r in grader.refs()]
+        calls = [
+            _call(r.tool, None if r.input_match is None else _literal(grader, r.input_match))
+            for r in grader.refs()
+        ]
         return calls, [], False
     if isinstance(grader, RegexGrader):
         return [], [_literal(grader, grader.pattern)], False
@@ -96,18 +98,22 @@ def _final_ok(graders: list[Grader], final: str) -> None:
     for grader in graders:
         if isinstance(grader, RegexGrader) and _absent(grader):
             if js_test(grader.pattern, grader.flags, final):
-                raise CannotGenerate(f"grader '{grader.name}': the generated final message "
-                                     "holds what it forbids")
+                raise CannotGenerate(
+                    f"grader '{grader.name}': the generated final message holds what it forbids"
+                )
 
 
-def generated_calibration(graders: list[Grader]) -> dict[str, Any]:
-    """oracle, act and one violation per grader; CannotGenerate names the grader."""
+def generated_calibration(graders: list[Grader], shown: list[int] | None = None) -> dict[str, Any]:
+    """oracle, act and one violation per grader (none for an indicator, which is never
+    scored); CannotGenerate names the grader."""
     present = [g for g in graders if not _absent(g)]
     oracle_parts = [_presence(g) for g in present]
     oracle = _actions(oracle_parts)
     _final_ok(graders, next(str(a["final"]) for a in oracle if "final" in a))
     violations: list[dict[str, Any]] = []
     for index, grader in enumerate(graders):
+        if index in (shown or []):
+            continue
         if _absent(grader):
             actions = _actions([*oracle_parts, _presence(grader)])
         else:
