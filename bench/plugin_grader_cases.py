@@ -90,7 +90,7 @@ CASES = [
                [*(read(f"{n}.txt") for n in range(11)), {"final": "all read"}],
                {"max_turns": None}),
 ]  # fmt: skip
-QUICK = ("order-first-call", "order-one-message", "input-compact", "skill-unmarked")
+QUICK = ("order-one-message", "input-compact")
 """The subset `make test` plays; the rest sit behind the `slow` marker."""
 
 
@@ -103,8 +103,13 @@ def write_plugin(root: Path, cases: list[GraderCase]) -> None:
     for case in cases:
         folder = root / "evals" / case.name
         folder.mkdir(parents=True)
-        execution = {"prompt": f"Play the grader case {case.name}.", "max_turns": 20,
-                     "timeout_seconds": 120, "allowed_tools": TOOLS, **case.execution}
+        execution = {
+            "prompt": f"Play the grader case {case.name}.",
+            "max_turns": 20,
+            "timeout_seconds": 120,
+            "allowed_tools": TOOLS,
+            **case.execution,
+        }
         execution = {k: v for k, v in execution.items() if v is not None}
         data = {"schema_version": "1.0", "name": case.name, "runs": 1,
                 "execution": execution, "graders": case.graders}  # fmt: skip

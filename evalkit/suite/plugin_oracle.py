@@ -23,6 +23,7 @@ from evalkit.checkers.rules.plugin_graders import (
     ToolOrderGrader,
     ToolUsedGrader,
     condition_of,
+    is_with_only,
     reason,
 )
 from evalkit.checkers.rules.reference import CannotGenerate, instance_of, literal_of
@@ -121,5 +122,8 @@ def generated_calibration(graders: list[Grader], shown: list[int] | None = None)
             if isinstance(grader, LlmGrader):
                 actions.append({"judge": "NO"})
         violations.append({"name": f"violates-{reason(grader, index)}", "actions": actions})
-    act = oracle if present else violations[0]["actions"]
+    scored = [v for v, g in zip(violations, [g for i, g in enumerate(graders)
+                                              if i not in (shown or [])], strict=True)
+              if not is_with_only(g)]  # fmt: skip
+    act = oracle if present else (scored or violations)[0]["actions"]
     return {"oracle": oracle, "act": act, "violations": violations}
