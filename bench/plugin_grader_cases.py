@@ -90,7 +90,7 @@ CASES = [
                [*(read(f"{n}.txt") for n in range(11)), {"final": "all read"}],
                {"max_turns": None}),
 ]  # fmt: skip
-QUICK = ("order-one-message", "input-compact")
+QUICK = ("order-one-message",)
 """The subset `make test` plays; the rest sit behind the `slow` marker."""
 
 

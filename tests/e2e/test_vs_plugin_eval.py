@@ -43,7 +43,7 @@ def graders_table(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
     return done.returncode, done.stdout.splitlines()
 
 
-def test_two_grader_cases_agree_with_the_runner(claude_cli: str, tmp_path: Path) -> None:
+def test_calls_sent_at_once_agree_with_the_runner(claude_cli: str, tmp_path: Path) -> None:
     sys.path.insert(0, str(REPO / "bench"))
     from plugin_grader_cases import QUICK
 
