@@ -261,8 +261,7 @@ def prepare_rep(
     cli = (agent_of := adapter(ctx.agent)).find(ctx.cli_path)
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
-    root = scratch_root()
-    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=root))
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=(root := scratch_root())))
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
     places = _places(ctx, agent_of, subject.plugin_dirs(), sandbox, scratch, guarded)
@@ -281,8 +280,7 @@ def prepare_rep(
             server = starting.result()
             cli_model, judge = agent.cli_model, judge or FixedJudge(agent.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
-        rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        seen = _seen_plugins(rep_plugins, places)
+        seen = _seen_plugins(copy_plugins(subject.plugin_dirs(), scratch / "plugins"), places)
         launch = _launch(ctx, agent_of, scenario, model, cli, cli_model, seen, scratch,
                          server, env)  # fmt: skip
         command, env = launch.command, launch.env
