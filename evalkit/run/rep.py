@@ -44,7 +44,8 @@ from evalkit.records.results import append_row, row_from_verdict
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.agents.clis import agent_name, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG
-from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
+from evalkit.run.backends import backend
+from evalkit.run.confine import PRIVATE, Confined, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
 from evalkit.run.credentials import AGENT_CREDENTIALS, AGENT_ENDPOINTS, agent_credentials
 from evalkit.run.judges import default_judge
@@ -427,8 +428,9 @@ def _confine(
     home = scratch / "home"
     if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
         home = Path(env["HOME"])  # the agent's own config home (Gemini's)
-    return confine(command, env, sandbox / "project", writable, home, cli, hidden, shown,
-                   ctx.agent)  # fmt: skip
+    chosen = backend(ctx.backend)
+    return chosen.confine(command, env, sandbox / "project", writable, home, cli, hidden, shown,
+                          ctx.agent)  # fmt: skip
 
 
 def _abandon(
@@ -612,7 +614,7 @@ def run_declarations(
         "max_retries": ctx.max_retries,
         "cli_flags": flags,
         "isolation_env": isolation,
-        "confinement": "none" if ctx.unconfined else "bwrap",
+        "confinement": "none" if ctx.unconfined else backend(ctx.backend).name,
         "runner_source": runner_source_hash(),
     }
     if ctx.cli_integrity:
