@@ -55,6 +55,8 @@ SET_INSIDE = (
     "CLAUDE_CODE_HOST_HTTP_PROXY_PORT", "CLAUDE_CODE_HOST_SOCKS_PROXY_PORT",
 )  # fmt: skip
 """What srt sets inside that the CLI must not see (the one proxy variable it needs is kept)."""
+LAUNCH = 'cd "$0" && exec "$@"'
+"""Outside: srt started from its empty launch folder, whatever folder the launcher is in."""
 INNER = 'cd "$1" && shift && export TMPDIR="$1" && shift && exec env "$@"'
 
 
@@ -144,7 +146,8 @@ class SandboxRuntime:
         # srt says IS_SANDBOX=yes inside; the CLI is given evalkit's own value, or none
         mine = env.get("IS_SANDBOX")
         unset += [f"IS_SANDBOX={mine}"] if mine else ["-u", "IS_SANDBOX"]
-        wrapped = [node() or "node", str(package() / "dist" / "cli.js"), "--settings",
+        wrapped = ["/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
+                   str(package() / "dist" / "cli.js"), "--settings",
                    str(settings), "--", "/bin/sh", "-c", INNER, "evalkit-srt", str(cwd),
                    str(own_tmp), *unset, str(cli.resolve()), *command[1:]]  # fmt: skip
         outer = {**env, "HOME": str(home), "TMPDIR": str(bridge)}
