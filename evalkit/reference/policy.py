@@ -59,8 +59,11 @@ class ScriptedAgent:
 
     @property
     def cli_model(self) -> str:
-        """What --model says; the init event reports it back as the model id."""
+        """What --model says for an agent whose scripted id is not a real one yet; Claude
+        Code's reps are given the one their adapter declares (see `reference/scripted.py`)."""
         return f"evalkit-{self.policy}"
+
+
 
 
 def policy_names(suite: Suite) -> list[str]:

@@ -28,7 +28,6 @@ import re
 from evalkit.models import Reach, ToolCall, Transcript
 
 UNCONFINED = "unconfined"
-WORLD_PARTIAL = "world:partial:"
 PATH_KEYS = {
     "Write": ("file_path",),
     "Edit": ("file_path",),
@@ -48,8 +47,6 @@ def reach_flags(reach: Reach | None, transcript: Transcript) -> list[str]:
     if reach is None:
         return []
     flags = [] if reach.confined else [UNCONFINED]
-    if reach.partial:
-        flags.append(WORLD_PARTIAL + ",".join(reach.partial))
     cwd = transcript.init.cwd if transcript.init is not None else ""
     found: dict[str, None] = {}
     for call in transcript.tool_calls:

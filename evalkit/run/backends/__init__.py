@@ -15,6 +15,7 @@ from typing import Protocol
 
 from evalkit.errors import ConfigError, PrerequisiteError
 from evalkit.run.confine import UNCONFINED_HINT, Confined
+from evalkit.run.world import Places
 
 NAMES = ("bwrap", "srt", "docker", "podman")
 DEFAULTS = {"linux": "bwrap", "darwin": "srt"}
@@ -26,6 +27,8 @@ class Backend(Protocol):
     name: str
     partial: tuple[str, ...]
     """Channels a confined rep can still see of the machine; empty when the world holds."""
+    remaps: bool
+    """Whether the rep's folders can be shown at their world paths (a world of its own)."""
 
     def unavailable(self) -> str | None:
         """Why no rep can be confined by this backend here, naming the fix; None if it can."""
@@ -45,7 +48,8 @@ class Backend(Protocol):
         cli: Path,
         hidden: list[Path],
         shown: list[Path] | None = None,
-        agent: str = "claude",
+        hosts: set[tuple[str, int]] | None = None,
+        places: Places | None = None,
     ) -> Confined:
         """`command` wrapped to run confined, with what it may reach recorded."""
         ...

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evalkit.run import confine as bubble
 from evalkit.run.confine import Confined
+from evalkit.run.world import Places
 
 
 class Bubblewrap:
@@ -17,6 +18,7 @@ class Bubblewrap:
 
     name = "bwrap"
     partial: tuple[str, ...] = ()
+    remaps = True
 
     def unavailable(self) -> str | None:
         return bubble.unavailable()
@@ -34,9 +36,10 @@ class Bubblewrap:
         cli: Path,
         hidden: list[Path],
         shown: list[Path] | None = None,
-        agent: str = "claude",
+        hosts: set[tuple[str, int]] | None = None,
+        places: Places | None = None,
     ) -> Confined:
-        return bubble.confine(command, env, cwd, writable, home, cli, hidden, shown, agent)
+        return bubble.confine(command, env, cwd, writable, home, cli, hidden, shown, hosts, places)
 
 
 @lru_cache(maxsize=2)

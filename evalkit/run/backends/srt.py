@@ -39,7 +39,8 @@ from evalkit.run.confine import (
     cli_install,
     runtimes,
 )
-from evalkit.run.egress import allowed_hosts
+from evalkit.run.egress import anthropic_hosts
+from evalkit.run.world import Places
 
 VERSION = "0.0.83"
 NODE_AT_LEAST = (22, 12)
@@ -94,6 +95,7 @@ class SandboxRuntime:
     """The vendor's sandbox runtime as a backend."""
 
     name = "srt"
+    remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     partial: tuple[str, ...] = (
         ("paths", "proxy") if sys.platform != "darwin" else ("paths", "proxy", "processes")
     )
@@ -127,7 +129,8 @@ class SandboxRuntime:
         cli: Path,
         hidden: list[Path],
         shown: list[Path] | None = None,
-        agent: str = "claude",
+        hosts: set[tuple[str, int]] | None = None,
+        places: Places | None = None,
     ) -> Confined:
         home.mkdir(parents=True, exist_ok=True)
         own_tmp = home.parent / "tmp"
@@ -135,7 +138,7 @@ class SandboxRuntime:
         own = [*writable, home, own_tmp]
         bridge = _bridge_dir(home)
         readable = _readable(env, cli, shown, bridge)
-        domains, keep = _door(env, agent)
+        domains, keep = _door(env, hosts)
         launch = home.parent / "srt-launch"
         launch.mkdir(exist_ok=True)
         settings = home.parent / "srt-settings.json"
@@ -187,15 +190,15 @@ def _readable(env: dict[str, str], cli: Path, shown: list[Path] | None, bridge: 
     return [*system, *extra, str(package() / "vendor"), str(bridge)]
 
 
-def _door(env: dict[str, str], agent: str) -> tuple[list[str], set[str]]:
+def _door(env: dict[str, str], hosts: set[tuple[str, int]] | None) -> tuple[list[str], set[str]]:
     """(the host:port entries srt may reach, the proxy variables the CLI keeps inside): an
     http:// base URL's host and port through srt's HTTP proxy, else the https API hosts."""
     target = api_target(env)
     if target is not None:
         host, port, _inside = target
         return [f"{host}:{port}"], {"HTTP_PROXY", "http_proxy"}
-    hosts = sorted(allowed_hosts(env, agent))
-    return [f"{h}:{p}" for h, p in hosts], {"HTTPS_PROXY", "https_proxy"}
+    allowed = sorted(anthropic_hosts(env) if hosts is None else hosts)
+    return [f"{h}:{p}" for h, p in allowed], {"HTTPS_PROXY", "https_proxy"}
 
 
 def _bridge_dir(home: Path) -> Path:
