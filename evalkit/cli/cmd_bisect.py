@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
+from evalkit.cli.options import Confine
 
 
 @command("bisect")
@@ -27,6 +28,7 @@ def bisect_command(
     ] = 200,
     alpha: Annotated[float, typer.Option("--alpha", min=0.0001, max=0.5)] = 0.05,
     batch: Annotated[int, typer.Option("--batch", min=1, help="reps per batch")] = 2,
+    confine: Confine = "",
 ) -> None:
     """Bisect CLI versions for one step change in MODEL's pass rate, with Wald's SPRT per
     midpoint; prints the table that decided each step.
@@ -54,7 +56,8 @@ def bisect_command(
     chosen = versions_to_bisect(good, bad, versions)
     work = (workdir or default_workdir(suite)).resolve()
     ctx = RunContext(suite=suite, workdir=work, results=work / "results.tsv", run_id=new_run_id(),
-                     allow_reserve=which == "reserve", scripted=POLICIES)  # fmt: skip
+                     allow_reserve=which == "reserve", scripted=POLICIES,
+                     backend=confine)  # fmt: skip
     plan = BisectPlan(chosen, pool, model, n0, max_reps, alpha, batch,
                       f"bisect --good {good} --bad {bad} --model {model}")  # fmt: skip
     result = run_bisect(ctx, plan, bisect_versions)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import UNCONFINED_BANNER, AgentOption, Unconfined
+from evalkit.cli.options import UNCONFINED_BANNER, AgentOption, Confine, Unconfined
 from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 
 
@@ -21,6 +21,7 @@ def calibrate_command(
     plugin: PluginOption = None,
     variant: VariantOption = None,
     unconfined: Unconfined = False,
+    confine: Confine = "",
     cli: CliOption = None,
     agent: AgentOption = "claude",
 ) -> None:
@@ -45,6 +46,7 @@ def calibrate_command(
         workdir = Path(tempfile.mkdtemp(prefix="evalkit-calibrate-"))
     work = workdir.resolve()
     ctx = calibration_context(suite, work, which, plugin, variant, unconfined, agent, cli)  # type: ignore[arg-type]
+    ctx.backend = confine
     chosen = chosen_policies(suite, [p for p in policies.split(",") if p], unconfined)
     total = len(suite.scenarios(which)) * len(chosen)  # type: ignore[arg-type]
     if unconfined:

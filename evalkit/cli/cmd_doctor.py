@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from evalkit.cli.app import command, state
-from evalkit.cli.options import AgentOption
+from evalkit.cli.options import AgentOption, Confine
 from evalkit.cli.subject_options import CliOption
 from evalkit.errors import EvalkitError
 
@@ -23,6 +23,7 @@ def doctor_command(
     ] = False,
     cli: CliOption = None,
     agent: AgentOption = "claude",
+    confine: Confine = "",
 ) -> None:
     """Check the CLI, confinement, credentials (never printed), plugins, lock and self-test;
     with --ping, one real request. Exits 1 when any check fails.
@@ -38,7 +39,8 @@ def doctor_command(
         suite = state.suite()
     except EvalkitError as exc:
         suite, suite_problem = None, Check("suite", False, str(exc), "pass --suite DIR")
-    checks = doctor(suite, model if ping else None, None if no_self_test else POLICIES, cli, agent)
+    checks = doctor(suite, model if ping else None, None if no_self_test else POLICIES, cli, agent,
+                    confine)  # fmt: skip
     if suite_problem is not None:
         checks.insert(0, suite_problem)
     for check in checks:

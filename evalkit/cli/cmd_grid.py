@@ -14,6 +14,7 @@ from evalkit.cli.app import Lines, command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
     AgentOption,
+    Confine,
     JudgeTimeout,
     MaxTurns,
     RetryErrors,
@@ -108,6 +109,7 @@ def grid(
         ),
     ] = False,
     unconfined: Unconfined = False,
+    confine: Confine = "",
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
 
@@ -132,6 +134,7 @@ def grid(
     limits = Limits(
         timeout=timeout, judge_timeout=judge_timeout, retry_errors=retry_errors,
         max_turns=max_turns, skip_preflight=skip_preflight, unconfined=unconfined,
+        backend=confine,
         allow_unfrozen=allow_unfrozen, agent=agent, plugins=plugin, variant=variant,
         notify=notice, scripted=POLICIES,
     )  # fmt: skip

@@ -14,6 +14,7 @@ from evalkit.cli.app import Lines, command, rel, state
 from evalkit.cli.options import (
     UNCONFINED_BANNER,
     AgentOption,
+    Confine,
     JudgeTimeout,
     MaxTurns,
     RetryErrors,
@@ -56,6 +57,7 @@ def run(
     plugin: PluginOption = None,
     variant: VariantOption = None,
     unconfined: Unconfined = False,
+    confine: Confine = "",
     cli: CliOption = None,
     agent: AgentOption = "claude",
 ) -> None:
@@ -72,6 +74,7 @@ def run(
     limits = Limits(
         timeout=timeout, judge_timeout=judge_timeout, retry_errors=retry_errors,
         max_turns=max_turns, skip_preflight=skip_preflight, unconfined=unconfined,
+        backend=confine,
         allow_unfrozen=allow_unfrozen, agent=agent, plugins=plugin, variant=variant,
         notify=notice, scripted=POLICIES,
     )  # fmt: skip

@@ -48,6 +48,15 @@ Unconfined = Annotated[
         "flagged unconfined and the folder never verifies PUBLISHABLE",
     ),
 ]
+Confine = Annotated[
+    str,
+    typer.Option(
+        "--confine",
+        help="the OS sandbox each rep runs in: bwrap, srt, docker or podman (default: bwrap "
+        "on Linux, srt on macOS); rows declare it, and report, compare and gate split by it",
+        show_default=False,
+    ),
+]
 UNCONFINED_BANNER = (
     "UNCONFINED: these reps run without their OS sandbox; the agent can reach the whole "
     "machine, and the rows are flagged unconfined (never PUBLISHABLE)"

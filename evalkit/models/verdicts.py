@@ -82,6 +82,9 @@ class Reach(Model):
     hidden: list[str] = []
     """Absent from the sandbox: the suite, the results folder, the scratch of every rep, the
     user's HOME, the guarded paths."""
+    partial: list[str] = []
+    """Channels of the machine the rep could still see under its backend (srt: its real
+    folder names, the proxy variable of its door); empty where the world holds."""
 
 
 class WorldView(Model):

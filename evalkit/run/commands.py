@@ -82,6 +82,7 @@ class Limits:
     max_turns: int | None = None
     skip_preflight: bool = False
     unconfined: bool = False
+    backend: str = ""
     allow_unfrozen: bool = False
     agent: str = "claude"
     plugins: list[Path] | None = None
@@ -152,6 +153,7 @@ def _context(
         subject=build_subject(suite, limits.plugins, limits.variant),
         skip_preflight=limits.skip_preflight,
         unconfined=limits.unconfined,
+        backend=limits.backend,
         agent=limits.agent,
         scripted=limits.scripted,
     )

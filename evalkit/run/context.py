@@ -116,6 +116,8 @@ class RunContext:
     preflight: Literal["", "passed", "skipped"] = ""
     """What proving the instrument came to, for the plan: passed, skipped, or empty."""
     unconfined: bool = False
+    backend: str = ""
+    """--confine: the confinement backend ('' for this platform's default)."""
     """--unconfined: reps run without their OS sandbox, each row flagged `unconfined`."""
     template_sandboxes: bool = True
     """Build each scenario's first sandbox once and copy it for every rep (TEMPLATES); off,

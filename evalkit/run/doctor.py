@@ -68,14 +68,21 @@ def check_cli(version: str | None = None) -> Check:
     return Check("claude cli", True, f"{version} at {cli}{note}")
 
 
-def check_confinement() -> Check:
-    from evalkit.run.confine import unavailable
+def check_confinement(name: str = "") -> Check:
+    """The backend a rep would be confined by, its version, and the one fix it lacks."""
+    from evalkit.run.backends import backend
 
-    why = unavailable()
+    try:
+        chosen = backend(name)
+    except EvalkitError as exc:
+        return Check("confinement", False, str(exc).split(": ")[0], str(exc).partition(": ")[2])
+    why = chosen.unavailable()
     if why is not None:
         reason, _, fix = why.partition(": ")
-        return Check("confinement", False, reason, fix or why)
-    return Check("confinement", True, "bubblewrap and socat can confine every rep")
+        return Check("confinement", False, f"{chosen.name}: {reason}", fix or why)
+    seen = f"; rows say world:partial:{','.join(chosen.partial)}" if chosen.partial else ""
+    version = chosen.version() or "(version unknown)"
+    return Check("confinement", True, f"{chosen.name} {version} confines every rep{seen}")
 
 
 def check_agent_cli(agent: str) -> Check:
@@ -180,13 +187,14 @@ def doctor(
     self_test: ScriptedModels | None = None,
     cli: str | None = None,
     agent: str = "claude",
+    confine: str = "",
 ) -> list[Check]:
     """`self_test`: the scripted models whose self-test is one of the checks (None: none).
     For another agent, its CLI stands where Claude Code's does, its own credentials where
     Claude Code's do, and its self-test reads that agent's own stream."""
     checks = [
         check_cli(cli) if is_default(agent) else check_agent_cli(agent),
-        check_confinement(),
+        check_confinement(confine),
         check_credentials(agent),
     ]
     if suite is not None:

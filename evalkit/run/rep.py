@@ -47,7 +47,8 @@ from evalkit.run.agents.base import Agent, Launch, LaunchSpec
 from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.agents.turns import TurnWatch
-from evalkit.run.confine import CREDENTIAL_FILES, PRIVATE, Confined, confine, unconfined_reach
+from evalkit.run.backends import backend
+from evalkit.run.confine import CREDENTIAL_FILES, PRIVATE, Confined, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.mcp_mocks import mock_arguments, mock_folders
@@ -292,7 +293,7 @@ def prepare_rep(
             reach = unconfined_reach(writable, hidden)
         else:
             confined = _confine(agent_of, launch, sandbox, scratch, cli, writable, hidden,
-                                bool(observed), server, places)  # fmt: skip
+                                bool(observed), server, places, ctx.backend)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
         _abandon(confined, server, starting, scratch)
@@ -315,7 +316,7 @@ def _places(
 ) -> Places | None:
     """Where this rep's folders appear in its world; None where it has none (unconfined,
     or an agent whose world is not built yet: it runs at its folders' own paths)."""
-    if ctx.unconfined or not agent.capabilities.world:
+    if ctx.unconfined or not agent.capabilities.world or not backend(ctx.backend).remaps:
         return None
     checker = ctx.suite.checker
     names = checker.guarded_env_names()
@@ -431,6 +432,7 @@ def _confine(
     observed: bool,
     server: ScriptServer | None,
     places: Places | None = None,
+    backend_name: str = "",
 ) -> Confined:
     """The agent's command inside its OS sandbox: what it may write, what it may not see,
     and its one door out (to the scripted server, or its API's https hosts)."""
@@ -445,8 +447,8 @@ def _confine(
         shown.append(sandbox / TRANSCRIPT)
     home = launch.home or scratch / "home"
     hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
-    return confine(launch.command, env, sandbox / "project", writable, home, cli, hidden, shown,
-                   hosts, places)  # fmt: skip
+    return backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
+                                         home, cli, hidden, shown, hosts, places)  # fmt: skip
 
 
 def _ca_files(agent: Agent, env: dict[str, str]) -> list[str]:
@@ -613,7 +615,7 @@ def run_declarations(
         "cli_flags": flags,
         "capabilities": dict(launch.applied) if launch is not None else {},
         "isolation_env": isolation,
-        "confinement": "none" if ctx.unconfined else "bwrap",
+        "confinement": "none" if ctx.unconfined else backend(ctx.backend).name,
         "runner_source": runner_source_hash(),
     }
     if ctx.cli_integrity:

@@ -135,7 +135,8 @@ def check_results(ctx: RunContext) -> None:
 
 def check_confinement(ctx: RunContext, models: list[str]) -> None:
     """Reps run confined unless --unconfined says otherwise; where they cannot be, refuse."""
-    from evalkit.run.confine import UNCONFINED_HINT, require_confinement, require_reachable_api
+    from evalkit.run.backends import require
+    from evalkit.run.confine import UNCONFINED_HINT, require_reachable_api
 
     if ctx.unconfined:
         policies = [m for m in models if is_policy(m)]
@@ -146,7 +147,7 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
                 "its rep would land in HOME and the results folder; leave out --unconfined"
             )
         return
-    require_confinement()
+    require(ctx.backend)
     from evalkit.run.agents.registry import adapter, is_default
 
     agent = adapter(ctx.agent)

@@ -128,8 +128,10 @@ def world_flags(process: ProcessRecord | None) -> list[str]:
     for a world the backend could not make whole; nothing for a record older than worlds."""
     if process is None or process.reach is None:
         return []
-    if process.world is None:
-        return ["world:none"] if not process.reach.confined else []
+    if process.world is None:  # no world: unconfined, or a backend that cannot remap paths
+        if not process.reach.confined:
+            return ["world:none"]
+        return [f"world:partial:{','.join(process.reach.partial)}"] if process.reach.partial else []
     partial = process.world.partial
     return [f"world:partial:{','.join(partial)}"] if partial else []
 
