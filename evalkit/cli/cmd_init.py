@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel
 
 
-@command("init")
+@command("init", short_help="Write a new working suite from a template.")
 def init_command(
     dest: Annotated[Path, typer.Argument(help="a new or empty folder for the suite")],
     template: Annotated[
