@@ -24,12 +24,12 @@ def init_command(
     Example: `evalkit init my-eval --template adr`
     """
     from evalkit.cli.app import out
-    from evalkit.suite.scaffold import NEXT_STEPS, init_suite
+    from evalkit.suite.scaffold import init_suite, next_steps
 
     made = init_suite(dest, template)
     out.print(
         f"wrote the {made.template} template into {rel(made.root)} ({len(made.files)} files)",
         markup=False,
     )
-    for line in NEXT_STEPS:
+    for line in next_steps(rel(made.root)):
         out.print(line, markup=False)
