@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from evalkit.records.policy_models import is_policy
 from evalkit.records.report_factors import (
     SUBJECT_COLUMNS,
     agent_line,
@@ -14,7 +15,6 @@ from evalkit.records.report_factors import (
     subject_lines,
     with_subject,
 )
-from evalkit.records.policy_models import is_policy
 from evalkit.records.report_labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
