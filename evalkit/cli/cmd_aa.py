@@ -11,7 +11,7 @@ from evalkit.cli.app import command, state
 from evalkit.cli.options import Format
 
 
-@command("aa")
+@command("aa", short_help="Read an A/A folder: how often the gate cries wolf.")
 def aa_command(
     workdir: Annotated[Path, typer.Argument(help="a results folder of `evalkit grid --aa`")],
     draws: Annotated[

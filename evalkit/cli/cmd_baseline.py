@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from evalkit.suite.lock import Baseline
 
 
-@command("baseline")
+@command("baseline", short_help="Record a verified results folder as the one to beat.")
 def baseline_command(
     workdir: Annotated[
         Path | None,

@@ -11,7 +11,7 @@ from evalkit.cli.app import command, rel, state
 from evalkit.cli.options import Confine
 
 
-@command("bisect")
+@command("bisect", short_help="Find the first CLI version where a pass rate changed.")
 def bisect_command(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     good: Annotated[str, typer.Option("--good", help="a version that behaves")] = "",
@@ -26,7 +26,12 @@ def bisect_command(
     max_reps: Annotated[
         int, typer.Option("--max-reps", min=1, help="reps at a midpoint before cannot tell")
     ] = 200,
-    alpha: Annotated[float, typer.Option("--alpha", min=0.0001, max=0.5)] = 0.05,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha", min=0.0001, max=0.5, help="chance of any wrong step, shared by the tests"
+        ),
+    ] = 0.05,
     batch: Annotated[int, typer.Option("--batch", min=1, help="reps per batch")] = 2,
     confine: Confine = "",
 ) -> None:

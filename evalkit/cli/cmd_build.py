@@ -9,7 +9,7 @@ import typer
 from evalkit.cli.app import command, state
 
 
-@command("build")
+@command("build", short_help="Rebuild the suite's built fixture files when stale.")
 def build_command(
     force: Annotated[bool, typer.Option("--force", help="rebuild even when fresh")] = False,
 ) -> None:

@@ -12,11 +12,11 @@ from evalkit.cli.options import UNCONFINED_BANNER, AgentOption, Confine, Unconfi
 from evalkit.cli.subject_options import CliOption, PluginOption, VariantOption
 
 
-@command("calibrate")
+@command("calibrate", short_help="Run reference agents of known behaviour through the suite.")
 def calibrate_command(
     workdir: Annotated[Path | None, typer.Argument(help="default: a new temporary folder")] = None,
     which: Annotated[str, typer.Option("--set", help="run, reserve or all")] = "run",
-    jobs: Annotated[int, typer.Option("--jobs", min=1)] = 4,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="reps at once")] = 4,
     policies: Annotated[str, typer.Option("--policies", help="comma-separated subset")] = "",
     plugin: PluginOption = None,
     variant: VariantOption = None,

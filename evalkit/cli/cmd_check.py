@@ -14,7 +14,7 @@ from evalkit.errors import ConfigError
 EXIT = {"PASS": 0, "FAIL": 1, "ERROR": 3}
 
 
-@command("check")
+@command("check", short_help="Score one sandbox and its transcript: PASS, FAIL or ERROR.")
 def check(
     args: Annotated[
         list[str],

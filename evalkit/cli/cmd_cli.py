@@ -9,7 +9,7 @@ import typer
 from evalkit.cli.app import command
 
 
-@command("cli")
+@command("cli", short_help="List or prune the cached Claude Code versions.")
 def cli_command(
     action: Annotated[str, typer.Argument(metavar="ACTION", help="list or prune")],
     keep: Annotated[

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from evalkit.compare.compare import Comparison
 
 
-@command("compare")
+@command("compare", short_help="Compare two results folders cell by cell.")
 def compare_command(
     first: FirstFolder,
     second: SecondFolder = None,

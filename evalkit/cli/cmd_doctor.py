@@ -12,7 +12,7 @@ from evalkit.cli.subject_options import CliOption
 from evalkit.errors import EvalkitError
 
 
-@command("doctor")
+@command("doctor", short_help="Check each prerequisite and say how to fix it.")
 def doctor_command(
     ping: Annotated[
         bool, typer.Option("--ping", help="send one minimal real request through the CLI")

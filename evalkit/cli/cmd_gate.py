@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from evalkit.compare.gate import Verdict
 
 
-@command("gate")
+@command("gate", short_help="Exit non-zero when B is worse than A or cannot be told.")
 def gate_command(
     first: FirstFolder,
     second: SecondFolder = None,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from evalkit.run.commands import OnDone, Ran
 
 
-@command("grid")
+@command("grid", short_help="Run scenarios × models × reps, resumable, on a pool.")
 def grid(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     models: Annotated[
@@ -38,11 +38,13 @@ def grid(
     ] = "",
     which: Annotated[str, typer.Option("--set", help="run, reserve or all (both)")] = "run",
     scenarios: Annotated[str, typer.Option("--scenarios", help="comma-separated ids")] = "",
-    reps: Annotated[int, typer.Option("--reps", min=1)] = 1,
+    reps: Annotated[int, typer.Option("--reps", min=1, help="fresh sessions per cell")] = 1,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="reps at once")] = 2,
     resume: Annotated[bool, typer.Option("--resume", help="skip reps already recorded")] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="seconds per rep")] = DEFAULT_TIMEOUT,
-    allow_unfrozen: Annotated[bool, typer.Option("--allow-unfrozen")] = False,
+    allow_unfrozen: Annotated[
+        bool, typer.Option("--allow-unfrozen", help="run although files differ from evalkit.lock")
+    ] = False,
     retry_errors: RetryErrors = 0,
     max_turns: MaxTurns = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,

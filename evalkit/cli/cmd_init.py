@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel
 
 
-@command("init")
+@command("init", short_help="Write a new working suite from a template.")
 def init_command(
     dest: Annotated[Path, typer.Argument(help="a new or empty folder for the suite")],
     template: Annotated[
@@ -24,12 +24,12 @@ def init_command(
     Example: `evalkit init my-eval --template adr`
     """
     from evalkit.cli.app import out
-    from evalkit.suite.scaffold import NEXT_STEPS, init_suite
+    from evalkit.suite.scaffold import init_suite, next_steps
 
     made = init_suite(dest, template)
     out.print(
         f"wrote the {made.template} template into {rel(made.root)} ({len(made.files)} files)",
         markup=False,
     )
-    for line in NEXT_STEPS:
+    for line in next_steps(rel(made.root)):
         out.print(line, markup=False)

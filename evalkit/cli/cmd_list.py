@@ -17,7 +17,7 @@ from evalkit.cli.app import command, state
 COLUMNS = ("id", "polarity", "level", "set", "topic")
 
 
-@command("list")
+@command("list", short_help="List the suite's scenarios (never their Task text).")
 def list_scenarios(
     which: Annotated[str, typer.Option("--set", help="run, reserve or all")] = "run",
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,

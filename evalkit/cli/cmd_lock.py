@@ -9,7 +9,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 
 
-@command("freeze")
+@command("freeze", short_help="Record the suite's hashes in evalkit.lock.")
 def freeze_command() -> None:
     """Write evalkit.lock: hashes of fixtures, plugins, both scenario sets, rubric, checker.
 
@@ -23,7 +23,7 @@ def freeze_command() -> None:
     out.print(f"froze {len(lock.hashes)} entries into {rel(lock_path(suite))}")
 
 
-@command("contaminate")
+@command("contaminate", short_help="Record that wording was tuned against a scenario set.")
 def contaminate_command(
     which: Annotated[str, typer.Option("--set", help="run or reserve")],
     note: Annotated[str, typer.Option("--note", help="what was tuned against this set")],

@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel
 
 
-@command("merge")
+@command("merge", short_help="Merge the shards of one grid into one results folder.")
 def merge_command(
     target: Annotated[Path, typer.Argument(help="the merged folder (new, or earlier merges)")],
     shards: Annotated[list[Path], typer.Argument(help="the shards' WORKDIRs")],

@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 
 
-@command("migrate")
+@command("migrate", short_help="Rewrite an older results folder with current columns.")
 def migrate(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
 ) -> None:

@@ -17,7 +17,7 @@ class Format(StrEnum):
     json = "json"
 
 
-@command("report")
+@command("report", short_help="Pass rates with intervals, and whether it is publishable.")
 def report(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (

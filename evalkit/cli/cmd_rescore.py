@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, state
 
 
-@command("rescore")
+@command("rescore", short_help="Score reps of older scoring code again with the current.")
 def rescore(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
 ) -> None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from evalkit.run.rep import RepOutcome
 
 
-@command("run")
+@command("run", short_help="Run one scenario on one model through the real CLI.")
 def run(
     scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
     model: Annotated[str, typer.Argument(help="a model for --model, or `policy:<name>`")],
@@ -43,7 +43,9 @@ def run(
         Path | None, typer.Option("--results", help="default: WORKDIR/results.tsv")
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="seconds per rep")] = DEFAULT_TIMEOUT,
-    keep_sandboxes: Annotated[bool, typer.Option("--keep-sandboxes")] = False,
+    keep_sandboxes: Annotated[
+        bool, typer.Option("--keep-sandboxes", help="keep each rep's sandbox folder after scoring")
+    ] = False,
     reserve: Annotated[
         bool, typer.Option("--reserve", help="allow a reserve-set scenario (a measurement)")
     ] = False,

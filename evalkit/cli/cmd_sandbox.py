@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 
 
-@command("sandbox")
+@command("sandbox", short_help="Make a fresh copy of one scenario's fixtures to try.")
 def sandbox(
     scenario: Annotated[str, typer.Argument(help="scenario id or short id, e.g. P1")],
     dest: Annotated[Path, typer.Argument(help="new or empty folder")],

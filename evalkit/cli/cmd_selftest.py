@@ -11,7 +11,7 @@ from evalkit.cli.app import command, state
 from evalkit.cli.options import AgentOption
 
 
-@command("self-test")
+@command("self-test", short_help="Prove the checker passes and fails as meant, no model.")
 def self_test_command(
     workdir: Annotated[
         Path | None, typer.Argument(help="keep the sandboxes of cells that fail here")

@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, rel, state
 
 
-@command("split-reserve")
+@command("split-reserve", short_help="Move a seeded share of the run set into the reserve.")
 def split_reserve_command(
     share: Annotated[float, typer.Option("--share", help="share of the cases moved")] = 0.3,
     seed: Annotated[

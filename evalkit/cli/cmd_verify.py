@@ -13,12 +13,15 @@ if TYPE_CHECKING:
     from evalkit.records.verify_result import VerifyReport
 
 
-@command("verify")
+@command("verify", short_help="Re-derive every recorded row from its kept evidence.")
 def verify(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
     junit: Annotated[
         Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
     ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="also exit non-zero when NOT PUBLISHABLE")
+    ] = False,
 ) -> None:
     """Rebuild each trial's sandbox from fixture + diffs, re-score it, compare, then count.
 
@@ -26,7 +29,8 @@ def verify(
     `calibrate` wrote is held to the verdicts its plans expected instead of being published:
     it exits non-zero, naming them, when any cell came out otherwise. A trial scored
     by older scoring code is named `older` (its records are held to each other, not re-derived;
-    `evalkit rescore` scores it again), and the folder is not publishable until it is. The
+    `evalkit rescore` scores it again), and the folder is not publishable until it is. With
+    `--strict` a folder that re-derives but is NOT PUBLISHABLE exits 1 too (for a CI step). The
     verdict is recorded in WORKDIR/verified.json for `evalkit report` to read while the records
     it was drawn from stay unchanged.
 
@@ -68,6 +72,8 @@ def verify(
         )
         raise typer.Exit(1)
     if calibration is not None and not calibration.ok:
+        raise typer.Exit(1)
+    if strict and calibration is None and not report.publishable:
         raise typer.Exit(1)
 
 

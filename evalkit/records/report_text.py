@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from evalkit.records.policy_models import is_policy
 from evalkit.records.report_factors import (
     SUBJECT_COLUMNS,
     agent_line,
@@ -178,6 +179,11 @@ USAGE_COLUMNS = (
 )
 
 
+SCRIPTED_COST = "scripted: no cost"
+"""A policy's cost cell: the CLI prices the scripted model's tokens as a real model's, an
+estimate of a bill nobody pays."""
+
+
 def usage_rows(report: Report) -> list[tuple[str, ...]]:
     return [
         (
@@ -189,7 +195,7 @@ def usage_rows(report: Report) -> list[tuple[str, ...]]:
             str(u.cache_write_tokens),
             str(u.turns),
             f"{u.duration_ms / 1000:.1f}",
-            f"{u.cost_usd_estimate:.4f}",
+            SCRIPTED_COST if is_policy(u.model) else f"{u.cost_usd_estimate:.4f}",
         )
         for u in report.usage
     ]

@@ -79,7 +79,7 @@ def check_confinement(name: str = "") -> Check:
     why = chosen.unavailable()
     if why is not None:
         reason, _, fix = why.partition(": ")
-        return Check("confinement", False, f"{chosen.name}: {reason}", fix or why)
+        return Check("confinement", False, f"{chosen.name}: {reason}", fix.removeprefix("or ") or why)
     seen = f"; rows say world:partial:{','.join(chosen.partial)}" if chosen.partial else ""
     version = chosen.version() or "(version unknown)"
     return Check("confinement", True, f"{chosen.name} {version} confines every rep{seen}")

@@ -51,6 +51,8 @@ LOCK = "evalkit.lock"
 SIDECAR = "evalkit.yaml"
 SETTINGS = "evalkit-settings.yaml"
 WRITING = ".evalkit-suite.lock"
+IGNORE_ALL = b"# rewritten by evalkit from the eval folder on every load: never commit it\n*\n"
+"""The translated suite's own .gitignore: the lock and results that matter live beside it."""
 SKIPPED = frozenset({GENERATED, RESULTS, "results", "mocks"})
 """Folders of an eval folder that are never cases: ours, the source runner's, its mocks."""
 PLUGIN_COPY = "plugin"
@@ -574,6 +576,7 @@ def _files(plugin: Path, evals: Path, cases: list[Case]) -> dict[str, bytes]:
     files = {
         "evalkit.yaml": dump(config).encode(),
         MARKER: json.dumps({"plugin": plugin.name, "evals": evals.name}).encode(),
+        ".gitignore": IGNORE_ALL,
     }
     mocks = read_mocks(evals)
     if mocks:

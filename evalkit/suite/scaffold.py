@@ -7,6 +7,7 @@ must be rewritten before anything is measured.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from importlib import resources
@@ -72,12 +73,16 @@ def init_suite(dest: Path, template: str = "blank") -> Scaffold:
     return Scaffold(dest, template, [rel for rel, _ in files])
 
 
-NEXT_STEPS = (
-    "The scenarios' Tasks are public placeholders: rewrite every one before measuring.",
-    "1. Edit fixtures/project/ into the project your question needs, and the stand-in "
-    "plugin in fixtures/plugins/ into the one under test.",
-    "2. Write each scenario's Task (never paste one into a chat), its premise and its "
-    "calibration; state the rules in evalkit.yaml or a scenario's expect.",
-    "3. evalkit self-test, then evalkit calibrate --set all, until both are green.",
-    "4. evalkit freeze, then measure: evalkit grid --models sonnet --reps 3.",
-)
+def next_steps(folder: str) -> list[str]:
+    """What `init` tells a newcomer to do, from the folder they ran it in: evalkit finds
+    the suite upward from where it runs, so the first step is to go there."""
+    return [
+        "The scenarios' Tasks are public placeholders: rewrite every one before measuring.",
+        f"1. cd {shlex.quote(folder)}: evalkit finds the suite from the folder it runs in.",
+        "2. Edit fixtures/project/ into the project your question needs, and the stand-in "
+        "plugin in fixtures/plugins/ into the one under test.",
+        "3. Write each scenario's Task (never paste one into a chat), its premise and its "
+        "calibration; state the rules in evalkit.yaml or a scenario's expect.",
+        "4. evalkit self-test, then evalkit calibrate --set all, until both are green.",
+        "5. evalkit freeze, then measure: evalkit grid --models sonnet --reps 3.",
+    ]

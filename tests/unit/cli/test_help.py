@@ -10,6 +10,7 @@ import typer.main
 from typer.core import TyperArgument, TyperOption
 from typer.testing import CliRunner
 
+from evalkit.cli.app import SECTIONS
 from evalkit.cli.main import app
 from tests.conftest import REPO
 
@@ -34,6 +35,27 @@ def test_flags_show_no_bool_metavar(name: str) -> None:
 def test_the_policy_model_spelling_survives_the_markup() -> None:
     assert "policy:<name>" in _help("run")
     assert "policy:<name>" in _help("grid")
+
+
+def test_the_command_list_fits_one_screen_of_80_by_40_and_cuts_no_summary() -> None:
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "80"})
+    lines = result.stdout.splitlines()
+    assert len(lines) < 40, len(lines)
+    assert max(map(len, lines)) <= 80
+    listed = result.stdout.split("COMMAND [ARGS]...", 1)[1]
+    assert "…" not in listed and "..." not in listed
+
+
+def test_every_command_is_placed_in_exactly_one_section_of_the_command_list() -> None:
+    placed = [name for names in SECTIONS.values() for name in names]
+    assert sorted(placed) == COMMANDS
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_option_says_what_it_does(name: str) -> None:
+    command = GROUP.commands[name]  # type: ignore[attr-defined]
+    silent = [p.opts[0] for p in command.params if isinstance(p, TyperOption) and not p.help]
+    assert silent == []
 
 
 def _readme_synopses() -> dict[str, str]:

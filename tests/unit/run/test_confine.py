@@ -154,3 +154,18 @@ def test_on_macos_nothing_confines_a_rep_and_it_says_so(monkeypatch: pytest.Monk
     finally:
         confine_module._unavailable.cache_clear()
     assert why is not None and "darwin" in why and "--unconfined" in why
+
+
+def test_doctor_s_fix_where_nothing_confines_is_to_pass_unconfined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import evalkit.run.confine as confine_module
+    from evalkit.run.doctor import check_confinement
+
+    monkeypatch.setattr(confine_module.sys, "platform", "darwin")
+    confine_module._unavailable.cache_clear()
+    try:
+        check = check_confinement()
+    finally:
+        confine_module._unavailable.cache_clear()
+    assert not check.ok and check.fix.startswith("pass --unconfined"), check.fix

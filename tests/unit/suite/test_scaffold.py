@@ -56,6 +56,8 @@ def test_the_command_names_next_steps_and_never_prints_a_task(tmp_path: Path) ->
     assert done.exit_code == 0, done.output
     assert "rewrite every one before measuring" in done.output
     assert "evalkit freeze" in done.output
+    steps = [line for line in done.output.splitlines() if line[:1].isdigit()]
+    assert steps[0].startswith(f"1. cd {dest}:"), steps[0]
     for scenario in Suite(dest).scenarios("all"):
         for line in read_task(scenario).splitlines():
             if len(line.strip()) > 20:
