@@ -77,6 +77,19 @@ def check_confinement() -> Check:
     return Check("confinement", True, "bubblewrap and socat can confine every rep")
 
 
+def check_runtimes() -> Check:
+    """What of the language runtimes on PATH every rep mounts besides the system folders:
+    named, so a user sees that a wrapper in their own bin/ brings in nothing beside it."""
+    import os
+
+    from evalkit.run.confine import runtimes
+
+    mounted = runtimes(os.environ.get("PATH", "")).mounted
+    if not mounted:
+        return Check("runtimes", True, "the system's own; nothing else is mounted for them")
+    return Check("runtimes", True, "mounted read-only in every rep: " + ", ".join(mounted))
+
+
 def check_agent_cli(agent: str) -> Check:
     """Another agent's pinned CLI: found, answering --version, at its pin."""
     from evalkit.run.agents.clis import CLIS, agent_cli_version, agent_name, find_agent_cli
@@ -186,6 +199,7 @@ def doctor(
     checks = [
         check_cli(cli) if agent == "claude" else check_agent_cli(agent),
         check_confinement(),
+        check_runtimes(),
         check_credentials(agent),
     ]
     if suite is not None:
