@@ -16,18 +16,20 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from evalkit.records.diff_index import MAX_DIFF_FILE
 from evalkit.records.evidence import folder_diff, replay_folder
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
+
+HUGE = 64 * 1024 * 1024 + 1
+"""Larger than any file a kept diff carries (records/diff_index.py: 32 MiB)."""
 
 LEAVE = (
     "git init -q sub && echo kept > sub/note.txt; "
     "git init -q lib && git -C lib -c user.name=a -c user.email=a@b commit -q --allow-empty -m x; "
     "git -c protocol.file.allow=always submodule add -q ./lib lib2; "
     "mkfifo pipe; python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")'; "
-    f"truncate -s {MAX_DIFF_FILE + 1} huge.bin; true"
+    f"truncate -s {HUGE} huge.bin; true"
 )
 
 
@@ -40,7 +42,7 @@ def _left_behind(folder: Path) -> None:
     os.mkfifo(folder / "pipe")
     socket.socket(socket.AF_UNIX).bind(str(folder / "sock"))
     with open(folder / "huge.bin", "wb") as handle:
-        handle.truncate(MAX_DIFF_FILE + 1)
+        handle.truncate(HUGE)
     try:
         os.mknod(folder / "dev", stat.S_IFCHR | 0o600, os.makedev(1, 3))
     except OSError:

@@ -15,9 +15,12 @@ import pytest
 
 from evalkit.records.html_report import write_html
 from evalkit.suite.config import Suite
-from evalkit.suite.task import RUN_WORDS, read_task
+from evalkit.suite.task import read_task
 from tests.conftest import REPO
 from tests.fabricated_results import make_folder
+
+RUN_WORDS = 8
+"""The run of words in a row the mask treats as Task text (suite/task.py)."""
 
 
 def _longest_task_line(suite: Suite) -> str:
