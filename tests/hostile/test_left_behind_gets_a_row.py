@@ -4,12 +4,14 @@ never an exception that drops the row or stops the grid, and `--resume` finds th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import socket
 import stat
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +51,23 @@ def _left_behind(folder: Path) -> None:
         pass
 
 
+def _unblocked(work: Callable[[], bytes], fifo: Path, wait: float = 30.0) -> bytes:
+    """work() on a thread; one that blocks on the FIFO past `wait` is released (a writer
+    opened and closed on it) and the test fails saying so, rather than hanging."""
+    done: list[bytes] = []
+    worker = threading.Thread(target=lambda: done.append(work()), daemon=True)
+    worker.start()
+    worker.join(wait)
+    blocked = worker.is_alive()
+    while worker.is_alive():
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(0.5)
+    assert not blocked, "the diff blocked on a FIFO"
+    assert done, "the diff raised"
+    return done[0]
+
+
 def test_a_folder_holding_repositories_and_special_files_diffs_and_replays(
     tmp_path: Path,
 ) -> None:
@@ -57,7 +76,7 @@ def test_a_folder_holding_repositories_and_special_files_diffs_and_replays(
     (fixture / "a.txt").write_text("a\n")
     shutil.copytree(fixture, after)
     _left_behind(after)
-    diff = folder_diff(fixture, after)
+    diff = _unblocked(lambda: folder_diff(fixture, after), after / "pipe")
     header = [x for x in diff.decode().splitlines() if x.startswith("# left out")]
     named = {json.loads(x.split(": ", 1)[1].rsplit(" (", 1)[0]) for x in header}
     expected = {"sub/.git", "lib2/.git", "pipe", "sock", "huge.bin"}
