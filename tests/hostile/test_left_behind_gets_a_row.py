@@ -113,5 +113,3 @@ def test_a_rep_that_leaves_repositories_and_special_files_is_recorded_and_resume
     resumed = kit.run(*args, "--resume")
     assert resumed.returncode == 0, resumed.why()
     assert len(kit.tsv(work)) == 1
-    verified = kit.run("verify", str(work))
-    assert "MISMATCH" not in verified.stdout, verified.why()
