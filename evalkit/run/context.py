@@ -19,14 +19,14 @@ from evalkit.records.results import check_results_file
 from evalkit.records.run_ids import default_workdir as default_workdir
 from evalkit.records.run_ids import new_run_id as new_run_id
 from evalkit.records.workdir import Workdir
-from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
-from evalkit.run.claude_cli import find_cli
+from evalkit.run.agents.registry import adapter
 from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.retry import Backoff, RetryWait
 from evalkit.run.sandbox import contamination_above
 from evalkit.run.scripted import ScriptedModels
+from evalkit.run.world import world_start
 from evalkit.scoring.judge import Judge
 from evalkit.suite.config import Suite
 from evalkit.suite.subject import Subject, build_subject
@@ -129,6 +129,8 @@ class RunContext:
     scripted: ScriptedModels | None = None
     """The scripted models `policy:<name>` runs with, handed in from above (the reference
     layer's `Policies`); None: a policy model is refused."""
+    world_start: str = field(default_factory=world_start)
+    """The day the run's world dates its history from (recorded in its plans)."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -149,7 +151,7 @@ class RunContext:
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
-            self._cli_version = agent_version(self.agent, cli)
+            self._cli_version = adapter(self.agent).version(cli)
         return self._cli_version
 
     def spend(self, usd: float) -> None:
@@ -188,7 +190,8 @@ def record_plan(
 ) -> None:
     write_plan(
         ctx.records, ctx.run_id, command, cells, results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight, **ctx.plan_extra,
+        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight,
+        world_start=ctx.world_start, **ctx.plan_extra,
     )  # fmt: skip
 
 
@@ -198,7 +201,7 @@ def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
     write_plan(
         ctx.records, ctx.run_id, reason, [], results=ctx.records.relative(ctx.results),
         suite=ctx.suite.name, skipped=cells, skip_reason=reason, preflight=ctx.preflight,
-        **ctx.plan_extra,
+        world_start=ctx.world_start, **ctx.plan_extra,
     )  # fmt: skip
 
 
@@ -209,14 +212,7 @@ def preflight(
     for a real model some credential that reaches the agent's CLI."""
     if models is not None:
         require_credentials(models, agent=agent)
-    if agent != "claude":
-        return checked_plugin_dirs(suite), find_agent_cli(agent_name(agent))
-    return checked_plugin_dirs(suite), find_cli()
-
-
-def rep_cli(ctx: RunContext) -> Path:
-    """The CLI a rep launches: the version the run asked for, else the one `find_cli` finds."""
-    return ctx.cli_path if ctx.cli_path is not None else find_cli()
+    return checked_plugin_dirs(suite), adapter(agent).find(None)
 
 
 def run_options(ctx: RunContext) -> str:

@@ -6,7 +6,8 @@ The order is fixed; each step that ends the decision names its reason, and every
 token has this one place it comes from:
 
 1. breach scan: writes into a guarded real-world path, named on every row whatever follows;
-2. stop: a timeout or an interrupt;
+2. stop: a timeout, an interrupt, or a turn cap evalkit held the agent to
+   (`budget:max-turns`, as Claude Code's own `--max-turns` ends);
 3. the CLI's exit status, with its own error words (an error result line) first when it
    gave any;
 4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
@@ -36,6 +37,7 @@ from evalkit.models import (
     RequiredHook,
     Transcript,
     Verdict,
+    WorldView,
 )
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
@@ -52,6 +54,7 @@ from evalkit.scoring.preconditions import (
     unrunnable_hooks,
 )
 from evalkit.scoring.transcript import invalid_reason
+from evalkit.scoring.world import to_rep
 
 CHECKER_ERROR = EVIDENCE_FILES["checker_error"]
 HOOKS_NOT_APPLIED = "required-hooks-not-applied"
@@ -71,6 +74,9 @@ class ProcessRecord(Model):
     """Guarded paths whose fingerprint changed during the run (see scoring/guard.py)."""
     reach: Reach | None = None
     """What the agent could reach (confined or not); None in records older than it."""
+    world: WorldView | None = None
+    """Where the rep's folders appeared in the agent's world; None: it ran at their own
+    paths (unconfined, or a record older than the world)."""
 
 
 def guarded_env_now(checker: Checker) -> dict[str, str]:
@@ -94,9 +100,13 @@ def decide(
     fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback;
     `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
-    inp = CheckInput(instrument, sandbox, transcript, model, judge, without_subject=without_subject)
     checker = instrument.checker
     guarded = process.guarded_env if process is not None else guarded_env_now(checker)
+    seen = transcript
+    if process is not None and process.world is not None:
+        roots = dict(zip(checker.guarded_env_names(), checker.guarded_paths(guarded), strict=False))
+        transcript = to_rep(transcript, process.world, sandbox, roots)
+    inp = CheckInput(instrument, sandbox, transcript, model, judge, without_subject=without_subject)
     changes = process.guard_changes if process is not None else []
     breaches, changed_flags = breach_reasons(inp, checker.guarded_paths(guarded), changes)
     required = [] if without_subject else list(instrument.required_hooks)
@@ -106,10 +116,22 @@ def decide(
         if verdict.verdict != "ERROR":
             verdict.verdict = "FAIL"
     reach = process.reach if process is not None else None
-    verdict.flags = changed_flags + verdict.flags + reach_flags(reach, transcript)
+    verdict.flags = changed_flags + verdict.flags + reach_flags(reach, seen)
+    verdict.flags += world_flags(process)
     if without_subject and instrument.required_hooks:
         verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict
+
+
+def world_flags(process: ProcessRecord | None) -> list[str]:
+    """`world:none` for a rep that ran at its own paths (unconfined), `world:partial:<what>`
+    for a world the backend could not make whole; nothing for a record older than worlds."""
+    if process is None or process.reach is None:
+        return []
+    if process.world is None:
+        return ["world:none"] if not process.reach.confined else []
+    partial = process.world.partial
+    return [f"world:partial:{','.join(partial)}"] if partial else []
 
 
 def _before_scoring(
@@ -120,6 +142,8 @@ def _before_scoring(
         return error_verdict(inp, f"timeout:{process.timeout:g}s")
     if process is not None and process.stopped == "interrupted":
         return error_verdict(inp, "interrupted")
+    if process is not None and process.stopped == "max-turns":
+        return error_verdict(inp, "budget:max-turns")
     words = agent_error(transcript)
     if process is not None and process.exit_code not in (0, None):
         # The CLI's own words lead when it gave any (retries and pauses read the first
