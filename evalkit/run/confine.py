@@ -240,9 +240,8 @@ def confine(
     extra = [str(cli_install(cli))]
     extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
     extra += [str(p) for p in shown or []]
-    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_mounts(readable, extra)]
-    for source, there in found.binds:
-        args += ["--ro-bind", source, there]
+    args = [bwrap, "--unshare-all", "--die-with-parent",
+            *_system_mounts(readable, extra, found.binds)]  # fmt: skip
     extra += found.mounted
     home.mkdir(parents=True, exist_ok=True)
     own = [*writable, home]
@@ -276,9 +275,11 @@ def confine(
     return Confined(args, inner_env, reach, door, sockets)
 
 
-def _system_mounts(readable: list[str], extra: list[str]) -> list[str]:
+def _system_mounts(
+    readable: list[str], extra: list[str], binds: tuple[tuple[str, str], ...] = ()
+) -> list[str]:
     """The system folders (a link among them made again as a link), a fresh /dev, /proc
-    and /tmp, and the further read-only folders."""
+    and /tmp, the further read-only folders, and the runtimes' files at their paths."""
     args = []
     for folder in readable:
         link = os.readlink(folder) if os.path.islink(folder) else None
@@ -286,6 +287,8 @@ def _system_mounts(readable: list[str], extra: list[str]) -> list[str]:
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in extra:
         args += ["--ro-bind", folder, folder]
+    for source, there in binds:
+        args += ["--ro-bind", source, there]
     return args
 
 
