@@ -10,7 +10,7 @@ from typing import Any
 
 from evalkit.models import EvidenceLine, ResultRow, VerdictValue, VerificationRecord
 from evalkit.records.results import append_row
-from evalkit.records.verification import record_key
+from evalkit.records.verification import VERDICT, record_key, seal
 from evalkit.records.workdir import EVIDENCE_INDEX, Workdir
 from evalkit.suite.config import Suite
 
@@ -88,17 +88,17 @@ def fabricate(
         key = record_key(
             suite, records, records.read_plans().items, records.read_evidence_index().items
         )
-        records.write_verification(
-            VerificationRecord(
-                suite=suite.name,
-                verified_at="2026-01-01T00:00:00+00:00",
-                evalkit_version="test",
-                key=key,
-                trials=1,
-                failed_trials=0,
-                all_rederived=True,
-                publishable=True,
-                problems=[],
-            )
+        record = VerificationRecord(
+            suite=suite.name,
+            verified_at="2026-01-01T00:00:00+00:00",
+            evalkit_version="test",
+            key=key,
+            trials=1,
+            failed_trials=0,
+            all_rederived=True,
+            publishable=True,
+            problems=[],
         )
+        record.key[VERDICT] = seal(record)
+        records.write_verification(record)
     return work

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from evalkit.outpaths import replace_file
+
 Outcome = Literal["passed", "failure", "error", "skipped"]
 
 
@@ -68,5 +70,6 @@ def to_xml(suites: list[Suite]) -> bytes:
 
 
 def write(path: Path, suites: list[Suite]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(to_xml(suites))
+    """The file written whole beside and renamed; a path that cannot be written is one line
+    (its place was checked by `records.page_target.check_target` before the command began)."""
+    replace_file(path, to_xml(suites))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -86,18 +86,22 @@ def gate_command(
     from evalkit.ci.github import append_summary
     from evalkit.ci.junit import write
     from evalkit.compare.gate import choose_sides, gate, settings_for
-    from evalkit.compare.gate_render import (
-        error_lines,
-        junit_suites,
-        refused_markdown,
-        refused_suites,
-        to_markdown,
-    )
+    from evalkit.compare.gate_render import error_lines, junit_suites, to_markdown
     from evalkit.errors import EvalkitError
 
     suite = state.suite()
+    if junit is not None:
+        from evalkit.records.page_target import check_target
+
+        check_target(suite, [p.resolve() for p in (first, second) if p is not None], junit,
+                     "junit")  # fmt: skip
     try:
         side_a, side_b = choose_sides(suite, first, second, a, b)
+    except EvalkitError as refused:
+        _refused(suite.name, junit, refused)
+    if junit is not None:
+        check_target(suite, [side_a.workdir, side_b.workdir], junit, "junit")
+    try:
         settings = settings_for(
             suite, alpha, margin, max_errors, fail_on_bars, min_delta, superiority, sequential
         )
@@ -105,10 +109,7 @@ def gate_command(
             settings.aa_from = str(aa_from)
         verdict = gate(suite, side_a, side_b, settings, allow_confounded)
     except EvalkitError as refused:
-        if junit is not None:
-            write(junit, refused_suites(suite.name, str(refused)))
-        append_summary(refused_markdown(suite.name, str(refused)))
-        raise
+        _refused(suite.name, junit, refused)
     if junit is not None:
         write(junit, junit_suites(verdict))
     append_summary(to_markdown(verdict))
@@ -125,6 +126,18 @@ def gate_command(
     if junit is not None:
         print(f"wrote {rel(junit)}", file=sys.stderr)
     raise typer.Exit(verdict.exit_code)
+
+
+def _refused(suite: str, junit: Path | None, refused: Exception) -> NoReturn:
+    """A gate that could not be drawn, said in the JUnit file and the step summary too."""
+    from evalkit.ci.github import append_summary
+    from evalkit.ci.junit import write
+    from evalkit.compare.gate_render import refused_markdown, refused_suites
+
+    if junit is not None:
+        write(junit, refused_suites(suite, str(refused)))
+    append_summary(refused_markdown(suite, str(refused)))
+    raise refused
 
 
 def _print_table(verdict: Verdict) -> None:

@@ -53,6 +53,10 @@ def report(
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()
+    if junit is not None:
+        from evalkit.records.page_target import check_target
+
+        check_target(suite, [work], junit, "junit")
     built = build_report(suite, work)
     if html is not None:
         from evalkit.records.html_report import parse_placement, write_html

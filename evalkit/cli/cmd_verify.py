@@ -42,6 +42,10 @@ def verify(
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()
+    if junit is not None:
+        from evalkit.records.page_target import check_target
+
+        check_target(suite, [work], junit, "junit")
     report = verify_and_record(suite, work)
     if junit is not None:
         from evalkit.ci.cases import verify_suites

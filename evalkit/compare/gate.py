@@ -4,7 +4,9 @@ The order of the verdicts is the point: 2 (the comparison cannot be trusted) ove
 design cannot show a regression at the chosen level) over 1 (a regression is shown, or B is
 not shown within the margin) over 0. Each test is the exact one-sided sign-flip test over the
 scenarios both sides ran, one per model pair and polarity, Holm-corrected over the family.
-The gate reads each side's recorded verification and never re-derives a row.
+The gate reads each side's recorded verification; a side with no current record (none, a
+stale one, or one edited since verify wrote it) is verified first, so a gate never trusts a
+record that no longer means what verify found.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from evalkit.inference import sequential as seq
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
 from evalkit.records.report import build_report
 from evalkit.records.report_model import Report
+from evalkit.records.verification import verify_and_record
+from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -666,6 +670,17 @@ def _line(
     return f"gate: pass: no regression shown ({sizes})"
 
 
+def verified_report(suite: Suite, workdir: Path) -> Report:
+    """The folder's report, after `verify` re-derived it when its verification record is
+    missing, stale or does not read (a calibration folder is never published: left as is)."""
+    report = build_report(suite, workdir)
+    stale = report.publishability.verification != "fresh"
+    if stale and report.calibration is None and Workdir(workdir).has_evidence_index():
+        verify_and_record(suite, workdir)
+        report = build_report(suite, workdir)
+    return report
+
+
 def below_aa_noise(suite: Suite, tests: list[Test], folder: Path, alpha: float) -> list[Cause]:
     """A difference the gate would act on (a regression or 'better' shown) whose size is below
     the A/A folder's 95th percentile of chance differences for the same measure (and model,
@@ -697,7 +712,7 @@ def gate(
 ) -> Verdict:
     """B against A: the causes that make the comparison untrustworthy, the family of paired
     tests, the expected bars of B, and the one exit code they come to."""
-    reports = {"A": build_report(suite, a.workdir), "B": build_report(suite, b.workdir)}
+    reports = {"A": verified_report(suite, a.workdir), "B": verified_report(suite, b.workdir)}
     causes = trust_causes(suite, a, b, reports, settings.max_errors.value, allow_confounded)
     unknown: set[str] = set()
     tests = paired_tests(suite, a, b, unknown)

@@ -7,11 +7,14 @@ import os
 from pathlib import Path
 
 from evalkit.errors import ConfigError
+from evalkit.records.regular import check_record
 
 
 def check_appendable(path: Path) -> None:
     """Refuse, in one line, a file that an append would fail on: a folder in its place, no
-    permission to write it, or a parent that cannot be made or written."""
+    permission to write it, or a parent that cannot be made or written; or a FIFO, link or
+    other file that is not regular in its place (`regular.py`)."""
+    check_record(path)
     if path.is_dir():
         raise ConfigError(f"{path}: is a folder, not a file that rows can be appended to")
     if path.exists():
@@ -34,8 +37,10 @@ def append_locked(path: Path, data: bytes, header: bytes = b"") -> None:
     whose last line was torn (no final newline) gets one first, so the fragment stays a line
     of its own that readers name, and the new record is whole.
     """
+    check_record(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size

@@ -20,6 +20,7 @@ from typing import Any
 from evalkit import __version__
 from evalkit.errors import RefusedError
 from evalkit.models import DIFF_SUFFIX
+from evalkit.records.diff_index import Baseline, FolderIndex, baseline_blobs, index_folder
 from evalkit.records.folderimage import FolderImage
 from evalkit.records.gitutil import git
 from evalkit.records.redact import redact
@@ -35,10 +36,10 @@ class _FixtureCommits:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._made: dict[Path, tuple[Path, str]] = {}
+        self._made: dict[Path, tuple[Path, str, Baseline]] = {}
         self._root: Path | None = None
 
-    def get(self, fixture: Path) -> tuple[Path, str]:
+    def get(self, fixture: Path) -> tuple[Path, str, Baseline]:
         with self._lock:
             if fixture not in self._made:
                 if self._root is None:
@@ -52,7 +53,7 @@ class _FixtureCommits:
                 at = (f"--git-dir={gitdir}", f"--work-tree={files}")
                 git(files, *at, "add", "-A", "--force", ".", index=index)
                 tree = git(files, *at, "write-tree", index=index).decode().strip()
-                self._made[fixture] = (gitdir, tree)
+                self._made[fixture] = (gitdir, tree, baseline_blobs(gitdir, tree))
             return self._made[fixture]
 
 
@@ -69,37 +70,31 @@ def ready_baselines(fixtures: Iterable[Path]) -> None:
 def folder_diff(fixture: Path, current: Path) -> bytes:
     """`git diff --binary` from fixture to current, as paths relative to the folder.
 
-    The fixture's tree is indexed once; each rep indexes its own folder in a private
-    index file against it, so new, deleted and binary files and mode changes are all
-    captured, ignored files included.
+    The fixture's tree is indexed once; each rep's folder is indexed into a private index
+    file against it (`diff_index.py`: every file as what it is, whatever else the agent
+    left, and a header naming what a stated rule left out), so new, deleted and binary
+    files and mode changes are all captured, ignored files included.
     """
     if current.is_dir() and tree_hash(fixture) == tree_hash(current):
         return b""
-    gitdir, tree = _COMMITS.get(fixture.resolve())
+    gitdir, tree, baseline = _COMMITS.get(fixture.resolve())
     with tempfile.TemporaryDirectory(prefix="evalkit-diff-") as tmp:
         index = Path(tmp) / "index"
-        work = current if current.is_dir() else Path(tmp) / "empty"
-        work.mkdir(exist_ok=True)
-        at = (f"--git-dir={gitdir}", f"--work-tree={work}")
-        git(work, *at, "add", "-A", "--force", ".", index=index)
-        return git(
-            work,
-            *at,
-            "diff",
-            "--cached",
-            "--binary",
-            "--no-color",
-            "--no-ext-diff",
-            tree,
-            index=index,
-        )
+        listed = index_folder(current, gitdir, baseline) if current.is_dir() else FolderIndex()
+        at = f"--git-dir={gitdir}"
+        git(Path(tmp), at, "update-index", "-z", "--add", "--index-info",
+            input=b"".join(listed.entries), index=index)  # fmt: skip
+        diff = git(Path(tmp), at, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff",
+                   tree, index=index)  # fmt: skip
+        return listed.header() + diff
 
 
 def replay_folder(fixture: Path | FolderImage, diff: bytes, dest: Path) -> None:
     """Lay the fixture out at dest (from a copy already read, when given one: then a dest an
-    earlier replay left is reset instead) and apply diff there. git looks for no repository
-    above dest: `git apply` inside another work tree resolves paths against that tree's root
-    and silently applies nothing."""
+    earlier replay left is reset instead) and apply diff there (a diff whose header alone is
+    left names only what was left out of it). git looks for no repository above dest: `git
+    apply` inside another work tree resolves paths against that tree's root and silently
+    applies nothing."""
     if isinstance(fixture, FolderImage):
         if dest.is_dir() and not dest.is_symlink():
             fixture.reset(dest)
@@ -108,7 +103,8 @@ def replay_folder(fixture: Path | FolderImage, diff: bytes, dest: Path) -> None:
     else:
         copy_fixture(fixture, dest)
     if diff.strip():
-        git(dest, "apply", "--binary", "--whitespace=nowarn", "-", input=diff, ceiling=dest.parent)
+        git(dest, "apply", "--binary", "--allow-empty", "--whitespace=nowarn", "-", input=diff,
+            ceiling=dest.parent)  # fmt: skip
 
 
 def replay_log(kept: bytes | None, sandbox: Path) -> None:

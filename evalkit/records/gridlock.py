@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evalkit.errors import RefusedError
+from evalkit.records.regular import check_record
 
 _HELD: dict[Path, int] = {}
 _GUARD = threading.Lock()
@@ -63,7 +64,8 @@ def _locked(path: Path, what: str) -> int:
     """The lock file, open and locked by this process, or GridBusyError naming its holder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        check_record(path)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -6,7 +6,8 @@ the data goes in as JSON a script cannot break out of, and the page's own script
 every node with textContent. Each rep's heavy evidence (transcript, diffs, stderr, the
 judge's prompt) is gzip-compressed and base64-encoded, decoded in the browser only when
 the rep is opened: inline for an ordinary folder, in sibling `<script src>` files when
-inline would make the page too large. Any line that holds a line of a Task is masked.
+inline would make the page too large. Any line quoting a Task is masked (`suite/task.py`:
+a Task line case-folded and re-wrapped, or a run of words shared with a Task).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from evalkit.models.base import Model, VerdictValue
 from evalkit.records.jsonl import json_lines
+from evalkit.records.regular import check_record
 
 
 class ManifestFacts(Protocol):
@@ -110,6 +111,7 @@ def read_summaries(path: Path) -> tuple[list[ManifestSummary], list[str]]:
     declared: dict[tuple[str, str], dict[str, Any]] = {}
     same: dict[str, str] = {}
     number = 0
+    check_record(path)
     with path.open("rb") as stream:  # line by line: a 100,000-rep manifest is 280 MB
         for text in json_lines(stream):
             number += 1

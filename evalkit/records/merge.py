@@ -60,6 +60,7 @@ class MergeResult:
 def _read(folder: Path) -> Source:
     records = Workdir(folder)
     folder = records.root
+    records.check_records()
     if not records.plans.is_file():
         raise NotFoundError(f"{folder}: no {PLANS}; not a results folder")
     read_plans = records.read_plans()

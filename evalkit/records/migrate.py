@@ -19,6 +19,7 @@ from pathlib import Path
 
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.outpaths import blocking_file, cannot_write
+from evalkit.records.regular import check_record
 from evalkit.records.results import (
     COLUMNS,
     HEADER,
@@ -91,6 +92,7 @@ def _check(old_path: Path, new_path: Path, added: list[str]) -> None:
 
 def migrate_file(path: Path, stamp: str) -> Migrated:
     done = Migrated(path)
+    check_record(path)
     if not path.is_file() or path.stat().st_size == 0:
         return done
     fd = os.open(path, os.O_RDWR)

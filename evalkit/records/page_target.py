@@ -1,7 +1,10 @@
-"""Where `report --html` may write its page: never over (or inside) anything evalkit reads,
-never over a file or a folder that is not one of its own pages, and a path that cannot be
-written is one line. A page inside the results folder is allowed (`make demo` puts one
-there): nothing evalkit reads from the folder, nor its verification key, looks at it."""
+"""Where a file a user names for evalkit to write may go: `report --html`'s page, `compare
+--html`'s, and every `--junit` (report, verify, gate). One rule for all: never over (or
+inside) anything evalkit reads (the results folder's records and the suite's files), never
+over a file or folder that is not one of its own of that kind, never a FIFO, device or other
+file that is not regular, and a path that cannot be written is one line. A page inside the
+results folder is allowed (`make demo` puts one there): nothing evalkit reads from the
+folder, nor its verification key, looks at it."""
 
 from __future__ import annotations
 
@@ -98,32 +101,56 @@ def read_paths(suite: Suite, workdir: Path) -> dict[Path, str]:
     return found
 
 
-def _read_by_evalkit(path: Path, read: dict[Path, str]) -> str | None:
+def _read_by_evalkit(path: Path, read: dict[Path, str], noun: str = "page") -> str | None:
     resolved = path.resolve()
     for candidate in (resolved, *resolved.parents):
         what = read.get(candidate)
         if what is not None:
             verb = "is" if candidate == resolved else "lies inside"
-            return f"{path}: {verb} {what}, which evalkit reads; write the page elsewhere"
+            return f"{path}: {verb} {what}, which evalkit reads; write the {noun} elsewhere"
     return None
 
 
-def check_page(suite: Suite, workdir: Path, out: Path, evidence: bool = True) -> None:
-    """Refuse OUT before anything is built or written (see the module's docstring), and
-    the evidence folder beside it too unless the evidence is sure to go inline."""
-    read = read_paths(suite, workdir)
-    problem = _read_by_evalkit(out, read)
+def is_junit_file(path: Path) -> bool:
+    """A JUnit XML file (evalkit's or another tool's), as a CI keeps from run to run."""
+    with path.open("rb") as fh:
+        head = fh.read(_HEAD).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith((b"<?xml", b"<testsuite")) and b"<testsuite" in head
+
+
+def check_target(
+    suite: Suite, workdirs: list[Path], out: Path, kind: str = "page"
+) -> dict[Path, str]:
+    """Refuse OUT, a file of `kind` (page or junit) a user named, before anything is built
+    or written (see the module's docstring); what evalkit reads, for the caller's next
+    check."""
+    read: dict[Path, str] = {}
+    for workdir in workdirs:
+        for path, what in read_paths(suite, workdir).items():
+            read.setdefault(path, what)
+    noun, ours = ("JUnit file", is_junit_file) if kind == "junit" else ("page", is_evalkit_page)
+    problem = _read_by_evalkit(out, read, noun)
     if problem:
         raise RefusedError(problem)
     check_new_file(out)
     if out.is_symlink() and not out.exists():
         raise ConfigError(f"{out}: a link to nothing; give the path of a file")
+    if out.exists() and not out.is_file():
+        raise RefusedError(f"{out}: exists and is not a regular file; refusing to write there")
     try:
-        foreign = out.exists() and not is_evalkit_page(out)
+        foreign = out.exists() and not ours(out)
     except OSError as exc:
         raise ConfigError(f"{out}: cannot be read to see whose it is: {exc.strerror}") from None
     if foreign:
-        raise RefusedError(f"{out}: exists and is not an evalkit page; refusing to overwrite it")
+        article = "a" if kind == "junit" else "an evalkit"
+        raise RefusedError(f"{out}: exists and is not {article} {noun}; refusing to overwrite it")
+    return read
+
+
+def check_page(suite: Suite, workdir: Path, out: Path, evidence: bool = True) -> None:
+    """Refuse OUT as a page's path, and the evidence folder beside it too unless the
+    evidence is sure to go inline."""
+    read = check_target(suite, [workdir], out)
     if evidence:
         check_evidence_folder(suite, workdir, evidence_folder(out), read)
 

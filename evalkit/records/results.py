@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from evalkit.errors import ConfigError
 from evalkit.models import ResultRow, Verdict
 from evalkit.records.appendlog import append_locked, check_appendable
+from evalkit.records.regular import check_record
 
 COLUMNS = list(ResultRow.model_fields)
 HEADER = "\t".join(COLUMNS) + "\n"
@@ -150,6 +151,7 @@ def read_results(path: Path) -> ResultsRead:
     """Every row by header name; a line that does not read is named with its number and
     skipped. A file whose header is not evalkit's is one problem, and no rows."""
     found = ResultsRead(path)
+    check_record(path)
     if not path.is_file():
         return found
     with path.open("rb") as stream:  # line by line: 100,000 rows are 70 MB of text

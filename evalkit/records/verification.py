@@ -10,6 +10,8 @@ PUBLISHABLE.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +31,9 @@ from evalkit.records.workdir import Workdir
 from evalkit.suite.config import Suite
 
 SCORING = "scoring code"
+VERDICT = "the recorded verdict"
+"""The key's entry sealing what verify concluded (its counts, publishability and problems)
+together with the rest of the key: a record edited by hand no longer matches it."""
 
 State = Literal["fresh", "stale", "missing", "unreadable"]
 
@@ -38,6 +43,15 @@ def record_key(
 ) -> dict[str, str]:
     """What a verdict on the folder depends on, by hash."""
     return {**records.record_hashes(plans, lines), SCORING: scoring_hash(suite)}
+
+
+def seal(record: VerificationRecord) -> str:
+    """The hash of a record's verdict and of the key it was drawn from."""
+    drawn = {k: v for k, v in record.key.items() if k != VERDICT}
+    verdict = record.model_dump(include={"suite", "trials", "failed_trials", "all_rederived",
+                                         "publishable", "problems"})  # fmt: skip
+    canonical = json.dumps({"key": drawn, **verdict}, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def check_own_folder(suite: Suite, records: Workdir) -> None:
@@ -60,19 +74,19 @@ def verify_and_record(suite: Suite, workdir: Path) -> VerifyReport:
         suite, records, records.read_plans().items, records.read_evidence_index().items
     )
     report = verify_workdir(suite, records.root)
-    records.write_verification(
-        VerificationRecord(
-            suite=suite.name,
-            verified_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            evalkit_version=__version__,
-            key=key,
-            trials=len(report.trials),
-            failed_trials=report.failed_trials,
-            all_rederived=report.all_rederived,
-            publishable=report.publishable,
-            problems=list(report.publish_problems),
-        )
+    record = VerificationRecord(
+        suite=suite.name,
+        verified_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        evalkit_version=__version__,
+        key=key,
+        trials=len(report.trials),
+        failed_trials=report.failed_trials,
+        all_rederived=report.all_rederived,
+        publishable=report.publishable,
+        problems=list(report.publish_problems),
     )
+    record.key[VERDICT] = seal(record)
+    records.write_verification(record)
     return report
 
 
@@ -112,7 +126,7 @@ def read_verification(
         return Verification("unreadable")
     if record is None:
         return Verification("missing")
-    now = record_key(suite, records, plans, lines)
+    now = {**record_key(suite, records, plans, lines), VERDICT: seal(record)}
     changed = sorted(k for k in set(now) | set(record.key) if now.get(k) != record.key.get(k))
     if record.suite != suite.name:
         changed.insert(0, f"the suite (recorded for {record.suite})")

@@ -31,6 +31,7 @@ from evalkit.records.appendlog import append_locked, check_appendable
 from evalkit.records.gridlock import hold_grid_lock
 from evalkit.records.jsonl import json_lines
 from evalkit.records.manifest_summary import ManifestFacts, ManifestSummary, read_summaries
+from evalkit.records.regular import check_record
 from evalkit.suite.subject import SUBJECTS
 
 RESULTS = "results.tsv"
@@ -212,6 +213,8 @@ def _read_jsonl(
     """Every line that reads, each passed through `keep` as it is read; from `data` when the
     caller has read the file's bytes already."""
     found: Read[T] = Read()
+    if data is None:
+        check_record(path)
     if data is None and not path.is_file():
         return found
     number = 0
@@ -232,7 +235,10 @@ class Workdir:
     """One results folder. Paths inside it are kept relative to it in every record."""
 
     def __init__(self, root: Path) -> None:
+        """Refuses, before any command reads or writes the folder, records in it that are
+        not regular files (`check_records`)."""
         self.root = root.resolve()
+        self.check_records()
 
     def __repr__(self) -> str:
         return f"Workdir({str(self.root)!r})"
@@ -336,6 +342,7 @@ class Workdir:
         return _read_jsonl(self.plans, Plan, "plan")
 
     def has_evidence_index(self) -> bool:
+        check_record(self.evidence_index)
         return self.evidence_index.is_file()
 
     def read_evidence_index(self, data: bytes | None = None) -> Read[EvidenceLine]:
@@ -352,6 +359,7 @@ class Workdir:
     def read_manifest_summaries(self) -> Read[ManifestSummary]:
         """Every manifest line as `report` reads it (no kept files' names or hashes), and one
         problem per line that does not read, as `read_evidence_index` names them."""
+        check_record(self.evidence_index)
         if not self.evidence_index.is_file():
             raise NotFoundError(
                 f"{self.evidence_index}: no manifest; nothing was run into this folder"
@@ -387,12 +395,14 @@ class Workdir:
     def read_verification(self) -> VerificationRecord | None:
         """The record verify left, or None when there is none; ValueError when it does not
         read."""
+        check_record(self.verification)
         if not self.verification.is_file():
             return None
         return VerificationRecord.model_validate_json(self.verification.read_bytes())
 
     def write_verification(self, record: VerificationRecord) -> None:
         """Replace the record whole, so a reader never sees half of one."""
+        check_record(self.verification)
         partial = self.verification.with_name(f".{VERIFIED}.{os.getpid()}.partial")
         partial.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
         os.replace(partial, self.verification)
@@ -418,6 +428,13 @@ class Workdir:
             raise ConfigError(f"{self.root}: the results folder is a file, not a folder")
         for path in (self.plans, self.evidence_index):
             check_appendable(path)
+
+    def check_records(self) -> None:
+        """Refuse the folder when one of its records is not a regular file (a FIFO, a link):
+        before anything reads or writes it."""
+        for path in (self.plans, self.evidence_index, self.verification, self.grid_lock,
+                     self.results):  # fmt: skip
+            check_record(path)
 
     def append_plan(self, plan: Plan) -> None:
         append_locked(self.plans, (plan.model_dump_json() + "\n").encode())
@@ -483,6 +500,7 @@ def _list_files(listing: Any, path: str, rel: str) -> None:
 
 
 def _content_hash(path: Path) -> str:
+    check_record(path)
     try:
         return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
     except FileNotFoundError:

@@ -52,12 +52,23 @@ class _Lines:
         return f"{prefix}_fab{self.counter:04d}"
 
 
+REQUIRED_INPUT = {"Write": "file_path", "Edit": "file_path", "Read": "file_path",
+                  "Bash": "command"}  # fmt: skip
+"""The input each tool cannot run without: a call lacking it is the tool's error, as the
+CLI answers one (a generated `tool: Read` step names no file), never a crash."""
+
+
 def _apply(
     block: ToolUseBlock, project: Path, env: dict[str, str], plugins: bool = True
 ) -> tuple[str, bool | None]:
     """Carry out one tool call as the CLI would; return its result text and is_error. With no
     plugin loaded, every skill is unknown (the fabricated session has only plugin skills)."""
     data = block.input
+    needed = REQUIRED_INPUT.get(block.name)
+    if needed is not None and not isinstance(data.get(needed), str):
+        return (f"<tool_use_error>InputValidationError: {block.name} failed due to the "
+                f"following issue: The required parameter `{needed}` is missing"
+                "</tool_use_error>"), True  # fmt: skip
     if block.name == "Write":
         path = Path(data["file_path"])
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
 from evalkit.run.egress import ConnectProxy, Forwarder, anthropic_hosts
-from evalkit.run.launchers import started_by
+from evalkit.run.launchers import interpreter, shared_libraries
 from evalkit.run.world import Places, world_env
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -103,31 +103,47 @@ def cli_install(cli: Path) -> Path:
     return tops[-1].parent if tops else real.parent
 
 
+@dataclass(frozen=True)
+class Runtimes:
+    """The runtimes on a PATH that live outside the system folders, as the sandbox mounts
+    them: each real interpreter as a file of its own (and under the name PATH found it by),
+    its shared libraries as files, and its own library folders; never a folder that holds
+    anything else, such as the user's bin/ a wrapper sits in."""
+
+    binds: tuple[tuple[str, str], ...] = ()
+    """(source, path inside), read-only."""
+    front: tuple[str, ...] = ()
+    """Folders put first on PATH inside: each interpreter's own, holding only it."""
+
+    @property
+    def mounted(self) -> list[str]:
+        return list(dict.fromkeys(inside for _, inside in self.binds))
+
+
 @lru_cache(maxsize=8)
-def runtimes(path: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(folders to mount read-only, folders to put first on PATH) for the interpreters on
-    `path` that live outside the system folders: an interpreter's own prefix, and for a
-    version manager's shim the prefix of the interpreter it starts, which then comes first
-    on PATH (the shim's own folders stay outside)."""
-    mounts: list[str] = []
-    front: list[str] = []
+def runtimes(path: str) -> Runtimes:
+    """The interpreters `path` finds first, each resolved to what it really runs (a
+    wrapper's or version manager's choice included) when it lies outside the system
+    folders; a wrapper whose interpreter is a system one mounts nothing."""
     system = [Path(s) for s in SYSTEM]
+    binds: list[tuple[str, str]] = []
+    front: list[str] = []
     for name in RUNTIMES:
         found = shutil.which(name, path=path)
-        if found is None:
+        if found is None or any(_inside(Path(found).resolve(), s) for s in system):
             continue
-        real = Path(found).resolve()
-        if name == "python3":
-            ask_env = {"PATH": path, "HOME": os.environ.get("HOME", "/")}
-            asked = started_by(found, ask_env, Path("/"))
-            real = Path(asked).resolve() if asked else real
-        if any(_inside(real, s) for s in system):
+        ask_env = {"PATH": path, "HOME": os.environ.get("HOME", "/")}
+        real = interpreter(name, found, ask_env)
+        if real is None or any(_inside(real.executable, s) for s in system):
             continue
-        prefix = real.parent.parent
-        mounts.append(str(prefix))
-        if real.parent != Path(found).parent:
-            front.append(str(real.parent))
-    return tuple(dict.fromkeys(mounts)), tuple(dict.fromkeys(front))
+        exe = real.executable
+        binds += [(str(exe), str(exe)), (str(exe), str(exe.parent / name))]
+        binds += [(str(src), str(at)) for src, at in shared_libraries(exe)
+                  if not any(_inside(src, s) for s in system)]  # fmt: skip
+        binds += [(str(folder), str(folder)) for folder in real.libraries]
+        if exe.parent != Path(found).parent:
+            front.append(str(exe.parent))
+    return Runtimes(tuple(dict.fromkeys(binds)), tuple(dict.fromkeys(front)))
 
 
 def api_target(env: dict[str, str]) -> tuple[str, int, str] | None:
@@ -218,12 +234,15 @@ def confine(
     bwrap = shutil.which("bwrap") or "bwrap"
     inner_env = dict(env)
     path = env.get("PATH", os.environ.get("PATH", ""))
-    mounts, front = runtimes(path)
+    found = runtimes(path)
+    front = found.front
     readable = [s for s in SYSTEM if os.path.lexists(s)]
-    extra = [str(cli_install(cli)), *mounts]
+    extra = [str(cli_install(cli))]
     extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
     extra += [str(p) for p in shown or []]
-    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_mounts(readable, extra)]
+    args = [bwrap, "--unshare-all", "--die-with-parent",
+            *_system_mounts(readable, extra, found.binds)]  # fmt: skip
+    extra += found.mounted
     home.mkdir(parents=True, exist_ok=True)
     own = [*writable, home]
     binds = [(str(p), str(p)) for p in own] if places is None else _world_binds(places, own)
@@ -256,9 +275,11 @@ def confine(
     return Confined(args, inner_env, reach, door, sockets)
 
 
-def _system_mounts(readable: list[str], extra: list[str]) -> list[str]:
+def _system_mounts(
+    readable: list[str], extra: list[str], binds: tuple[tuple[str, str], ...] = ()
+) -> list[str]:
     """The system folders (a link among them made again as a link), a fresh /dev, /proc
-    and /tmp, and the further read-only folders."""
+    and /tmp, the further read-only folders, and the runtimes' files at their paths."""
     args = []
     for folder in readable:
         link = os.readlink(folder) if os.path.islink(folder) else None
@@ -266,6 +287,8 @@ def _system_mounts(readable: list[str], extra: list[str]) -> list[str]:
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in extra:
         args += ["--ro-bind", folder, folder]
+    for source, there in binds:
+        args += ["--ro-bind", source, there]
     return args
 
 

@@ -79,10 +79,24 @@ def check_confinement(name: str = "") -> Check:
     why = chosen.unavailable()
     if why is not None:
         reason, _, fix = why.partition(": ")
-        return Check("confinement", False, f"{chosen.name}: {reason}", fix.removeprefix("or ") or why)
+        fix = fix.removeprefix("or ")  # after an install step in a refusal; alone, the fix
+        return Check("confinement", False, f"{chosen.name}: {reason}", fix or why)
     seen = f"; rows say world:partial:{','.join(chosen.partial)}" if chosen.partial else ""
     version = chosen.version() or "(version unknown)"
     return Check("confinement", True, f"{chosen.name} {version} confines every rep{seen}")
+
+
+def check_runtimes() -> Check:
+    """What of the language runtimes on PATH every rep mounts besides the system folders:
+    named, so a user sees that a wrapper in their own bin/ brings in nothing beside it."""
+    import os
+
+    from evalkit.run.confine import runtimes
+
+    mounted = runtimes(os.environ.get("PATH", "")).mounted
+    if not mounted:
+        return Check("runtimes", True, "the system's own; nothing else is mounted for them")
+    return Check("runtimes", True, "mounted read-only in every rep: " + ", ".join(mounted))
 
 
 def check_agent_cli(agent: str) -> Check:
@@ -195,6 +209,7 @@ def doctor(
     checks = [
         check_cli(cli) if is_default(agent) else check_agent_cli(agent),
         check_confinement(confine),
+        check_runtimes(),
         check_credentials(agent),
     ]
     if suite is not None:

@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 NAMES = ("python3",)
@@ -63,3 +64,75 @@ def direct_folder(folder: Path, env: Mapping[str, str], cwd: Path) -> Path | Non
         script.chmod(0o755)
         made = True
     return folder if made else None
+
+
+PROBES: dict[str, tuple[str, ...]] = {
+    "python3": ("-I", "-c", "import sys\nfor p in (sys.executable, sys.base_prefix, *sys.path): "
+                "print(p)"),
+    "ruby": ("-e", "puts RbConfig.ruby, RbConfig::CONFIG['prefix'], $LOAD_PATH, "
+             "(Gem.default_dir rescue '')"),
+    "node": ("-e", "const p = require('path'); console.log(process.execPath); "
+             "console.log(p.dirname(p.dirname(process.execPath)))"),
+}  # fmt: skip
+"""What each runtime is asked, one answer a line: the executable it really is, its install
+prefix, then the folders it loads its own libraries from."""
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The real interpreter behind a name on PATH (a wrapper, a shim or a link resolved), and
+    the library folders of its own install: folders under its prefix, never the prefix."""
+
+    executable: Path
+    libraries: tuple[Path, ...]
+
+
+def interpreter(name: str, found: str, env: Mapping[str, str]) -> Interpreter | None:
+    """What `found` (the first `name` on PATH) runs as, asked from `/` with only env's PATH
+    and HOME; None when it does not answer like the runtime it is named for."""
+    try:
+        done = subprocess.run(
+            [found, *PROBES[name]],
+            cwd="/",
+            env={k: env[k] for k in ("PATH", "HOME") if k in env},
+            capture_output=True,
+            text=True,
+            timeout=ASK_SECONDS,
+        )
+    except (OSError, subprocess.SubprocessError, KeyError):
+        return None
+    lines = [x.strip() for x in done.stdout.splitlines() if x.strip()]
+    if done.returncode or len(lines) < 2 or not all(os.path.isabs(x) for x in lines[:2]):
+        return None
+    real, prefix = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    if not (os.access(real, os.X_OK) and real.is_file()):
+        return None
+    libraries = []
+    for line in lines[2:]:
+        folder = Path(line).resolve() if os.path.isabs(line) else None
+        if folder is None or folder == prefix or prefix not in folder.parents:
+            continue
+        if folder.is_dir() and folder not in real.parents:
+            libraries.append(folder)
+    kept = [f for f in libraries if not any(o in f.parents for o in libraries)]
+    return Interpreter(real, tuple(dict.fromkeys(kept)))
+
+
+def shared_libraries(executable: Path) -> list[tuple[Path, Path]]:
+    """(the file, the path the loader opens it by) for each shared library `executable`
+    links, as `ldd` names them; empty where there is no ldd."""
+    ldd = shutil.which("ldd", path="/usr/bin:/bin")
+    if ldd is None:
+        return []
+    try:
+        done = subprocess.run([ldd, str(executable)], capture_output=True, text=True,
+                              timeout=ASK_SECONDS)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = []
+    for line in done.stdout.splitlines():
+        _, arrow, rest = line.partition("=>")
+        path = rest.strip().split(" (")[0].strip() if arrow else ""
+        if os.path.isabs(path) and os.path.isfile(path):
+            found.append((Path(path).resolve(), Path(path)))
+    return found

@@ -70,6 +70,23 @@ def _same(path: str, before: FileBytes) -> bool:
         os.close(fd)
 
 
+TEXT_CAP = 1024 * 1024
+
+
+def regular_text(path: Path, cap: int = TEXT_CAP) -> str:
+    """A file the agent wrote, as text for a checker: a regular file's first `cap` bytes,
+    never following a link; empty for a link, FIFO, socket, device or an unreadable file,
+    which are never opened to block or to read what lies outside."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return ""
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(cap).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def _files(root: Path) -> dict[str, str]:
     if not root.is_dir():
         return {}

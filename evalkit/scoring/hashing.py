@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from evalkit.scoring.fixturefiles import iter_files
@@ -21,15 +22,30 @@ def sha256_file(path: Path) -> str:
 
 def tree_hash(root: Path, skip: frozenset[str] = frozenset()) -> str:
     """Hash of relative paths, executable bits and contents: what a fixture *is*. skip names
-    root-relative folders hashed on their own (built output)."""
+    root-relative folders hashed on their own (built output). A FIFO, socket or device is
+    hashed by its kind and never opened; a file is read in chunks, whatever its size."""
     digest = hashlib.sha256()
     for path in iter_files(root, skip):
         rel = path.relative_to(root).as_posix()
         mode = "x" if os.access(path, os.X_OK) else "-"
-        if path.is_symlink():
-            body = ("link:" + os.readlink(path)).encode()
-        else:
-            body = path.read_bytes()
-        digest.update(f"{rel}\0{mode}\0{len(body)}\0".encode())
-        digest.update(body)
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            body = (f"link:{os.readlink(path)}" if stat.S_ISLNK(info.st_mode)
+                    else f"special:{stat.S_IFMT(info.st_mode):o}").encode()  # fmt: skip
+            digest.update(f"{rel}\0{mode}\0{len(body)}\0".encode())
+            digest.update(body)
+            continue
+        digest.update(f"{rel}\0{mode}\0{info.st_size}\0".encode())
+        _update_from(digest, path)
     return "sha256:" + digest.hexdigest()
+
+
+def _update_from(digest: hashlib._Hash, path: Path) -> None:
+    """A file's bytes into digest, a megabyte at a time; an unreadable one adds a marker."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        digest.update(f"\0unreadable:{type(exc).__name__}".encode())

@@ -127,7 +127,18 @@ def lock_path(suite: Suite) -> Path:
     return (instrument_home(suite.root) or suite.root) / LOCK_NAME
 
 
+def _own_lock(suite: Suite) -> None:
+    """In a plugin's eval folder the lock is refused as a link or anything but a file, before
+    it is read or written: the plugin ships that folder."""
+    from evalkit.suite.plugin_evals import instrument_home, own_path
+
+    home = instrument_home(suite.root)
+    if home is not None:
+        own_path(home, LOCK_NAME)
+
+
 def read_lock(suite: Suite) -> Lock | None:
+    _own_lock(suite)
     path = lock_path(suite)
     return quick_load_file(Lock, path) if path.is_file() else None
 
@@ -137,6 +148,7 @@ def _write(suite: Suite, lock: Lock) -> None:
         "# Written by `evalkit freeze`, `evalkit contaminate` and `evalkit baseline`; "
         "do not edit by hand.\n"
     )
+    _own_lock(suite)
     lock_path(suite).write_text(header + dump(lock.model_dump(exclude_none=True)), encoding="utf-8")
 
 

@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -232,10 +233,40 @@ def suite_root_for(plugin: Path) -> Path | None:
     evals = eval_dir(plugin)
     if evals is None:
         return None
-    cases = read_cases(evals) + reserve_cases(evals)
-    with open(evals / WRITING, "w") as held:  # two commands at once write it once each, in turn
+    for name, folder in ((WRITING, False), (GENERATED, True), (LOCK, False), (RESULTS, True)):
+        own_path(evals, name, folder)
+    cases = unique_ids(read_cases(evals) + reserve_cases(evals))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    held = os.open(evals / WRITING, flags, 0o644)  # two commands at once write it in turn
+    try:
         fcntl.flock(held, fcntl.LOCK_EX)
         return write_suite(plugin, evals, cases)
+    finally:
+        os.close(held)
+
+
+def own_path(base: Path, rel: str, folder: bool = False) -> Path:
+    """base/rel, a path evalkit writes inside a plugin's eval folder, refused in one line when
+    it or a folder on the way to it under base is a link, or when it is there as something
+    other than what evalkit keeps there (a regular file, or with `folder` a folder): a
+    plugin may ship anything, and a write through a link would land outside it."""
+    path = base
+    parts = Path(rel).parts
+    for index, part in enumerate(parts):
+        path = path / part
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return base / rel
+        last = index == len(parts) - 1
+        want_folder = folder or not last
+        ok = stat.S_ISDIR(mode) if want_folder else stat.S_ISREG(mode)
+        if not ok:
+            kind = "a link" if stat.S_ISLNK(mode) else "not a regular " + (
+                "folder" if want_folder else "file")
+            raise ConfigError(f"{path}: is {kind}; evalkit writes its translated suite and lock "
+                              "there only as its own files: remove it")
+    return base / rel
 
 
 # --------------------------------------------------------------------------- reading cases
@@ -450,6 +481,18 @@ def _graders(raw: list[tuple[Any, str]], source: Path, case_id: str) -> list[Gra
     return graders
 
 
+def unique_ids(cases: list[Case]) -> list[Case]:
+    """The cases, refused in one line naming both folders when two of them come to one id
+    (`a/b` and `a--b` are both `a--b`): one would otherwise be dropped without a word."""
+    seen: dict[str, Path] = {}
+    for case in cases:
+        other = seen.setdefault(case.id, case.folder)
+        if other != case.folder:
+            raise ConfigError(f"{other} and {case.folder}: both are case '{case.id}'; rename "
+                              "one of the folders")
+    return cases
+
+
 def reserve_cases(evals: Path) -> list[Case]:
     """The cases `evalkit split-reserve` moved into the eval folder's reserve."""
     held = reserve_dir(evals)
@@ -610,8 +653,12 @@ def _suite_name(data: dict[str, Any], plugin: Path) -> str:
 def write_suite(plugin: Path, evals: Path, cases: list[Case]) -> Path:
     """Write the translated suite: files rewritten only where their bytes differ, so an
     unchanged eval folder leaves the suite (and the lock's hashes) untouched."""
-    root = evals / GENERATED
+    root = own_path(evals, GENERATED, folder=True)
     wanted = _files(plugin, evals, cases)
+    for rel in [*wanted, SCAFFOLD_OUT, PLUGIN_COPY, PLUGIN_COPY + ".new", "scenarios",
+                "scenarios-reserve"]:
+        own_path(root, rel, folder=rel not in wanted)
+    own_path(root, str(Path(SCAFFOLD_OUT).parent / STAMP))
     shared = scaffold_of(cases)
     if shared is not None:
         scaffold(shared[0], root / SCAFFOLD_OUT, shared[1])

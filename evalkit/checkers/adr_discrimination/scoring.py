@@ -35,7 +35,7 @@ from pydantic import (
 from evalkit.models import Polarity, Strict, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.frontmatter import split_front_matter
-from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare, regular_text
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.preconditions import ask_judge
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
@@ -355,7 +355,7 @@ class AdrDiscriminationChecker(Checker):
     ) -> Verdict:
         expect: PositiveExpect = self.expect_for(inp.scenario)
         project = inp.sandbox / "project"
-        texts = {p: (project / p).read_bytes().decode("utf-8", "replace") for p in created}
+        texts = {p: regular_text(project / p) for p in created}
         topical = [p for p in created if topic_matches(expect.topic_patterns, p, texts[p])]
         flags += [f"off-topic-adr:{p}" for p in created if p not in topical]
         cited = cited_ids(final, set(known) | set(expect.governing) | set(expect.distractors))

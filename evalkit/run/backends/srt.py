@@ -182,7 +182,8 @@ def settings_for(
 def _readable(env: dict[str, str], cli: Path, shown: list[Path] | None, bridge: Path) -> list[str]:
     """What a rep may read besides its own folders: the system, the CLI install, the
     runtimes, credential files, its shown files, srt's seccomp helper and bridge folder."""
-    mounts, _front = runtimes(env.get("PATH", os.environ.get("PATH", "")))
+    # srt cannot remap a path: each runtime file is allowed where it lies on the host
+    mounts = [source for source, _ in runtimes(env.get("PATH", os.environ.get("PATH", ""))).binds]
     system = [s for s in SYSTEM if os.path.lexists(s) and not os.path.islink(s)]
     extra = [str(cli_install(cli)), *mounts]
     extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from evalkit.run.confine import api_target, cli_install, confine, runtimes, unavailable
+from evalkit.run.confine import api_target, cli_install, confine, unavailable
 
 needs_bwrap = pytest.mark.skipif(unavailable() is not None, reason="no confinement here")
 
@@ -115,22 +114,6 @@ def test_the_cli_install_is_the_folder_above_its_topmost_node_modules(tmp_path: 
     link = tmp_path / "bin-claude"
     link.symlink_to(real)
     assert cli_install(link) == tmp_path / "tools"
-
-
-def test_a_shim_on_path_mounts_the_interpreter_it_starts_and_puts_it_first(
-    tmp_path: Path,
-) -> None:
-    real = Path(sys.executable).resolve()
-    if str(real).startswith(("/usr/", "/bin/")):
-        pytest.skip("this interpreter lives in a system folder")
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    shim = shims / "python3"
-    shim.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
-    shim.chmod(0o755)
-    mounts, front = runtimes(f"{shims}:/usr/bin:/bin")
-    assert str(real.parent.parent) in mounts
-    assert front[0] == str(real.parent)
 
 
 def test_doctor_fails_confinement_without_bwrap_and_names_the_fix(

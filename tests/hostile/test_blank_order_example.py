@@ -1,0 +1,32 @@
+"""The blank template's commented `order:` example, uncommented, self-tests to a verdict per
+cell (the generated `tool: Read` step that names no file is the tool's error, as the CLI's
+would be), never an internal error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import evalkit.cli.main  # noqa: F401  (registers every command)
+from evalkit.cli.main import app
+from evalkit.suite.scaffold import init_suite
+
+COMMENTED = "      # b:\n      #   order: [{tool: Read}, {file: {changed: CHANGELOG.md}}]"
+UNCOMMENTED = "      b:\n        order: [{tool: Read}, {file: {changed: CHANGELOG.md}}]"
+
+
+def test_the_uncommented_order_example_self_tests_without_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "s"
+    init_suite(suite, "blank")
+    config = suite / "evalkit.yaml"
+    text = config.read_text()
+    assert COMMENTED in text
+    config.write_text(text.replace(COMMENTED, UNCOMMENTED))
+    for other in [*suite.glob("scenarios-reserve/*.md"), *suite.glob("scenarios/N*.md")]:
+        other.unlink()  # the positive the example is about is enough
+    done = CliRunner().invoke(app, ["--suite", str(suite), "self-test", str(tmp_path / "st")])
+    assert done.exit_code in (0, 1) and "internal error" not in done.output, done.exit_code
+    assert "cells as designed" in done.output
