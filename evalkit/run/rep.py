@@ -43,6 +43,7 @@ from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, row_from_verdict
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.agents.clis import agent_name, find_agent_cli
+from evalkit.run.agents.codex import patch_moves
 from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
@@ -643,6 +644,7 @@ def _score_and_keep(
     reach: Reach | None = None,
 ) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
+    raw += patch_moves(sandbox.parent) if ctx.agent == "codex" else ""
     redacted = redact_jsonl(raw)
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
