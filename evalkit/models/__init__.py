@@ -161,6 +161,7 @@ from evalkit.models.verdicts import (
 )
 from evalkit.models.verdicts import (
     JudgeRecord as JudgeRecord,
+    JudgeVote as JudgeVote,
 )
 from evalkit.models.verdicts import (
     Reach as Reach,
