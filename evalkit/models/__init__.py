@@ -161,6 +161,8 @@ from evalkit.models.verdicts import (
 )
 from evalkit.models.verdicts import (
     JudgeRecord as JudgeRecord,
+)
+from evalkit.models.verdicts import (
     JudgeVote as JudgeVote,
 )
 from evalkit.models.verdicts import (

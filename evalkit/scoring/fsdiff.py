@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.scoring.fixturefiles import walk_files
+from evalkit.scoring.safefile import Unreadable, read_capped
 
 
 @dataclass
@@ -63,11 +64,10 @@ def _same(path: str, before: FileBytes) -> bool:
         )
     if not stat.S_ISREG(info.st_mode) or info.st_size != len(before.data):
         return False  # a pipe or device in place of a file is a change, and is never read
-    fd = os.open(path, os.O_RDONLY)
     try:
-        return os.read(fd, len(before.data) + 1) == before.data
-    finally:
-        os.close(fd)
+        return read_capped(path, len(before.data) + 1) == before.data
+    except Unreadable:
+        return False
 
 
 def _files(root: Path) -> dict[str, str]:

@@ -48,6 +48,10 @@ def read_capped(path: Path | str, cap: int = DEFAULT_CAP, whole: bool = False) -
     return data
 
 
-def read_text_capped(path: Path | str, cap: int = DEFAULT_CAP) -> str:
-    """A regular file's text, at most `cap` bytes of it, undecodable bytes replaced."""
-    return read_capped(path, cap).decode("utf-8", "replace")
+def agent_text(path: Path | str, cap: int = DEFAULT_CAP) -> str:
+    """A file's text, at most `cap` bytes of it, undecodable bytes replaced; '' for one that
+    is no regular file or cannot be read (a FIFO, a link, a device): it says nothing."""
+    try:
+        return read_capped(path, cap).decode("utf-8", "replace")
+    except Unreadable:
+        return ""
