@@ -24,6 +24,8 @@ def read_capped(path: Path | str, cap: int = DEFAULT_CAP, whole: bool = False) -
     rather than cut."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise Unreadable("not-a-regular-file")
         fd = os.open(path, flags)
     except OSError as exc:
         raise Unreadable(type(exc).__name__) from None
