@@ -376,3 +376,45 @@ def fisher_greater(k1: int, n1: int, k2: int, n2: int) -> float | None:
     high = min(n1, successes)
     total = sum(math.comb(n1, x) * math.comb(n2, successes - x) for x in range(k1, high + 1))
     return min(1.0, total / denominator)
+
+
+# --------------------------------------------------------------------------- better by D
+
+SIGN_FLIP_REPS = 10
+"""Reps per side and scenario from which the superiority test is the sign-flip test of
+d_s - D; below it the per-scenario rates are too coarse for d_s - D to be symmetric about 0
+under the null, and the stratified score test is used instead."""
+
+
+def superiority_p(
+    cells: Sequence[tuple[int, int, int, int]], min_delta: float
+) -> tuple[float | None, str]:
+    """One-sided p against "B is at most D better than A" from (k_B, n_B, k_A, n_A) per
+    scenario, and which test gave it: the exact sign-flip test of d_s - D when every scenario
+    has at least `SIGN_FLIP_REPS` reps a side, else the stratified score test at the
+    restricted rates B - A = D (`within_margin_p` with the margin -D)."""
+    usable = [c for c in cells if c[1] > 0 and c[3] > 0]
+    if usable and min(min(c[1], c[3]) for c in usable) >= SIGN_FLIP_REPS:
+        floor = Fraction(str(min_delta))
+        diffs = [Fraction(k_b, n_b) - Fraction(k_a, n_a) - floor for k_b, n_b, k_a, n_a in usable]
+        return sign_flip_upper_p(diffs), "sign-flip"
+    return within_margin_p(usable, -min_delta), "score"
+
+
+# --------------------------------------------------------------------------- ERROR rows' reach
+
+
+def error_bounds(k: int, errors: int, n: int) -> tuple[float, float] | None:
+    """A rate with every ERROR row a non-pass (as counted) and with every one a pass."""
+    return (k / n, (k + errors) / n) if n else None
+
+
+def difference_bounds(
+    b: tuple[int, int, int], a: tuple[int, int, int]
+) -> tuple[float, float] | None:
+    """B - A over (k, errors, n) a side, at the two ends the ERROR rows allow: B's a non-pass
+    and A's a pass, then the reverse. None when a side is empty."""
+    rb, ra = error_bounds(*b), error_bounds(*a)
+    if rb is None or ra is None:
+        return None
+    return rb[0] - ra[1], rb[1] - ra[0]

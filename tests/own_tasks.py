@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from evalkit.suite.config import SET_FOLDERS
@@ -19,6 +20,13 @@ def own_tasks(root: Path, only: str | None = None) -> None:
             heading = TASK_HEADING.search(text)
             assert heading is not None, path.name
             path.write_text(
-                f"{text[: heading.end()]}\n\nOur own task for {path.stem}, for this eval.\n",
+                f"{text[: heading.end()]}\n\nOur own task: item {_number(path.stem)} of the "
+                "backlog.\n",
                 encoding="utf-8",
             )
+
+
+def _number(stem: str) -> int:
+    """A number of its own for each scenario, so that no Task names a scenario id (a Task
+    holding one is refused at freeze)."""
+    return int(hashlib.sha256(stem.encode()).hexdigest()[:6], 16)

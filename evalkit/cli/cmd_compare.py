@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from evalkit.compare.compare import Comparison
 
 
-
 @command("compare")
 def compare_command(
     first: FirstFolder,
@@ -28,6 +27,29 @@ def compare_command(
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
         Format.table
     ),
+    min_delta: Annotated[
+        float | None,
+        typer.Option(
+            "--min-delta",
+            min=0.0,
+            max=1.0,
+            help="also test 'B better than A by more than D' per paired cell",
+        ),
+    ] = None,
+    new_reps: Annotated[
+        int | None,
+        typer.Option(
+            "--new-reps",
+            min=1,
+            help="the reps a side the next grid may add (default: as many as now)",
+        ),
+    ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential", help="also the anytime-valid p: look after every rep, stop any time"
+        ),
+    ] = False,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -63,7 +85,7 @@ def compare_command(
         from evalkit.compare.forest import check_forest_target
 
         check_forest_target(suite, [side_a.workdir, side_b.workdir], html)
-    built = compare(suite, side_a, side_b, allow_confounded)
+    built = compare(suite, side_a, side_b, allow_confounded, min_delta, new_reps, sequential)
     if html is not None:
         from rich.text import Text
 
@@ -85,7 +107,7 @@ def _print_table(built: Comparison) -> None:
     from rich.text import Text
 
     from evalkit.cli.app import out
-    from evalkit.compare.render import COLUMNS, LEGEND, entry_row, side_line
+    from evalkit.compare.render import COLUMNS, LEGEND, after_lines, entry_row, side_line
 
     out.print(Text(f"evalkit compare: {built.suite}"))
     out.print(Text(side_line("A", built.a)))
@@ -99,3 +121,5 @@ def _print_table(built: Comparison) -> None:
     for entry in built.comparisons:
         table.add_row(*(Text(cell) for cell in entry_row(entry)))
     out.print(table)
+    for line in after_lines(built):
+        out.print(Text(line))

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from evalkit.compare.gate import Verdict
 
 
-
 @command("gate")
 def gate_command(
     first: FirstFolder,
@@ -45,6 +44,28 @@ def gate_command(
     fail_on_bars: Annotated[
         bool, typer.Option("--fail-on-bars", help="a missed expected bar exits 1")
     ] = False,
+    superiority: Annotated[
+        bool,
+        typer.Option("--superiority", help="exit 0 only when B - A > D is shown (--min-delta)"),
+    ] = False,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="anytime-valid: look after every rep and stop when it is decided",
+        ),
+    ] = False,
+    min_delta: Annotated[
+        float | None,
+        typer.Option("--min-delta", min=0.0, max=1.0, help="the floor D on 'better' (default 0)"),
+    ] = None,
+    aa_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--aa-from",
+            help="an A/A folder (grid --aa): refuse a difference below its chance 95th percentile",
+        ),
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="table, markdown or json")] = (
         Format.table
     ),
@@ -53,9 +74,11 @@ def gate_command(
     ] = None,
 ) -> None:
     """Exit 2 when the comparison cannot be trusted (not PUBLISHABLE, too many ERROR rows,
+    ERROR rows that could change the decision or ERROR shares that differ between the arms,
     confounded, incomplete), 3 when too few scenarios could show a regression, 1 when one is
-    shown (exact one-sided sign-flip test per model and polarity, Holm), else 0. Appends a
-    summary to GITHUB_STEP_SUMMARY when it is set.
+    shown (exact one-sided sign-flip test per model and polarity, Holm), else 0. With
+    --superiority: 0 only when B is shown better than A by more than --min-delta on every
+    test. Appends a summary to GITHUB_STEP_SUMMARY when it is set.
 
     Example: `evalkit gate results/terse` (against the baseline),
     `evalkit gate results/base results/terse --junit gate.xml`
@@ -75,7 +98,11 @@ def gate_command(
     suite = state.suite()
     try:
         side_a, side_b = choose_sides(suite, first, second, a, b)
-        settings = settings_for(suite, alpha, margin, max_errors, fail_on_bars)
+        settings = settings_for(
+            suite, alpha, margin, max_errors, fail_on_bars, min_delta, superiority, sequential
+        )
+        if aa_from is not None:
+            settings.aa_from = str(aa_from)
         verdict = gate(suite, side_a, side_b, settings, allow_confounded)
     except EvalkitError as refused:
         if junit is not None:
@@ -105,7 +132,12 @@ def _print_table(verdict: Verdict) -> None:
     from rich.text import Text
 
     from evalkit.cli.app import out
-    from evalkit.compare.gate_render import TEST_COLUMNS, settings_line, test_row
+    from evalkit.compare.gate_render import (
+        TEST_COLUMNS,
+        error_lines_text,
+        settings_line,
+        test_row,
+    )
 
     out.print(Text(f"evalkit gate: {verdict.suite}"))
     out.print(Text(f"A: {verdict.a}"))
@@ -119,4 +151,6 @@ def _print_table(verdict: Verdict) -> None:
     out.print(table)
     for bar in verdict.bars:
         out.print(Text(f"expected {bar.cell}: {bar.k}/{bar.n} against {bar.bar}: {bar.verdict}"))
+    for line in error_lines_text(verdict):
+        out.print(Text(line))
     out.print(Text(verdict.line, style="bold"))

@@ -99,6 +99,14 @@ def grid(
     controls: Annotated[
         int, typer.Option("--controls", min=0, help="passing controls per model x level")
     ] = 1,
+    aa: Annotated[
+        bool,
+        typer.Option(
+            "--aa",
+            help="A/A: the suite's wording against a byte-identical copy (variant aa-copy), "
+            "interleaved; doubles the reps, so a real model needs --max-cost-usd",
+        ),
+    ] = False,
     unconfined: Unconfined = False,
 ) -> None:
     """Run a grid; its plan is written first, so anything missing can be counted.
@@ -112,6 +120,8 @@ def grid(
     from evalkit.run.commands import GridRequest, Limits, run_grid
 
     cli_list = _checked(which, resume, shard, run_id, agents, variant, variants, cli, failing_from)
+    if aa:
+        variants = _aa_variants(models, variant, variants, max_cost_usd)
     command = f"grid --models {models} --set {which}"
     command += f" --scenarios {scenarios}" if scenarios else ""
     command += f" --reps {reps}" + (f" --shard {shard}" if shard else "")
@@ -138,6 +148,24 @@ def grid(
     ran = run_grid(request, screen)
     if ran.planned:
         _say_outcome(ran, max_cost_usd, screen.bars[0])
+
+
+def _aa_variants(
+    models: str, variant: str | None, variants: str, max_cost_usd: float | None
+) -> str:
+    """The two arms of an A/A grid; refused beside other variants, and for a real model
+    without a budget cap, since the grid runs every rep twice."""
+    from evalkit.records.policy_models import is_policy
+    from evalkit.suite.subject import AA_VARIANT, SUITE_VARIANT
+
+    if variant or variants:
+        raise typer.BadParameter("--aa runs the suite's own wording twice; drop --variant(s)")
+    real = [m for m in models.split(",") if m and not is_policy(m)]
+    if real and max_cost_usd is None:
+        raise typer.BadParameter(
+            f"--aa doubles the reps of {', '.join(real)}: give --max-cost-usd to cap the spend"
+        )
+    return f"{SUITE_VARIANT},{AA_VARIANT}"
 
 
 def _checked(

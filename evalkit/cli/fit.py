@@ -29,10 +29,13 @@ def compact_rate(r: Rate) -> str:
     if r.n == 0 or r.low is None or r.high is None:
         return "0/0"
     independent = f"{_pct(r.low)}\u2013{_pct(r.high)}%"
+    reach = f" ERROR as pass {_pct(r.errors_as_pass)}%" if r.errors and r.errors_as_pass else ""
     if r.clustered_low is None or r.clustered_high is None or r.deff is None:
-        return f"{r.k}/{r.n} {independent}"
+        return f"{r.k}/{r.n} {independent}{reach}"
     clustered = f"{_pct(r.clustered_low)}\u2013{_pct(r.clustered_high)}%"
-    return f"{r.k}/{r.n} {clustered} (indep {independent}, deff {r.deff:.1f}, G {r.scenarios})"
+    return (
+        f"{r.k}/{r.n} {clustered} (indep {independent}, deff {r.deff:.1f}, G {r.scenarios})" + reach
+    )
 
 
 def _pct(x: float) -> int:

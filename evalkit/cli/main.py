@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalkit.cli import (  # noqa: F401
+    cmd_aa,
     cmd_baseline,
     cmd_bisect,
     cmd_build,

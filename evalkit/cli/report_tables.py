@@ -16,6 +16,7 @@ from evalkit.records.report_factors import (
 from evalkit.records.report_labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
+    NOISE_TITLE,
     breach_line,
     calibration_lead,
     calibration_tail,
@@ -28,6 +29,7 @@ from evalkit.records.report_labels import (
     level_title,
     missing_lines,
     model_title,
+    noise_lines,
     retry_line,
     unknown_lines,
 )
@@ -198,7 +200,13 @@ def _print_tables(console: Console, built: Report) -> list[str]:
 
 
 def _print_tail(console: Console, built: Report) -> None:
-    """The retries, unknown scenarios and skipped lines, then the verdict."""
+    """Where the noise comes from, the retries, unknown scenarios and skipped lines, then the
+    verdict."""
+    noise = noise_lines(built)
+    if noise:
+        console.print(Text(NOISE_TITLE, style="bold"))
+        for line in noise:
+            console.print(Text(f"  {line}"))
     if retry_line(built):
         console.print(Text(retry_line(built)))
     if built.unknown:

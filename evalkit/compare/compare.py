@@ -24,6 +24,8 @@ from evalkit.compare.sides import (
     with_scenarios,
 )
 from evalkit.errors import RefusedError
+from evalkit.inference import sequential as seq
+from evalkit.inference import variance
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock
@@ -57,6 +59,21 @@ class Power(Model):
     )
 
 
+class DifferenceNoise(Model):
+    """Where the noise of a paired B - A comes from, and the next grid that narrows it most."""
+
+    scenarios: int
+    mean_reps: float = Field(description="reps per scenario and side, on average")
+    between: float = Field(description="variance of the scenarios' true differences")
+    within_a: float = Field(description="A's rep-to-rep variance within a scenario")
+    within_b: float = Field(description="B's rep-to-rep variance within a scenario")
+    new_reps: int = Field(description="the reps a side the allocation spends")
+    best_scenarios: int = Field(description="scenarios of the best next grid")
+    best_reps: float = Field(description="reps per scenario and side of the best next grid")
+    narrowing: float = Field(description="how much it narrows the interval, as a share")
+    next_grid: str
+
+
 class Entry(Model):
     """One cell (set x level x polarity, or a polarity pooled over levels) and one analysis."""
 
@@ -75,6 +92,25 @@ class Entry(Model):
     p_floor: float | None = Field(None, description="per-scenario: the smallest reachable p")
     power: Power | None = Field(None, description="per-rep: what this n could detect")
     note: str = ""
+    error_bounds: list[float] | None = Field(
+        None,
+        description="B - A with B's ERROR rows non-passes and A's passes, then the reverse: "
+        "how far the ERROR rows could move it; null when a side is empty",
+    )
+    better_p: float | None = Field(
+        None,
+        description="per-scenario, with --min-delta D: one-sided p against 'B - A <= D' "
+        "(sign-flip of d_s - D, or the stratified score test at few reps)",
+    )
+    better: str = Field("", description="per-scenario, with --min-delta: what the test showed")
+    noise: DifferenceNoise | None = Field(
+        None, description="per-scenario: where the difference's noise comes from"
+    )
+    sequential_p: float | None = Field(
+        None,
+        description="per-scenario, with --sequential: the two-sided anytime-valid p over paired "
+        "reps in recorded order (1 / the e-process's running maximum)",
+    )
 
 
 class SideSummary(Model):
@@ -101,6 +137,7 @@ class Comparison(Model):
         description="more than one factor differs, or a side pools more than one subject"
     )
     notes: list[str]
+    min_delta: float | None = Field(None, description="the floor D on 'better', when asked")
     comparisons: list[Entry]
 
 
@@ -113,6 +150,19 @@ def _count(rows: list[ResultRow]) -> Count:
         n=len(rows),
         errors=sum(1 for r in rows if r.verdict == "ERROR"),
     )
+
+
+def _bounds(a: Count, b: Count) -> list[float] | None:
+    found = stats.difference_bounds((b.k, b.errors, b.n), (a.k, a.errors, a.n))
+    return list(found) if found else None
+
+
+def better_sentence(p: float | None, min_delta: float) -> str:
+    if p is None:
+        return f"cannot tell whether better by more than {min_delta:g}"
+    if p <= ALPHA:
+        return f"better by more than {min_delta:g} (one-sided p = {p:.3g})"
+    return f"not shown better by more than {min_delta:g} (one-sided p = {p:.3g})"
 
 
 def per_rep(
@@ -132,6 +182,7 @@ def per_rep(
         b=cb,
         difference=cb.k / cb.n - ca.k / ca.n if both else None,
         interval=list(interval) if interval else None,
+        error_bounds=_bounds(ca, cb),
         p_value=stats.fisher_exact(ca.k, ca.n, cb.k, cb.n),
         test=PER_REP_TEST,
         power=Power(
@@ -158,15 +209,22 @@ def per_scenario(
     where: tuple[ScenarioSet, str, Polarity],
     a: dict[str, list[ResultRow]],
     b: dict[str, list[ResultRow]],
+    min_delta: float | None = None,
+    new_reps: int | None = None,
+    sequential: bool = False,
 ) -> Entry | None:
     """The paired analysis over the scenarios both sides ran; None for fewer than two."""
     shared = sorted(s for s in set(a) & set(b) if a[s] and b[s])
     if len(shared) < 2:
         return None
-    diffs = [
-        Fraction(_count(b[s]).k, len(b[s])) - Fraction(_count(a[s]).k, len(a[s])) for s in shared
-    ]
+    counts = [(_count(a[s]), _count(b[s])) for s in shared]
+    diffs = [Fraction(cb.k, cb.n) - Fraction(ca.k, ca.n) for ca, cb in counts]
     k = len(shared)
+    ends = [_bounds(ca, cb) or [0.0, 0.0] for ca, cb in counts]
+    better_p = None
+    if min_delta is not None:
+        cells = [(cb.k, cb.n, ca.k, ca.n) for ca, cb in counts]
+        better_p = stats.superiority_p(cells, min_delta)[0]
     return Entry(
         set=where[0],
         level=where[1],
@@ -182,6 +240,45 @@ def per_scenario(
         scenarios=k,
         p_floor=stats.sign_flip_floor(k),
         note=floor_sentence(k),
+        error_bounds=[sum(e[0] for e in ends) / k, sum(e[1] for e in ends) / k],
+        better_p=better_p,
+        better="" if min_delta is None else better_sentence(better_p, min_delta),
+        noise=difference_noise([(cb.k, cb.n, ca.k, ca.n) for ca, cb in counts], new_reps),
+        sequential_p=_sequential_p(a, b, shared) if sequential else None,
+    )
+
+
+def _sequential_p(
+    a: dict[str, list[ResultRow]], b: dict[str, list[ResultRow]], shared: list[str]
+) -> float:
+    def passes(rows: list[ResultRow]) -> list[int]:
+        return [int(r.verdict == "PASS") for r in rows]
+
+    signs = seq.paired_signs([passes(a[s]) for s in shared], [passes(b[s]) for s in shared])
+    return seq.anytime_p(signs, two_sided=True)
+
+
+def difference_noise(
+    cells: list[tuple[int, int, int, int]], new_reps: int | None
+) -> DifferenceNoise | None:
+    """The difference's components and the best allocation of `new_reps` more reps a side
+    (as many as the cell holds now, when not given)."""
+    c = variance.difference(cells)
+    if c is None:
+        return None
+    spend = new_reps if new_reps is not None else round(c.scenarios * c.mean_reps)
+    best = variance.allocate(c, spend)
+    return DifferenceNoise(
+        scenarios=c.scenarios,
+        mean_reps=c.mean_reps,
+        between=c.between,
+        within_a=c.within_a,
+        within_b=c.within_b,
+        new_reps=spend,
+        best_scenarios=best.scenarios,
+        best_reps=best.reps,
+        narrowing=best.narrowing,
+        next_grid=variance.difference_sentence(c, spend),
     )
 
 
@@ -202,7 +299,15 @@ def _flat(by_scenario: dict[str, list[ResultRow]]) -> list[ResultRow]:
     return [r for rows in by_scenario.values() for r in rows]
 
 
-def entries(suite: Suite, a: list[ResultRow], b: list[ResultRow], unknown: set[str]) -> list[Entry]:
+def entries(
+    suite: Suite,
+    a: list[ResultRow],
+    b: list[ResultRow],
+    unknown: set[str],
+    min_delta: float | None = None,
+    new_reps: int | None = None,
+    sequential: bool = False,
+) -> list[Entry]:
     ga, gb = _group(suite, a, unknown), _group(suite, b, unknown)
     kinds = sorted({k[1] for k in (*ga, *gb)} - set(LEVELS))
     found: list[Entry] = []
@@ -218,13 +323,15 @@ def entries(suite: Suite, a: list[ResultRow], b: list[ResultRow], unknown: set[s
                 pooled_a.update(sa)
                 pooled_b.update(sb)
                 found.append(per_rep((which, level, polarity), _flat(sa), _flat(sb)))
-                paired = per_scenario((which, level, polarity), sa, sb)
+                paired = per_scenario(
+                    (which, level, polarity), sa, sb, min_delta, new_reps, sequential
+                )
                 if paired is not None:
                     found.append(paired)
             if pooled_a or pooled_b:
                 where = (which, "all", polarity)
                 found.append(per_rep(where, _flat(pooled_a), _flat(pooled_b)))
-                paired = per_scenario(where, pooled_a, pooled_b)
+                paired = per_scenario(where, pooled_a, pooled_b, min_delta, new_reps, sequential)
                 if paired is not None:
                     found.append(paired)
     return found
@@ -244,7 +351,24 @@ def _summary(side: Side, lock: Lock | None) -> SideSummary:
     )
 
 
-def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> Comparison:
+def errors_note(sa: SideSummary, sb: SideSummary) -> str:
+    """The ERROR rows of each side, and the exact test of their shares against each other."""
+    p = stats.fisher_exact(sa.errors, sa.rows, sb.errors, sb.rows)
+    return (
+        f"ERROR rows: A {sa.errors}/{sa.rows}, B {sb.errors}/{sb.rows}; counted in n and "
+        f"never as passes; the shares differ by Fisher exact p = {p:.3g}"
+    )
+
+
+def compare(
+    suite: Suite,
+    a: Side,
+    b: Side,
+    allow_confounded: bool = False,
+    min_delta: float | None = None,
+    new_reps: int | None = None,
+    sequential: bool = False,
+) -> Comparison:
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
     differ = differing(a, b)
@@ -267,7 +391,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
             "to compare anyway"
         )
     unknown: set[str] = set()
-    found = entries(suite, a.rows, b.rows, unknown)
+    found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps, sequential)
     lock = read_lock(suite)
     sa, sb = _summary(a, lock), _summary(b, lock)
     notes = [f"CONFOUNDED: {why}" for why in [*(w for _, w in pooled), *agents]]
@@ -280,7 +404,7 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
             "A and B differ in none of " + ", ".join(FACTORS) + ": any difference is chance"
         )
     if sa.errors or sb.errors:
-        notes.append(f"ERROR rows: A {sa.errors}, B {sb.errors}; counted in n and never as passes")
+        notes.append(errors_note(sa, sb))
     if unknown:
         notes.append("left out, no longer in the suite: " + ", ".join(sorted(unknown)))
     return Comparison(
@@ -290,5 +414,6 @@ def compare(suite: Suite, a: Side, b: Side, allow_confounded: bool = False) -> C
         differing=differ,
         confounded=confounded(differ) or bool(pooled) or bool(agents),
         notes=notes,
+        min_delta=min_delta,
         comparisons=found,
     )

@@ -98,6 +98,13 @@ def _p(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
+def _reach(e: Entry) -> str:
+    """How far the cell's ERROR rows could move B-A; empty without any."""
+    if not (e.a.errors or e.b.errors) or e.error_bounds is None:
+        return ""
+    return f" (ERROR rows: {e.error_bounds[0]:+.3f} to {e.error_bounds[1]:+.3f})"
+
+
 def _row(cell: ForestRow) -> str:
     e, s = cell.rep, cell.scenario
     interval = "-" if e.interval is None else f"[{e.interval[0]:+.3f}, {e.interval[1]:+.3f}]"
@@ -108,7 +115,7 @@ def _row(cell: ForestRow) -> str:
         (e.measure, "name"),
         (f"{e.a.k}/{e.a.n} ({e.a.errors})", "num"),
         (f"{e.b.k}/{e.b.n} ({e.b.errors})", "num"),
-        (_num(e.difference), "num difference"),
+        (_num(e.difference) + _reach(e), "num difference"),
         (interval, "num interval"),
     ]
     cols = "".join(f'<td class="{cls}">{html.escape(text)}</td>' for text, cls in tds)

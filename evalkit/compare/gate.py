@@ -28,6 +28,7 @@ from evalkit.compare.sides import (
     with_scenarios,
 )
 from evalkit.errors import ConfigError, RefusedError
+from evalkit.inference import sequential as seq
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
 from evalkit.records.report import build_report
 from evalkit.records.report_model import Report
@@ -47,7 +48,25 @@ MARGIN_METHOD = (
     "one-sided score test of B within M of A, stratified by scenario (Farrington-Manning "
     "restricted rates, t on G - 1 df), Holm over model x polarity"
 )
-Decision = Literal["regression", "not-within-margin", "underpowered", "no-regression", "within"]
+SUPERIORITY_METHOD = (
+    "one-sided test of B - A > D: exact sign-flip of d_s - D (the stratified score test "
+    f"below {stats.SIGN_FLIP_REPS} reps a side), every test at alpha (intersection-union)"
+)
+SEQUENTIAL_METHOD = (
+    "anytime-valid one-sided e-process over paired reps in recorded order (mixture "
+    "likelihood ratio of the discordant pairs' signs, Ville's inequality), Holm over "
+    "model x polarity on its anytime p"
+)
+Decision = Literal[
+    "regression",
+    "not-within-margin",
+    "underpowered",
+    "no-regression",
+    "within",
+    "better",
+    "not-better",
+]
+AGAINST_B: tuple[Decision, ...] = ("regression", "not-within-margin", "not-better")
 Status = Literal["pass", "regression", "underpowered", "untrusted"]
 EXIT = {"pass": 0, "regression": 1, "untrusted": 2, "underpowered": 3}
 
@@ -61,8 +80,17 @@ class Settings(Model):
     alpha: Setting
     margin: Setting
     max_errors: Setting
+    min_delta: Setting = Setting(value=0.0, source="default")
+    superiority: bool = Field(False, description="decide 'B better than A by more than D'")
+    sequential: bool = Field(False, description="the anytime-valid test: look as often as you like")
     fail_on_bars: bool = False
+    aa_from: str = Field("", description="the A/A folder whose chance differences are refused")
     method: str = METHOD
+
+    @property
+    def floor(self) -> float | None:
+        """D when the gate decides superiority, else None."""
+        return self.min_delta.value if self.superiority else None
 
 
 def settings_for(
@@ -71,9 +99,13 @@ def settings_for(
     margin: float | None = None,
     max_errors: float | None = None,
     fail_on_bars: bool = False,
+    min_delta: float | None = None,
+    superiority: bool = False,
+    sequential: bool = False,
 ) -> Settings:
     """The gate's settings: the CLI's where given (labelled as overriding the suite's),
-    else the suite's frozen `gate:` block, else the defaults."""
+    else the suite's frozen `gate:` block, else the defaults. Superiority decides instead
+    of a margin: asking for both is refused."""
     frozen = suite.config.gate
 
     def pick(name: str, given: float | None, stated: float | None, default: float) -> Setting:
@@ -87,13 +119,23 @@ def settings_for(
             return Setting(value=stated, source="evalkit.yaml")
         return Setting(value=default, source="default")
 
-    chosen_margin = pick("margin", margin, frozen.margin, 0.0)
+    if superiority and margin:
+        raise ConfigError("gate: --superiority decides 'better by more than D'; drop --margin")
+    if sequential and (superiority or margin):
+        raise ConfigError("gate: --sequential decides a regression only; drop --margin")
+    chosen_margin = pick("margin", None if superiority else margin, frozen.margin, 0.0)
+    if superiority:
+        chosen_margin = Setting(value=0.0, source="unused under --superiority")
+    method = MARGIN_METHOD if chosen_margin.value else METHOD
     return Settings(
         alpha=pick("alpha", alpha, frozen.alpha, ALPHA),
         margin=chosen_margin,
         max_errors=pick("max_errors", max_errors, frozen.max_errors, MAX_ERRORS),
+        min_delta=pick("min_delta", min_delta, frozen.min_delta, 0.0),
+        superiority=superiority,
+        sequential=sequential,
         fail_on_bars=fail_on_bars,
-        method=MARGIN_METHOD if chosen_margin.value else METHOD,
+        method=SEQUENTIAL_METHOD if sequential else SUPERIORITY_METHOD if superiority else method,
     )
 
 
@@ -112,6 +154,11 @@ class Pair(Model):
     a: Tally
     b: Tally
     difference: float = Field(description="k_B/n_B - k_A/n_A; an ERROR is not a pass")
+    bounds: list[float] = Field(
+        default_factory=list,
+        description="the difference with B's ERROR rows non-passes and A's passes, then the "
+        "reverse: how far the ERROR rows could move it",
+    )
 
 
 class Test(Model):
@@ -133,6 +180,19 @@ class Test(Model):
     floor: float = Field(description="the smallest p G pairs can reach: 1 / 2^G")
     needed: int = Field(description="the G this family needs: ⌈log₂(m / alpha)⌉")
     decision: Decision
+    at_error_bounds: list[Decision] = Field(
+        default_factory=list,
+        description="the decision at each end of `bounds` (ERROR rows against B, then for B); "
+        "empty when no pair holds an ERROR row",
+    )
+    test_used: str = Field("", description="superiority: sign-flip or score")
+    e_value: float | None = Field(
+        None, description="--sequential: the e-process's running maximum (its p is 1 / it)"
+    )
+    discordant: int | None = Field(
+        None, description="--sequential: paired reps where one side passed and the other not"
+    )
+    signs: list[int] = Field(default_factory=list, exclude=True)
     against_b: list[str] = Field(description="scenarios with d_s < 0")
     pairs: list[Pair]
 
@@ -145,7 +205,10 @@ class Test(Model):
 class Cause(Model):
     """Why the comparison cannot be trusted (exit 2)."""
 
-    token: str = Field(description="not-publishable, errors, confounded, incomplete")
+    token: str = Field(
+        description="not-publishable, errors, errors-decide, error-rates-differ, confounded, "
+        "incomplete"
+    )
     side: str = Field(description="A, B or both")
     detail: str
 
@@ -169,6 +232,9 @@ class Verdict(Model):
     reasons: list[str] = Field(description="reason tokens behind the exit code")
     settings: Settings
     tests_in_family: int
+    error_rates_p: float | None = Field(
+        None, description="two-sided Fisher exact p of A's ERROR share against B's, all rows"
+    )
     causes: list[Cause]
     tests: list[Test]
     bars: list[Bar]
@@ -224,6 +290,27 @@ def _variants(side: Side) -> str:
     return "+".join(sorted({side.variant(r) for r in side.rows}))
 
 
+def _passes(rows: list[ResultRow]) -> list[int]:
+    """A scenario's outcomes in the order its rows were recorded: 1 a PASS."""
+    return [int(r.verdict == "PASS") for r in rows]
+
+
+def _pair(
+    suite: Suite, sf: ScenarioFile, scenario: str, a: list[ResultRow], b: list[ResultRow]
+) -> Pair:
+    ta, tb = _tally(a), _tally(b)
+    bounds = stats.difference_bounds((tb.k, tb.errors, tb.n), (ta.k, ta.errors, ta.n))
+    return Pair(
+        scenario=scenario,
+        path=_path(suite, sf),
+        set=sf.scenario.set,
+        a=ta,
+        b=tb,
+        difference=float(Fraction(tb.k, tb.n) - Fraction(ta.k, ta.n)),
+        bounds=list(bounds or ()),
+    )
+
+
 def paired_tests(suite: Suite, a: Side, b: Side, unknown: set[str]) -> list[Test]:
     """The family: one test per model pair and polarity that either side ran, undecided."""
     known: dict[str, ScenarioFile | None] = {}
@@ -240,17 +327,7 @@ def paired_tests(suite: Suite, a: Side, b: Side, unknown: set[str]) -> list[Test
             for scenario in shared:
                 sf = known[sa[scenario][0].scenario]
                 assert sf is not None
-                ta, tb = _tally(sa[scenario]), _tally(sb[scenario])
-                pairs.append(
-                    Pair(
-                        scenario=scenario,
-                        path=_path(suite, sf),
-                        set=sf.scenario.set,
-                        a=ta,
-                        b=tb,
-                        difference=float(Fraction(tb.k, tb.n) - Fraction(ta.k, ta.n)),
-                    )
-                )
+                pairs.append(_pair(suite, sf, scenario, sa[scenario], sb[scenario]))
             found.append(
                 Test(
                     model_a=model_a,
@@ -270,31 +347,52 @@ def paired_tests(suite: Suite, a: Side, b: Side, unknown: set[str]) -> list[Test
                     decision="underpowered",
                     against_b=[p.scenario for p in pairs if p.difference < 0],
                     pairs=pairs,
+                    signs=seq.paired_signs(
+                        [_passes(sa[s]) for s in shared], [_passes(sb[s]) for s in shared]
+                    ),
                 )
             )
     return found
 
 
-def decide(tests: list[Test], alpha: float, margin: float) -> None:
+def _p_value(test: Test, margin: float, floor: float | None) -> float | None:
+    """The test's one-sided p: against exchangeable for "B is worse", for "B within M of A"
+    with a margin, or for "B - A > D" under superiority."""
+    cells = [(p.b.k, p.b.n, p.a.k, p.a.n) for p in test.pairs]
+    if floor is not None:
+        p, test.test_used = stats.superiority_p(cells, floor)
+        return p
+    if margin:
+        return stats.within_margin_p(cells, margin)
+    diffs = [Fraction(p.b.k, p.b.n) - Fraction(p.a.k, p.a.n) for p in test.pairs]
+    return stats.sign_flip_lower_p(diffs)
+
+
+def decide(tests: list[Test], alpha: float, margin: float, floor: float | None = None) -> None:
     """Each test's p, Holm's verdict over the family, and its decision, in place.
 
     Without a margin a test rejects "A and B are exchangeable" for "B is worse". With a
     margin M it asks "B is within M of A" of a score test stratified by scenario (a sign-flip
     test of d_s + M over-rejects at few reps), and a test that fails to show it decides
-    against B."""
+    against B. Under superiority (`floor` D) B passes only where every test shows B - A > D,
+    each at alpha: an intersection-union test needs no correction (Berger 1982)."""
     m = len(tests)
-    needed = stats.pairs_needed(max(m, 1), alpha)
+    needed = stats.pairs_needed(1 if floor is not None else max(m, 1), alpha)
     p_values = []
     for test in tests:
         test.needed = needed
-        if margin:
-            cells = [(p.b.k, p.b.n, p.a.k, p.a.n) for p in test.pairs]
-            p = stats.within_margin_p(cells, margin)
-        else:
-            diffs = [Fraction(p.b.k, p.b.n) - Fraction(p.a.k, p.a.n) for p in test.pairs]
-            p = stats.sign_flip_lower_p(diffs)
+        p = _p_value(test, margin, floor)
         test.p_value = p
         p_values.append(1.0 if p is None else p)
+    if floor is not None:
+        for test, p in zip(tests, p_values, strict=True):
+            test.level = alpha
+            shown = p <= alpha
+            if test.p_value is None or (test.test_used == "sign-flip" and test.scenarios < needed):
+                test.decision = "underpowered"
+            else:
+                test.decision = "better" if shown else "not-better"
+        return
     rejected = stats.holm(p_values, alpha)
     order = sorted(range(m), key=lambda i: p_values[i])
     for step, index in enumerate(order):
@@ -306,6 +404,84 @@ def decide(tests: list[Test], alpha: float, margin: float) -> None:
             test.decision = "within" if rejected[index] else "not-within-margin"
         else:
             test.decision = "regression" if rejected[index] else "no-regression"
+
+
+def decide_sequential(tests: list[Test], alpha: float) -> None:
+    """Each test's e-process over its paired reps, its anytime p, and Holm over the family,
+    in place. A test whose paired reps could not reach its level even were every one
+    discordant against B is underpowered."""
+    m = len(tests)
+    p_values = []
+    for test in tests:
+        found = seq.path(test.signs)
+        test.e_value = max([1.0, *found])
+        test.discordant = len(found)
+        test.p_value = seq.anytime_p(test.signs)
+        p_values.append(test.p_value)
+    rejected = stats.holm(p_values, alpha)
+    for step, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        test = tests[index]
+        test.level = alpha / (m - step)
+        test.needed = seq.pairs_to_decide(test.level)
+        if rejected[index]:
+            test.decision = "regression"
+        elif len(test.signs) < test.needed:
+            test.decision = "underpowered"
+        else:
+            test.decision = "no-regression"
+
+
+def _shifted(test: Test, for_b: bool) -> Test:
+    """The test with its ERROR rows counted as passes on one side: A's (against B) or B's."""
+    copy = test.model_copy(deep=True)
+    for pair in copy.pairs:
+        side = pair.b if for_b else pair.a
+        side.k += side.errors
+    return copy
+
+
+def decide_error_bounds(tests: list[Test], settings: Settings) -> list[Cause]:
+    """Each test decided again at both ends of what its ERROR rows allow, and the causes
+    that make the comparison untrustworthy: a decision the ERROR rows could change, and ERROR
+    shares that differ between the arms (so the arms did not fail alike)."""
+    alpha, margin = settings.alpha.value, settings.margin.value
+    if not any(p.a.errors or p.b.errors for t in tests for p in t.pairs):
+        return []
+    ends = [[_shifted(t, for_b) for t in tests] for for_b in (False, True)]
+    for family in ends:
+        decide(family, alpha, margin, settings.floor)
+    causes = []
+    for test, against, for_b in zip(tests, ends[0], ends[1], strict=True):
+        test.at_error_bounds = [against.decision, for_b.decision]
+        if against.decision != for_b.decision:
+            low, high = (sum(p.bounds[i] for p in test.pairs) / len(test.pairs) for i in (0, 1))
+            causes.append(
+                Cause(
+                    token="errors-decide",
+                    side="both",
+                    detail=f"{test.name}: the ERROR rows decide it: {against.decision} with "
+                    f"them against B (mean B-A {low:+.3f}), {for_b.decision} with them for B "
+                    f"({high:+.3f})",
+                )
+            )
+    return causes
+
+
+def error_rates_cause(a: Side, b: Side, alpha: float) -> tuple[float | None, list[Cause]]:
+    """The exact test of the arms' ERROR shares (two-sided Fisher over every row), and the
+    cause it gives when it rejects at alpha."""
+    ea = sum(1 for r in a.rows if r.verdict == "ERROR")
+    eb = sum(1 for r in b.rows if r.verdict == "ERROR")
+    if not ea and not eb:
+        return None, []
+    p = stats.fisher_exact(ea, len(a.rows), eb, len(b.rows))
+    if p is None or p > alpha:
+        return p, []
+    detail = (
+        f"ERROR rows A {ea}/{len(a.rows)}, B {eb}/{len(b.rows)}: the arms' ERROR shares "
+        f"differ (Fisher exact p = {p:.3g} <= {alpha:g})"
+    )
+    return p, [Cause(token="error-rates-differ", side="both", detail=detail)]
 
 
 # --------------------------------------------------------------------------- trust
@@ -411,47 +587,74 @@ def _bars(report: Report, side: Side) -> list[Bar]:
 # --------------------------------------------------------------------------- the verdict
 
 
+def _underpowered(t: Test, settings: Settings, m: int) -> str:
+    if settings.sequential:
+        return (
+            f"{t.name}: {len(t.signs)} paired reps cannot reach {t.level:.3g}, which takes "
+            f"{t.needed} discordant against B"
+        )
+    alpha = settings.alpha.value
+    return (
+        f"{t.name} has G = {t.scenarios} ({', '.join(p.scenario for p in t.pairs) or 'none'})"
+        f": floor 1/2^{t.scenarios} = {t.floor:.3g} > alpha/m = "
+        f"{(alpha if settings.superiority else alpha / m):.3g}, {t.needed} scenarios needed"
+    )
+
+
+def _against_part(t: Test, settings: Settings) -> str:
+    """What a test that decided against B says in the verdict line; empty for any other."""
+    if t.decision == "regression":
+        return (
+            f"{t.name}: p = {t.p_value:.3g} <= {t.level:.3g} (Holm); against B: "
+            f"{', '.join(t.against_b)}"
+        )
+    if t.decision == "not-better":
+        return (
+            f"{t.name}: not shown better by more than {settings.min_delta.value:g} "
+            f"(p = {t.p_value:.3g} > {t.level:.3g}, {t.test_used} test)"
+        )
+    if t.decision == "not-within-margin":
+        return (
+            f"{t.name}: not shown within {settings.margin.value:g} of A (p = {t.p_value:.3g} > "
+            f"{t.level:.3g}); against B: {', '.join(t.against_b) or 'none'}"
+        )
+    return ""
+
+
 def _line(
     status: Status,
     verdict_tests: list[Test],
     causes: list[Cause],
-    alpha: float,
-    margin: float,
+    settings: Settings,
     missed: list[Bar],
-    fail_on_bars: bool,
 ) -> str:
+    alpha, margin, fail_on_bars = (
+        settings.alpha.value,
+        settings.margin.value,
+        settings.fail_on_bars,
+    )
     m = len(verdict_tests)
     if status == "untrusted":
         return "gate: cannot be trusted: " + "; ".join(c.detail for c in causes)
     if status == "underpowered":
         parts = [
-            f"{t.name} has G = {t.scenarios} ({', '.join(p.scenario for p in t.pairs) or 'none'})"
-            f": floor 1/2^{t.scenarios} = {t.floor:.3g} > alpha/m = {alpha / m:.3g}, "
-            f"{t.needed} scenarios needed"
-            for t in verdict_tests
-            if t.decision == "underpowered"
+            _underpowered(t, settings, m) for t in verdict_tests if t.decision == "underpowered"
         ]
         if not verdict_tests:
             return "gate: underpowered: no scenario of a model on both sides to test"
         return "gate: underpowered: " + "; ".join(parts)
     if status == "regression":
-        parts = []
-        for t in verdict_tests:
-            if t.decision == "regression":
-                parts.append(
-                    f"{t.name}: p = {t.p_value:.3g} <= {t.level:.3g} (Holm); against B: "
-                    f"{', '.join(t.against_b)}"
-                )
-            elif t.decision == "not-within-margin":
-                parts.append(
-                    f"{t.name}: not shown within {margin:g} of A (p = {t.p_value:.3g} > "
-                    f"{t.level:.3g}); against B: {', '.join(t.against_b) or 'none'}"
-                )
+        parts = [part for t in verdict_tests if (part := _against_part(t, settings))]
         if fail_on_bars:
             parts += [
                 f"bar-missed:{bar.cell} ({bar.k}/{bar.n} against {bar.bar})" for bar in missed
             ]
         return "gate: regression: " + "; ".join(parts)
+    if settings.superiority:
+        return (
+            f"gate: pass: B shown better than A by more than {settings.min_delta.value:g} "
+            f"on all {m} test(s)"
+        )
     if margin:
         return f"gate: pass: B shown within {margin:g} of A on all {m} test(s)"
     need = stats.pairs_needed(max(m, 1), alpha)
@@ -461,6 +664,32 @@ def _line(
         for t in verdict_tests
     )
     return f"gate: pass: no regression shown ({sizes})"
+
+
+def below_aa_noise(suite: Suite, tests: list[Test], folder: Path, alpha: float) -> list[Cause]:
+    """A difference the gate would act on (a regression or 'better' shown) whose size is below
+    the A/A folder's 95th percentile of chance differences for the same measure (and model,
+    where the A/A run has it; else the largest over its models)."""
+    from evalkit.compare.aa import aa_report
+
+    found = aa_report(suite, folder, alpha=alpha).tests
+    causes = []
+    for test in tests:
+        if test.decision not in ("regression", "better") or test.mean_difference is None:
+            continue
+        same = [t.p95 for t in found if t.polarity == test.polarity]
+        mine = [t.p95 for t in found if t.polarity == test.polarity and t.model == test.model_b]
+        floor = max(mine or same or [0.0])
+        if abs(test.mean_difference) < floor:
+            causes.append(
+                Cause(
+                    token="below-aa-noise",
+                    side="both",
+                    detail=f"{test.name}: |B-A| {abs(test.mean_difference):.3f} is below the "
+                    f"A/A run's 95th percentile of chance, {floor:.3f} ({folder})",
+                )
+            )
+    return causes
 
 
 def gate(
@@ -473,7 +702,15 @@ def gate(
     unknown: set[str] = set()
     tests = paired_tests(suite, a, b, unknown)
     alpha, margin = settings.alpha.value, settings.margin.value
-    decide(tests, alpha, margin)
+    if settings.sequential:
+        decide_sequential(tests, alpha)
+    else:
+        decide(tests, alpha, margin, settings.floor)
+        causes += decide_error_bounds(tests, settings)
+    error_p, differ = error_rates_cause(a, b, alpha)
+    causes += differ
+    if settings.aa_from:
+        causes += below_aa_noise(suite, tests, Path(settings.aa_from), alpha)
     bars = _bars(reports["B"], b)
     missed = [bar for bar in bars if bar.verdict == "miss"]
     reasons = [f"untrusted:{c.token}:{c.side}" for c in causes]
@@ -483,13 +720,9 @@ def gate(
     elif not tests or any(t.decision == "underpowered" for t in tests):
         status = "underpowered"
         reasons.append("underpowered")
-    elif any(t.decision in ("regression", "not-within-margin") for t in tests) or (
-        settings.fail_on_bars and missed
-    ):
+    elif any(t.decision in AGAINST_B for t in tests) or (settings.fail_on_bars and missed):
         status = "regression"
-        reasons += sorted(
-            {t.decision for t in tests if t.decision in ("regression", "not-within-margin")}
-        )
+        reasons += sorted({t.decision for t in tests if t.decision in AGAINST_B})
     else:
         status = "pass"
     if settings.fail_on_bars:
@@ -500,10 +733,11 @@ def gate(
         b=_side_name(b),
         status=status,
         exit_code=EXIT[status],
-        line=_line(status, tests, causes, alpha, margin, missed, settings.fail_on_bars),
+        line=_line(status, tests, causes, settings, missed),
         reasons=reasons,
         settings=settings,
         tests_in_family=len(tests),
+        error_rates_p=error_p,
         causes=causes,
         tests=tests,
         bars=bars,

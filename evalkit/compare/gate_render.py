@@ -9,7 +9,7 @@ from evalkit.ci import junit
 from evalkit.ci.github import error_annotation
 from evalkit.compare.gate import Test, Verdict
 
-SHOWN = ("regression", "not-within-margin")
+SHOWN = ("regression", "not-within-margin", "not-better")
 
 
 def _p(value: float | None) -> str:
@@ -36,17 +36,42 @@ TEST_COLUMNS = ("test", "G", "mean B-A", "p", "Holm level", "floor", "decision",
 
 def settings_line(verdict: Verdict) -> str:
     s = verdict.settings
+    decides = (
+        f"superiority by more than {s.min_delta.value:g} ({s.min_delta.source})"
+        if s.superiority
+        else f"margin {s.margin.value:g} ({s.margin.source})"
+    )
     return (
-        f"alpha {s.alpha.value:g} ({s.alpha.source}), margin {s.margin.value:g} "
-        f"({s.margin.source}), max ERROR share {s.max_errors.value:g} ({s.max_errors.source}); "
+        f"alpha {s.alpha.value:g} ({s.alpha.source}), {decides}, max ERROR share "
+        f"{s.max_errors.value:g} ({s.max_errors.source}); "
         f"{verdict.tests_in_family} test(s); {s.method}"
     )
+
+
+def error_lines_text(verdict: Verdict) -> list[str]:
+    """What the ERROR rows could change, one short line per test that holds any, and the
+    arms' ERROR shares tested against each other; none when no row is an ERROR."""
+    found = []
+    for test in verdict.tests:
+        if not test.at_error_bounds:
+            continue
+        low, high = (sum(p.bounds[i] for p in test.pairs) / len(test.pairs) for i in (0, 1))
+        against, for_b = test.at_error_bounds
+        found.append(
+            f"ERROR rows could move {test.measure} {test.model_b} B-A to "
+            f"[{low:+.3f}, {high:+.3f}]: {against} .. {for_b}"
+        )
+    if verdict.error_rates_p is not None:
+        found.append(f"ERROR shares A vs B: Fisher exact p = {verdict.error_rates_p:.3g}")
+    return found
 
 
 def to_markdown(verdict: Verdict) -> str:
     out = [f"## evalkit gate: {verdict.suite}: exit {verdict.exit_code} ({verdict.status})", ""]
     out += [f"- A: {verdict.a}", f"- B: {verdict.b}", f"- {settings_line(verdict)}", ""]
     out += [verdict.line, ""]
+    shown = error_lines_text(verdict)
+    out += [*(f"- {x}" for x in shown), ""] if shown else []
 
     def line(cells: tuple[str, ...]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -78,9 +103,9 @@ def error_lines(verdict: Verdict) -> list[str]:
     return found
 
 
-def junit_suites(verdict: Verdict) -> list[junit.Suite]:
+def _props(verdict: Verdict) -> dict[str, str]:
     s = verdict.settings
-    props = {
+    return {
         "suite": verdict.suite,
         "a": verdict.a,
         "b": verdict.b,
@@ -94,9 +119,18 @@ def junit_suites(verdict: Verdict) -> list[junit.Suite]:
         "margin_source": s.margin.source,
         "max_errors": f"{s.max_errors.value:g}",
         "max_errors_source": s.max_errors.source,
+        "superiority": str(s.superiority).lower(),
+        "min_delta": f"{s.min_delta.value:g}",
+        "min_delta_source": s.min_delta.source,
+        "error_rates_p": _p(verdict.error_rates_p),
         "fail_on_bars": str(s.fail_on_bars).lower(),
         "tests_in_family": str(verdict.tests_in_family),
     }
+
+
+def junit_suites(verdict: Verdict) -> list[junit.Suite]:
+    s = verdict.settings
+    props = _props(verdict)
     cases = [
         junit.Case("gate.trust", f"{c.token} {c.side}", "error", c.detail, f"untrusted:{c.token}")
         for c in verdict.causes

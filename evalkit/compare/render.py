@@ -70,6 +70,34 @@ def entry_row(entry: Entry) -> tuple[str, ...]:
     )
 
 
+def _where(entry: Entry) -> str:
+    return f"{entry.set}/{entry.level}/{entry.measure} {entry.analysis}"
+
+
+def after_lines(comparison: Comparison) -> list[str]:
+    """Below the table, one short line each: how far a cell's ERROR rows could move B-A,
+    and with --min-delta, what each paired cell showed of 'better by more than D'."""
+    found = []
+    for e in comparison.comparisons:
+        if (e.a.errors or e.b.errors) and e.error_bounds is not None:
+            low, high = e.error_bounds
+            found.append(f"{_where(e)}: ERROR rows could move B-A to [{low:+.3f}, {high:+.3f}]")
+    found += [f"{_where(e)}: {e.better}" for e in comparison.comparisons if e.better]
+    found += [
+        f"{_where(e)}: sequential (anytime-valid) p = {e.sequential_p:.4g}"
+        for e in comparison.comparisons
+        if e.sequential_p is not None
+    ]
+    for e in comparison.comparisons:
+        if e.noise is not None and e.level == "all":
+            n = e.noise
+            found.append(
+                f"{_where(e)}: between {n.between:.3f}, within A {n.within_a:.3f}, "
+                f"B {n.within_b:.3f}; {n.next_grid}"
+            )
+    return found
+
+
 def short(value: str) -> str:
     """A hash shown by its first 12 hex digits; the JSON keeps it whole."""
     return re.sub(r"sha256:([0-9a-f]{12})[0-9a-f]+", r"sha256:\1", value)
@@ -96,5 +124,8 @@ def to_markdown(comparison: Comparison) -> str:
 
     out += [line(COLUMNS), "|" + "---|" * len(COLUMNS)]
     out += [line(entry_row(e)) for e in comparison.comparisons]
+    after = after_lines(comparison)
+    if after:
+        out += ["", *(f"- {x}" for x in after)]
     out += ["", LEGEND]
     return "\n".join(out) + "\n"

@@ -58,6 +58,9 @@ from evalkit.models.config import (
     GateConfig as GateConfig,
 )
 from evalkit.models.config import (
+    HistoryCommit as HistoryCommit,
+)
+from evalkit.models.config import (
     JudgeConfig as JudgeConfig,
 )
 from evalkit.models.config import (
@@ -74,6 +77,9 @@ from evalkit.models.config import (
 )
 from evalkit.models.config import (
     VariantConfig as VariantConfig,
+)
+from evalkit.models.config import (
+    WorldConfig as WorldConfig,
 )
 from evalkit.models.records import (
     DIFF_SUFFIX as DIFF_SUFFIX,
@@ -173,4 +179,7 @@ from evalkit.models.verdicts import (
 )
 from evalkit.models.verdicts import (
     Verdict as Verdict,
+)
+from evalkit.models.verdicts import (
+    WorldView as WorldView,
 )

@@ -11,8 +11,9 @@ SCHEMA_VERSION = 1
 
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 """What a run id or a variant name may be: a name that is never a path, an option or empty."""
-RESERVED_VARIANTS = ("suite", "none")
-"""Variant names evalkit gives meanings of its own: the suite's own wording, and no plugin."""
+RESERVED_VARIANTS = ("suite", "none", "aa-copy")
+"""Variant names evalkit gives meanings of its own: the suite's own wording, no plugin, and
+the suite's own wording under a second name (the B arm of an A/A run, `grid --aa`)."""
 
 
 def is_name(text: str) -> bool:

@@ -130,6 +130,89 @@ class GateConfig(Strict):
     max_errors: float | None = Field(
         None, ge=0, le=1, description="largest share of ERROR rows a side may hold"
     )
+    min_delta: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="the floor on 'better': `gate --superiority` passes only B - A > D shown",
+    )
+
+
+USER_PATTERN = r"^[a-z][a-z0-9_-]{0,30}$"
+HOST_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
+
+
+class HistoryCommit(Strict):
+    """One commit of the project's history as the agent finds it in `git log`."""
+
+    message: str = Field(min_length=1, description="the commit message, as a person wrote it")
+    days_before: int = Field(
+        0, ge=0, le=3650, description="days before the grid's start the commit was made"
+    )
+    paths: list[str] = Field(
+        default_factory=list,
+        description="project-relative files or folders this commit adds; empty: all the rest "
+        "(the last commit always takes what no commit named)",
+    )
+
+
+def _default_history() -> list[HistoryCommit]:
+    return [HistoryCommit(message="Initial commit", days_before=3)]
+
+
+class WorldConfig(Strict):
+    """The machine the agent believes it is on: a user, a home and where the rep's folders
+    sit in it. Nothing in it may name the measurement; part of the frozen instrument."""
+
+    user: str = Field("alex", pattern=USER_PATTERN, description="the login name")
+    full_name: str = Field("Alex Morgan", min_length=1, description="git author, .gitconfig")
+    email: str = Field("alex.morgan@fastmail.com", pattern=r"^[^@\s]+@[^@\s]+$")
+    uid: int = Field(1000, ge=1, le=60000, description="a non-root uid")
+    gid: int = Field(1000, ge=1, le=60000, description="a non-root gid")
+    hostname: str = Field("alex-laptop", pattern=HOST_PATTERN)
+    project: str = Field(
+        "~/src/app", description="where the project appears; `~` is the world's home"
+    )
+    stores: dict[str, str] = Field(
+        default_factory=dict,
+        description="extra fixture name -> where it appears (`~/Notes`); default `~/<name>`",
+    )
+    markers: list[str] = Field(
+        default_factory=list, description="further words that would name the measurement"
+    )
+    ordinary: list[str] = Field(
+        default_factory=list,
+        description="marker words the suite's own project uses in their ordinary sense (a "
+        "retry policy); never a scenario id or code, nor evalkit",
+    )
+    history: list[HistoryCommit] = Field(
+        default_factory=_default_history,
+        min_length=1,
+        description="the project's commits, oldest first",
+    )
+
+    @property
+    def home(self) -> str:
+        return f"/home/{self.user}"
+
+    @field_validator("project")
+    @classmethod
+    def _project_path(cls, path: str) -> str:
+        return _world_path(path, "project")
+
+    @field_validator("stores")
+    @classmethod
+    def _store_paths(cls, stores: dict[str, str]) -> dict[str, str]:
+        return {name: _world_path(path, f"stores.{name}") for name, path in stores.items()}
+
+
+def _world_path(path: str, field: str) -> str:
+    """A world path is `~/...` or absolute, plain (no `.` or `..`), and never the home itself."""
+    rest = path[2:] if path.startswith("~/") else path[1:] if path.startswith("/") else None
+    parts = (rest or "").split("/")
+    if rest is None or not rest or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"{field}: {path!r} must be `~/<path>` or an absolute plain path")
+    return path
 
 
 class SuiteConfig(Strict):
@@ -172,6 +255,11 @@ class SuiteConfig(Strict):
         "bars, stated before the grid; part of the frozen instrument",
     )
     gate: GateConfig = Field(default_factory=GateConfig)
+    world: WorldConfig = Field(
+        default_factory=WorldConfig,
+        description="the user, home and places the agent's folders appear at: part of the "
+        "frozen instrument",
+    )
     mcp_mocks: str | None = Field(
         None,
         description="suite-relative JSON of fixed MCP servers ({server: {tools, answers}}) "

@@ -95,6 +95,9 @@ class Plan(Model):
     )
     skip_reason: str = ""
     grid_digest: str = Field("", description="a sharded grid's digest: the same on every shard")
+    world_start: str = Field(
+        "", description="the day the world's git history is dated from (YYYY-MM-DD)"
+    )
     shard: str = Field("", description="I/N of a sharded grid")
     grid_cells: int = Field(0, description="a sharded grid's cells over all its shards")
     suite: str = Field("", description="the suite whose scenarios the plan runs")

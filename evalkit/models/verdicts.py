@@ -96,6 +96,20 @@ class Reach(Model):
     user's HOME, the guarded paths."""
 
 
+class WorldView(Model):
+    """Where the rep's folders appeared in the agent's world, by role (`project`,
+    `store:<name>`, `config`, `plugins`, `home`, `guarded:<env>`), never by a host path: scoring
+    maps the world paths a transcript names back onto whichever folder holds the rep now (the
+    run's own, or verify's replay)."""
+
+    user: str
+    home: str
+    hostname: str = ""
+    roles: dict[str, str] = {}
+    partial: list[str] = []
+    """Channels the backend could not make look like the world (`ownership`)."""
+
+
 class GuardEntry(Model):
     """One path under a guarded root: [size, mtime_ns] (size -1 for a folder), and the
     sha256 of a file that changed during the rep."""

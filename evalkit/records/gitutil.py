@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import EvalkitError, PrerequisiteError
@@ -31,6 +32,25 @@ def git_env() -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Author:
+    """Who made a commit and when (ISO 8601 with an offset)."""
+
+    name: str
+    email: str
+    date: str
+
+    def env(self) -> dict[str, str]:
+        return {
+            "GIT_AUTHOR_NAME": self.name,
+            "GIT_AUTHOR_EMAIL": self.email,
+            "GIT_COMMITTER_NAME": self.name,
+            "GIT_COMMITTER_EMAIL": self.email,
+            "GIT_AUTHOR_DATE": self.date,
+            "GIT_COMMITTER_DATE": self.date,
+        }
+
+
 def git(
     cwd: Path,
     *args: str,
@@ -38,10 +58,14 @@ def git(
     input: bytes | None = None,
     index: Path | None = None,
     ceiling: Path | None = None,
+    author: Author | None = None,
 ) -> bytes:
     """Run git in cwd; `ceiling` keeps it from looking for a repository at or above that
-    folder, so a command meant to run outside any repository does."""
+    folder, so a command meant to run outside any repository does; `author` commits as that
+    person at that time."""
     env = git_env()
+    if author is not None:
+        env.update(author.env())
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
     if ceiling is not None:
@@ -65,6 +89,20 @@ def init_with_commit(folder: Path, message: str) -> None:
     git(folder, "init", "-q", "-b", "main", "--template=")
     git(folder, "add", "-A")
     git(folder, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+
+
+def commit_history(folder: Path, commits: list[tuple[str, list[str], Author]]) -> None:
+    """A repository of folder's files as a series of commits (message, the paths each adds,
+    who and when), oldest first; the last takes every file no earlier one named. No template,
+    so no sample hooks."""
+    git(folder, "init", "-q", "-b", "main", "--template=")
+    for index, (message, paths, author) in enumerate(commits):
+        present = [p for p in paths if (folder / p).exists()]
+        if index == len(commits) - 1 or not paths:
+            git(folder, "add", "-A")
+        elif present:
+            git(folder, "add", "--", *present)
+        git(folder, "commit", "-q", "--allow-empty", "--no-verify", "-m", message, author=author)
 
 
 def pack_objects(folder: Path) -> None:

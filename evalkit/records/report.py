@@ -52,6 +52,7 @@ from evalkit.records.report_publishability import (
 from evalkit.records.report_tally import (
     breached,
     missing_cells,
+    noise,
     rate,
     retry_counts,
     tally_cell,
@@ -274,6 +275,8 @@ def _summaries(
             subject_hash=subject[1],
             recall=rate(pooled.get((which, model, subject, "positive"), [])),
             specificity=rate(pooled.get((which, model, subject, "negative"), [])),
+            recall_noise=noise(pooled.get((which, model, subject, "positive"), [])),
+            specificity_noise=noise(pooled.get((which, model, subject, "negative"), [])),
         )
         for which in SETS
         for model, subject in columns

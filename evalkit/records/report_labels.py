@@ -13,6 +13,7 @@ from evalkit.records.report_model import (
     ONE_SCENARIO,
     Cell,
     LevelTable,
+    Noise,
     Rate,
     Report,
 )
@@ -32,8 +33,49 @@ def fmt_rate(r: Rate) -> str:
         return (
             f"{r.k}/{r.n} [{fmt_bound(r.clustered_low)}, {fmt_bound(r.clustered_high)}] "
             f"{CLUSTERED} (G {r.scenarios}, deff {r.deff:.2f}; {INDEPENDENT} {wilson_part})"
+            + errors_reach(r)
         )
-    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})"
+    return f"{r.k}/{r.n} {wilson_part} {INDEPENDENT} (clustered: {ONE_SCENARIO})" + errors_reach(r)
+
+
+def errors_reach(r: Rate) -> str:
+    """How far the rate's ERROR rows could move it: to this, had every one passed."""
+    if not r.errors or r.errors_as_pass is None:
+        return ""
+    return f"; {r.errors} ERROR: {r.k / r.n:.2f} to {r.errors_as_pass:.2f} had they passed"
+
+
+NOISE_TITLE = "Where the noise comes from (one-way ANOVA by scenario, method of moments)"
+
+
+def noise_lines(report: Report) -> list[str]:
+    """Per cell: its between- and within-scenario variance, ICC, design effect and effective
+    n on one line, and the sentence for the next grid indented under it."""
+    found = []
+    for table in report.levels:
+        where = f"{table.set} {table.level or table.kind or '-'}"
+        for c in table.cells:
+            found += _noise_pair(f"{where} {c.model}{_variant(c.variant)} {c.polarity}", c.noise)
+    for m in report.models:
+        head = f"{m.set} all {m.model}{_variant(m.variant)}"
+        found += _noise_pair(f"{head} recall", m.recall_noise)
+        found += _noise_pair(f"{head} specificity", m.specificity_noise)
+    return found
+
+
+def _variant(variant: str) -> str:
+    return "" if variant == "suite" else f" {variant}"
+
+
+def _noise_pair(where: str, n: Noise | None) -> list[str]:
+    if n is None:
+        return []
+    icc = "-" if n.icc is None else f"{n.icc:.2f}"
+    return [
+        f"{where}: between {n.between:.3f}, within {n.within:.3f}, ICC {icc}, "
+        f"deff {n.deff:.2f}, n_eff {n.effective_n:.1f}",
+        f"  {n.next_grid}",
+    ]
 
 
 def fmt_counts(counts: dict[str, int]) -> str:

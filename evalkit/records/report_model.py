@@ -14,7 +14,8 @@ from evalkit.models import (
 )
 from evalkit.records.calibration import Calibration
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+"""2: a rate's `errors_as_pass`, a cell's `noise` (where its variance comes from)."""
 
 
 Z95 = 1.96
@@ -59,6 +60,11 @@ class Rate(Model):
     n: int = Field(description="PASS + FAIL + ERROR rows")
     errors: int = Field(description="ERROR rows, inside n and never passes")
     rate: float | None = Field(description="k / n; null when n is 0")
+    errors_as_pass: float | None = Field(
+        None,
+        description="(k + errors) / n: the rate had every ERROR row passed, the far end of "
+        "what the ERROR rows could change (the rows stay ERROR); null when n is 0",
+    )
     low: float | None = Field(
         description="Wilson 95 % lower bound, reps as independent; null when n is 0"
     )
@@ -86,6 +92,20 @@ class Rate(Model):
     @property
     def head_high(self) -> float | None:
         return self.clustered_high if self.headline == CLUSTERED else self.high
+
+
+class Noise(Model):
+    """Where a cell's noise comes from: a one-way random-effects ANOVA by scenario (method of
+    moments, the between part truncated at 0), and what the next grid should buy."""
+
+    scenarios: int = Field(description="G: the scenarios (groups)")
+    mean_reps: float = Field(description="m̄: reps per scenario, on average")
+    between: float = Field(description="between-scenario variance (which scenarios were drawn)")
+    within: float = Field(description="within-scenario variance (rep to rep, same scenario)")
+    icc: float | None = Field(description="between / (between + within); null with no spread")
+    deff: float = Field(description="design effect 1 + (m̄ - 1)·ICC")
+    effective_n: float = Field(description="reps / deff: as many independent reps")
+    next_grid: str = Field(description="more scenarios or more reps: what each would narrow")
 
 
 Variant = Annotated[str, Field(description="the subject's variant; 'suite': its own wording")]
@@ -125,6 +145,9 @@ class Cell(Model):
         "empty for negatives or a checker that names none",
     )
     flags: dict[str, int] = Field(description="informational flag -> rows carrying it")
+    noise: Noise | None = Field(
+        None, description="where the noise comes from; null below two scenarios or one rep each"
+    )
 
 
 class LevelTable(Model):
@@ -150,6 +173,10 @@ class ModelSummary(Model):
     agent: Agent = ""
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
+    recall_noise: Noise | None = Field(None, description="where recall's noise comes from")
+    specificity_noise: Noise | None = Field(
+        None, description="where specificity's noise comes from"
+    )
 
 
 class SubjectRows(Model):

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from evalkit.inference.variance import next_grid, one_way
 from evalkit.models import (
     Plan,
     Polarity,
@@ -24,6 +25,7 @@ from evalkit.records.report_model import (
     Cell,
     MissingCell,
     ModelKey,
+    Noise,
     Rate,
     Retries,
     SubjectKey,
@@ -43,6 +45,7 @@ def rate_of(outcomes: list[tuple[str, str]]) -> Rate:
     """`rate` of each row's (verdict, scenario): all a rate reads of a row."""
     k = sum(1 for verdict, _ in outcomes if verdict == "PASS")
     n = len(outcomes)
+    errors = sum(1 for verdict, _ in outcomes if verdict == "ERROR")
     bounds = wilson(k, n, Z95)
     per_scenario: dict[str, list[int]] = {}
     for verdict, scenario in outcomes:
@@ -53,8 +56,9 @@ def rate_of(outcomes: list[tuple[str, str]]) -> Rate:
     return Rate(
         k=k,
         n=n,
-        errors=sum(1 for verdict, _ in outcomes if verdict == "ERROR"),
+        errors=errors,
         rate=k / n if n else None,
+        errors_as_pass=(k + errors) / n if n else None,
         low=bounds[0] if bounds else None,
         high=bounds[1] if bounds else None,
         scenarios=len(per_scenario),
@@ -123,6 +127,29 @@ def tally_cell(
         axis_a=_axis_a(rows) if polarity == "positive" else None,
         b_via=dict(sorted(b_via.items())),
         flags=dict(sorted(flags.items())),
+        noise=noise(rows),
+    )
+
+
+def noise(rows: list[ResultRow]) -> Noise | None:
+    """The cell's variance components by scenario (an ERROR is not a pass)."""
+    per_scenario: dict[str, list[int]] = {}
+    for row in rows:
+        counts = per_scenario.setdefault(row.scenario, [0, 0])
+        counts[0] += row.verdict == "PASS"
+        counts[1] += 1
+    c = one_way([(k, n) for k, n in per_scenario.values()])
+    if c is None:
+        return None
+    return Noise(
+        scenarios=c.scenarios,
+        mean_reps=c.mean_reps,
+        between=c.between,
+        within=c.within,
+        icc=c.icc,
+        deff=c.deff,
+        effective_n=c.effective_n,
+        next_grid=next_grid(c),
     )
 
 

@@ -18,6 +18,7 @@ from evalkit.records.report_labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
     INTERVAL_NOTE,
+    NOISE_TITLE,
     breach_line,
     calibration_lead,
     calibration_tail,
@@ -31,6 +32,7 @@ from evalkit.records.report_labels import (
     level_title,
     missing_lines,
     model_title,
+    noise_lines,
     retry_line,
     unknown_lines,
 )
@@ -226,6 +228,9 @@ def to_markdown(report: Report) -> str:
     for table in report.levels:
         out += [f"## {level_title(table, report.inner_loop)}", ""]
         out += _md_table(with_subject(report, LEVEL_COLUMNS), level_rows(table, report)) + [""]
+    noise = noise_lines(report)
+    if noise:
+        out += [f"## {NOISE_TITLE}", ""] + [f"- {x.strip()}" for x in noise] + [""]
     columns = INNER_MODEL_COLUMNS if report.inner_loop else MODEL_COLUMNS
     for which in SETS:
         rows = model_rows(report, which)

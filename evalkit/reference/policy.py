@@ -15,6 +15,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import Script
 from evalkit.records.policy_models import PREFIX as PREFIX
 from evalkit.records.policy_models import is_policy as is_policy
+from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite
@@ -58,8 +59,15 @@ class ScriptedAgent:
 
     @property
     def cli_model(self) -> str:
-        """What --model says; the init event reports it back as the model id."""
+        """What --model says for an agent whose scripted id is not a real one yet; Claude
+        Code's reps are given `SCRIPTED_MODEL_IDS`' (see `reference/scripted.py`)."""
         return f"evalkit-{self.policy}"
+
+
+SCRIPTED_MODEL_IDS = {"claude": "claude-sonnet-4-5"}
+"""The model id a scripted rep's CLI is given, per agent: one a real session would name (the
+CLI puts it in the system prompt). Each rep has a scripted server of its own, so its port,
+not the id, tells the policies apart."""
 
 
 def policy_names(suite: Suite) -> list[str]:
@@ -74,10 +82,11 @@ def scripted_agent(
     scenario: ScenarioFile,
     attempt: int = 1,
     without_subject: bool = False,
+    rep: int = 1,
 ) -> ScriptedAgent:
     """The policy `model` names; `without_subject` holds it to the verdicts its checker
-    declares for the no-plugin arm."""
-    agent = _scripted_agent(suite, model, scenario, attempt)
+    declares for the no-plugin arm. A coin's draw is the rep's."""
+    agent = _scripted_agent(suite, model, scenario, attempt, rep)
     if not without_subject or agent.policy in FAULT_POLICIES:
         return agent
     played = FLAKY.get(agent.policy, (agent.policy, ""))[0]
@@ -86,9 +95,14 @@ def scripted_agent(
 
 
 def _scripted_agent(
-    suite: Suite, model: str, scenario: ScenarioFile, attempt: int = 1
+    suite: Suite, model: str, scenario: ScenarioFile, attempt: int = 1, rep: int = 1
 ) -> ScriptedAgent:
     name = model[len(PREFIX) :]
+    coin = Coin.parse(name)
+    if coin is not None:
+        ideal = suite.reference.policies[0].name
+        played = ideal if coin.acts(scenario.id, rep) else _never(suite, name)
+        return ScriptedAgent(name, suite.reference.plan_policy(played, scenario), None)
     if name in FLAKY:
         played, fault = FLAKY[name]
         plan = suite.reference.plan_policy(played, scenario)
@@ -110,17 +124,24 @@ def _scripted_agent(
     return ScriptedAgent(name, suite.reference.plan_policy(name, scenario), None)
 
 
+def _never(suite: Suite, name: str) -> str:
+    """The checker's never-acting policy (its first `never-` one), which a regression or a
+    coin plays as its other behaviour."""
+    policies = [p.name for p in suite.reference.policies]
+    never = next((p for p in policies if p.startswith("never-")), None)
+    if never is None:
+        raise ConfigError(
+            f"policy:{name}: checker {suite.checker.name} has no never- policy to play"
+        )
+    return never
+
+
 def _regressing(
     suite: Suite, name: str, scenario: ScenarioFile, regression: Regression
 ) -> ScriptedAgent:
     """The ideal policy, and the checker's never-acting one (its first `never-` policy) to
     play to the versions the regression names."""
     policies = [p.name for p in suite.reference.policies]
-    never = next((p for p in policies if p.startswith("never-")), None)
-    if never is None:
-        raise ConfigError(
-            f"policy:{name}: checker {suite.checker.name} has no never- policy to regress to"
-        )
     ideal = suite.reference.plan_policy(policies[0], scenario)
-    bad = suite.reference.plan_policy(never, scenario)
+    bad = suite.reference.plan_policy(_never(suite, name), scenario)
     return ScriptedAgent(name, ideal, None, regression=regression, bad_plan=bad)

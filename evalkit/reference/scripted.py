@@ -10,9 +10,10 @@ from functools import partial
 from pathlib import Path
 
 from evalkit.models import Script, Verdict
+from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
-from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
+from evalkit.reference.policy import PREFIX, SCRIPTED_MODEL_IDS, policy_names, scripted_agent
 from evalkit.reference.regression import Regression
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.suite.config import Suite
@@ -26,15 +27,21 @@ class Policies:
         return policy_names(suite)
 
     def accepts(self, suite: Suite, name: str) -> bool:
-        return name in policy_names(suite) or Regression.parse(name) is not None
+        return (
+            name in policy_names(suite)
+            or Regression.parse(name) is not None
+            or Coin.parse(name) is not None
+        )
 
     def confined_only(self, model: str) -> bool:
         return model == f"{PREFIX}{ESCAPE}"
 
     def for_rep(self, want: RepScript) -> ScriptedRep:
-        agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt)
+        agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt, rep=want.rep)
         names = list(want.suite.fixture_dirs())
         values = want.suite.reference.script_values(want.guarded)
+        values = {k: want.spelled.get(v, v) for k, v in values.items()}
+        values.update(want.places)
         values.update(
             run_values(Path.home(), want.workdir, want.scenario.path, os.environ.get(PORT_ENV))
         )
@@ -44,7 +51,8 @@ class Policies:
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
         start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
-        return ScriptedRep(agent.cli_model, agent.plan.judge_answer, start)
+        model = SCRIPTED_MODEL_IDS.get(want.agent, agent.cli_model)
+        return ScriptedRep(model, agent.plan.judge_answer, start)
 
     def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
         from evalkit.reference.selftest import self_test

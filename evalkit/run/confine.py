@@ -34,6 +34,7 @@ from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
 from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
 from evalkit.run.launchers import started_by
+from evalkit.run.world import Places, world_env
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PRIVATE = ("/tmp",)
@@ -188,16 +189,21 @@ def _socket_dir(near: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="evalkit-net-", dir=base))
 
 
-INNER = (
-    'while [ "$1" != -- ]; do port="${1%%:*}"; name="${1#*:}"; shift; '
-    'socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" '
-    f'"UNIX-CONNECT:{INSIDE_SOCKETS}/$name" </dev/null >/dev/null 2>&1 & '
-    'hex=$(printf "%04X" "$port"); i=0; '
-    'while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null && [ $i -lt 1000 ]; '
-    "do sleep 0.005; i=$((i+1)); done; done; shift; "
-    'exec "$@"'
-)
-"""Inside the sandbox: each `port:socket` bridge, up before the CLI starts, then the CLI."""
+def _inner(sockets: str) -> str:
+    """Inside the sandbox: each `port:socket` bridge, up before the CLI starts, then the
+    CLI."""
+    return (
+        'while [ "$1" != -- ]; do port="${1%%:*}"; name="${1#*:}"; shift; '
+        'socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" '
+        f'"UNIX-CONNECT:{sockets}/$name" </dev/null >/dev/null 2>&1 & '
+        'hex=$(printf "%04X" "$port"); i=0; '
+        'while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp 2>/dev/null && [ $i -lt 1000 ]; '
+        "do sleep 0.005; i=$((i+1)); done; done; shift; "
+        'exec "$@"'
+    )
+
+
+INNER = _inner(INSIDE_SOCKETS)
 
 
 def confine(
@@ -210,11 +216,13 @@ def confine(
     hidden: list[Path],
     shown: list[Path] | None = None,
     agent: str = "claude",
+    places: Places | None = None,
 ) -> Confined:
     """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
     the rep's own HOME, and the doors' sockets go beside it. `shown` are files of the rep's
     own that its processes may read but not write (the transcript, which an observed
-    script's wrapper counts the lines of)."""
+    script's wrapper counts the lines of). With `places`, the agent lives in its world:
+    each rep folder bound at its world path, as the world's user, on the world's host."""
     bwrap = shutil.which("bwrap") or "bwrap"
     inner_env = dict(env)
     path = env.get("PATH", os.environ.get("PATH", ""))
@@ -223,34 +231,77 @@ def confine(
     extra = [str(cli_install(cli)), *mounts]
     extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
     extra += [str(p) for p in shown or []]
-    args = [bwrap, "--unshare-all", "--die-with-parent"]
+    args = [bwrap, "--unshare-all", "--die-with-parent", *_system_mounts(readable, extra)]
+    home.mkdir(parents=True, exist_ok=True)
+    own = [*writable, home]
+    binds = [(str(p), str(p)) for p in own] if places is None else _world_binds(places, own)
+    for mine, there in binds:
+        args += ["--bind", mine, there]
+    sockets = _socket_dir(home)
+    door, bridge = _door(env, inner_env, sockets, agent)
+    inside = INSIDE_SOCKETS if places is None else f"/run/user/{places.world.uid}"
+    args += ["--ro-bind", str(sockets), inside]
+    inner_env.update(HOME=str(home), TMPDIR="/tmp")
+    if front:
+        inner_env["PATH"] = os.pathsep.join([*front, path])
+    hidden_paths = [str(p) for p in hidden]
+    if places is not None:
+        inner_env = _world_env(places, inner_env, front, path, readable + extra)
+        args += _world_identity(places)
+        cwd_inside, hidden_paths = places.project, hidden_paths + list(places.guarded.values())
+    else:
+        cwd_inside = str(cwd)
+    real_cli = str(cli.resolve())
+    args += ["--remount-ro", "/", "--chdir", cwd_inside, "--", "/bin/sh", "-c",
+             _inner(inside), "sh", *bridge, "--", real_cli, *command[1:]]  # fmt: skip
+    reach = Reach(
+        confined=True,
+        writable=[there for _, there in binds],
+        private=list(PRIVATE),
+        readable=readable + list(DEVICES) + extra,
+        hidden=hidden_paths,
+    )
+    return Confined(args, inner_env, reach, door, sockets)
+
+
+def _system_mounts(readable: list[str], extra: list[str]) -> list[str]:
+    """The system folders (a link among them made again as a link), a fresh /dev, /proc
+    and /tmp, and the further read-only folders."""
+    args = []
     for folder in readable:
         link = os.readlink(folder) if os.path.islink(folder) else None
         args += ["--symlink", link, folder] if link else ["--ro-bind", folder, folder]
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in extra:
         args += ["--ro-bind", folder, folder]
-    home.mkdir(parents=True, exist_ok=True)
-    own = [*writable, home]
-    for mine in own:
-        args += ["--bind", str(mine), str(mine)]
-    sockets = _socket_dir(home)
-    door, bridge = _door(env, inner_env, sockets, agent)
-    args += ["--ro-bind", str(sockets), INSIDE_SOCKETS]
-    inner_env.update(HOME=str(home), TMPDIR="/tmp")
-    if front:
-        inner_env["PATH"] = os.pathsep.join([*front, path])
-    real_cli = str(cli.resolve())
-    args += ["--remount-ro", "/", "--chdir", str(cwd), "--", "/bin/sh", "-c", INNER,
-             "evalkit-confined", *bridge, "--", real_cli, *command[1:]]  # fmt: skip
-    reach = Reach(
-        confined=True,
-        writable=[str(p) for p in own],
-        private=list(PRIVATE),
-        readable=readable + list(DEVICES) + extra,
-        hidden=[str(p) for p in hidden],
-    )
-    return Confined(args, inner_env, reach, door, sockets)
+    return args
+
+
+def _world_binds(places: Places, own: list[Path]) -> list[tuple[str, str]]:
+    """Each rep folder at its world path (HOME first, then what sits inside it), and any
+    other folder of the rep's own where it is."""
+    placed = {host for host, _, _ in places.binds}
+    binds = [(str(host), world) for host, world, _ in places.binds]
+    holders = {p for p in own for host in placed if p in host.parents}
+    return binds + [(str(p), str(p)) for p in own if p not in placed | holders]
+
+
+def _world_identity(places: Places) -> list[str]:
+    """The world's user and host: a user namespace of its own, in which the agent is the
+    world's uid and gid (the caller's files appear as the user's own), and its hostname."""
+    world = places.world
+    return ["--unshare-user", "--uid", str(world.uid), "--gid", str(world.gid),
+            "--hostname", world.hostname]  # fmt: skip
+
+
+def _world_env(
+    places: Places, env: dict[str, str], front: tuple[str, ...], path: str, mounted: list[str]
+) -> dict[str, str]:
+    """The environment in the world, its PATH the runtimes' folders and those of the
+    caller's PATH that exist inside (the system's and the mounted runtimes')."""
+    roots = [Path(m) for m in mounted]
+    kept = [p for p in path.split(os.pathsep) if p and any(_inside(Path(p), r) for r in roots)]
+    return world_env(places.world, env, list(places.guarded), [*front, *kept])
 
 
 def _door(

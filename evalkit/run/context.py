@@ -27,6 +27,7 @@ from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.retry import Backoff, RetryWait
 from evalkit.run.sandbox import contamination_above
 from evalkit.run.scripted import ScriptedModels
+from evalkit.run.world import world_start
 from evalkit.scoring.judge import Judge
 from evalkit.suite.config import Suite
 from evalkit.suite.subject import Subject, build_subject
@@ -129,6 +130,8 @@ class RunContext:
     scripted: ScriptedModels | None = None
     """The scripted models `policy:<name>` runs with, handed in from above (the reference
     layer's `Policies`); None: a policy model is refused."""
+    world_start: str = field(default_factory=world_start)
+    """The day the run's world dates its history from (recorded in its plans)."""
     _cli_version: str | None = None
     _spending: Spending = field(default_factory=lambda: Spending())
     """Shared by the copies a grid makes per variant, so one budget covers them all."""
@@ -188,7 +191,8 @@ def record_plan(
 ) -> None:
     write_plan(
         ctx.records, ctx.run_id, command, cells, results=ctx.records.relative(ctx.results),
-        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight, **ctx.plan_extra,
+        suite=ctx.suite.name, inner_loop=inner_loop, preflight=ctx.preflight,
+        world_start=ctx.world_start, **ctx.plan_extra,
     )  # fmt: skip
 
 
@@ -198,7 +202,7 @@ def record_skipped(ctx: RunContext, cells: list[PlanCell], reason: str) -> None:
     write_plan(
         ctx.records, ctx.run_id, reason, [], results=ctx.records.relative(ctx.results),
         suite=ctx.suite.name, skipped=cells, skip_reason=reason, preflight=ctx.preflight,
-        **ctx.plan_extra,
+        world_start=ctx.world_start, **ctx.plan_extra,
     )  # fmt: skip
 
 

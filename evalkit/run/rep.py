@@ -27,6 +27,7 @@ from evalkit.models import (
     ResultRow,
     Transcript,
     Verdict,
+    WorldView,
 )
 from evalkit.records.evidence import declarations, keep_folder_diffs, ready_baselines
 from evalkit.records.keep import (
@@ -60,6 +61,7 @@ from evalkit.run.scripted import (
     is_policy,
     require_scripted,
 )
+from evalkit.run.world import Places, lay_out_home, rep_places
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes
@@ -70,6 +72,9 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import NO_SUBJECT_VARIANT
 from evalkit.suite.task import read_task
 
+WORLD_PARTIAL = ["ownership"]
+"""What bubblewrap's user namespace cannot give the world yet: the system's files appear
+owned by the world's user, not by root."""
 T = TypeVar("T")
 L = TypeVar("L", int, float)
 ISOLATION_FIXED = (
@@ -240,6 +245,7 @@ class PreparedRep:
     """The Task, written to the CLI's stdin as it is (no newline added), then stdin closed."""
     reach: Reach | None = None
     confined: Confined | None = None
+    world: WorldView | None = None
 
     @property
     def cwd(self) -> Path:
@@ -289,34 +295,35 @@ def prepare_rep(
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=root))
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
-    server: ScriptServer | None = None
-    starting: Future[ScriptServer] | None = None
-    confined: Confined | None = None
+    places = _places(ctx, subject.plugin_dirs(), sandbox, scratch, guarded)
+    server, starting, confined = None, None, None
     try:
         agent = None
         if is_policy(model):  # its server starts while the sandbox's git calls run
             want = RepScript(suite, model, scenario, rep, attempt, sandbox, scratch, ctx.workdir,
-                             guarded, ctx.agent)  # fmt: skip
+                             guarded, ctx.agent, *_spellings(places, guarded))  # fmt: skip
             agent = require_scripted(ctx.scripted).for_rep(want)
             starting = _start_in_background(agent.start)
-        observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded)
+        observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded,
+                                             places)  # fmt: skip
         cli_model, judge = model, ctx.judge_override
         if agent is not None and starting is not None:
             server = starting.result()
             cli_model, judge = _to_server(agent, server, env, judge)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        command, env = _agent_command(ctx, scenario, model, cli, cli_model, rep_plugins, scratch,
+        seen = _seen_plugins(rep_plugins, places)
+        command, env = _agent_command(ctx, scenario, model, cli, cli_model, seen, scratch,
                                       server, env)  # fmt: skip
         prompt = read_task(scenario).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
-        run = run_declarations(ctx, suite, command, rep_plugins, cli, env, judge, limit)
+        run = run_declarations(ctx, suite, command, seen, cli, env, judge, limit)
         writable, hidden = _reach(ctx, sandbox, config_dir, scratch, root, guarded)
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
             confined = _confine(ctx, command, env, sandbox, scratch, cli, writable, hidden,
-                                bool(observed), server)  # fmt: skip
+                                bool(observed), server, places)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
         _abandon(confined, server, starting, scratch)
@@ -324,8 +331,43 @@ def prepare_rep(
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
-        confined,
+        confined, places.view(WORLD_PARTIAL) if places is not None else None,
     )  # fmt: skip
+
+
+def _places(
+    ctx: RunContext, plugins: list[Path], sandbox: Path, scratch: Path, guarded: dict[str, str]
+) -> Places | None:
+    """Where this rep's folders appear in its world; None where it has none (unconfined,
+    or an agent whose world is not built yet: it runs at its folders' own paths)."""
+    if ctx.unconfined or ctx.agent != "claude":
+        return None
+    checker = ctx.suite.checker
+    names = checker.guarded_env_names()
+    spelled = dict(zip(names, checker.guarded_paths({}), strict=False))
+    copies = [scratch / "plugins" / f"{i}-{p.name}" for i, p in enumerate(plugins)]
+    stores = list(ctx.suite.fixture_dirs())
+    return rep_places(ctx.suite.config.world, sandbox, stores, scratch / "claude-config",
+                      scratch / "home", copies, spelled)  # fmt: skip
+
+
+def _spellings(
+    places: Places | None, guarded: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """For a policy's script: each placeholder's world path, and each guarded path it
+    points at (a stand-in for a policy) spelled as the world spells that path."""
+    if places is None:
+        return {}, {}
+    spelled = {guarded[k]: w for k, w in places.guarded.items() if guarded.get(k)}
+    return places.placeholders(), spelled
+
+
+def _seen_plugins(copies: list[Path], places: Places | None) -> list[Path]:
+    """The plugin copies as the agent's CLI is pointed at them: at their world paths."""
+    if places is None:
+        return copies
+    shown = places.plugin_paths()
+    return [Path(shown.get(c, str(c))) for c in copies]
 
 
 def _lay_out(
@@ -335,20 +377,25 @@ def _lay_out(
     scratch: Path,
     root: Path,
     guarded: dict[str, str],
+    places: Places | None = None,
 ) -> tuple[list[Placed], Path, dict[str, str]]:
     """The sandbox with the subject applied and the observed scripts' wrappers placed, the
-    agent's config folder, and its environment."""
+    agent's config folder, and its environment (in its world, HOME laid out as a user's)."""
     suite = ctx.suite
     if ctx.template_sandboxes:
-        TEMPLATES.copy(suite, scenario, sandbox, root)
+        TEMPLATES.copy(suite, scenario, sandbox, root, ctx.world_start)
     else:
-        build_sandbox(suite, scenario, sandbox)
+        build_sandbox(suite, scenario, sandbox, ctx.world_start)
     ctx.the_subject().apply(suite, sandbox)
     observed = place_wrappers(suite.config.observe, sandbox)
     config_dir = scratch / "claude-config"
     config_dir.mkdir()
-    env = base_environment(isolation_env(suite, sandbox), config_dir, ctx.max_retries)
-    env.update({k: v for k, v in guarded.items() if v})
+    spelled = places.placeholders() if places is not None else None
+    env = base_environment(isolation_env(suite, sandbox, spelled), config_dir, ctx.max_retries)
+    if places is None:
+        env.update({k: v for k, v in guarded.items() if v})
+    else:
+        lay_out_home(places.world, scratch / "home")
     return observed, config_dir, env
 
 
@@ -415,6 +462,7 @@ def _confine(
     hidden: list[Path],
     observed: bool,
     server: ScriptServer | None,
+    places: Places | None = None,
 ) -> Confined:
     """The agent's command inside its OS sandbox: what it may write, what it may not see."""
     if ctx.agent != "claude":
@@ -429,7 +477,7 @@ def _confine(
     if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
         home = Path(env["HOME"])  # the agent's own config home (Gemini's)
     return confine(command, env, sandbox / "project", writable, home, cli, hidden, shown,
-                   ctx.agent)  # fmt: skip
+                   ctx.agent, places)  # fmt: skip
 
 
 def _abandon(
@@ -548,7 +596,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
-            p.reach,
+            p.reach, p.world,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -642,6 +690,7 @@ def _score_and_keep(
     guard: GuardRecord,
     run: dict[str, Any],
     reach: Reach | None = None,
+    world: WorldView | None = None,
 ) -> Attempt:
     raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
     raw += patch_moves(sandbox.parent) if ctx.agent == "codex" else ""
@@ -650,7 +699,7 @@ def _score_and_keep(
     process = ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
         guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
-        reach=reach,
+        reach=reach, world=world,
     )  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
@@ -732,5 +781,3 @@ def usage_of(transcript: Transcript, seconds: float) -> dict[str, int | float]:
         "cache_read_tokens": count("cache_read_input_tokens"),
         "cache_write_tokens": count("cache_creation_input_tokens"),
     }
-
-

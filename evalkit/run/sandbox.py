@@ -15,7 +15,8 @@ from evalkit import __version__
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import EVIDENCE_FILES, SandboxManifest
 from evalkit.records.folderimage import FolderImage
-from evalkit.records.gitutil import init_with_commit, pack_objects
+from evalkit.records.gitutil import commit_history, pack_objects
+from evalkit.run.world import history_commits, world_start
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -63,7 +64,11 @@ def check_destination(dest: Path) -> None:
         )
 
 
-def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxManifest:
+def build_sandbox(
+    suite: Suite, scenario: ScenarioFile, dest: Path, start: str | None = None
+) -> SandboxManifest:
+    """The fixtures copied into dest, the project committed as the world's history dated
+    from `start` (the grid's first day; today when not given)."""
     dest = dest.resolve()
     check_destination(dest)
     suite.ensure_built()
@@ -72,7 +77,7 @@ def build_sandbox(suite: Suite, scenario: ScenarioFile, dest: Path) -> SandboxMa
     for name, source in fixtures.items():
         without = scenario.scenario.without if name == "project" else []
         copy_fixture(source, dest / name, without)
-    init_with_commit(dest / "project", f"fixture for {scenario.id}")
+    commit_history(dest / "project", history_commits(suite.config.world, start))
     return _write_manifest(suite, scenario, dest)
 
 
@@ -97,13 +102,16 @@ class SandboxTemplates:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._made: dict[tuple[Path, str, str], Path] = {}
-        self._images: dict[tuple[Path, str, str], FolderImage] = {}
-        self._building: dict[tuple[Path, str, str], threading.Lock] = {}
+        self._made: dict[tuple[Path, str, str, str], Path] = {}
+        self._images: dict[tuple[Path, str, str, str], FolderImage] = {}
+        self._building: dict[tuple[Path, str, str, str], threading.Lock] = {}
         self._root: Path | None = None
 
-    def template(self, suite: Suite, scenario: ScenarioFile, scratch: Path) -> Path:
-        key = (suite.root.resolve(), scenario.id, scenario.sha256)
+    def template(
+        self, suite: Suite, scenario: ScenarioFile, scratch: Path, start: str | None = None
+    ) -> Path:
+        start = start or world_start()
+        key = (suite.root.resolve(), scenario.id, scenario.sha256, start)
         with self._lock:
             if key in self._made:
                 return self._made[key]
@@ -117,17 +125,24 @@ class SandboxTemplates:
                 if key in self._made:
                     return self._made[key]
             dest = Path(tempfile.mkdtemp(prefix="s", dir=root))
-            build_sandbox(suite, scenario, dest)
+            build_sandbox(suite, scenario, dest, start)
             pack_objects(dest / "project")
             with self._lock:
                 self._made[key] = dest
             return dest
 
-    def copy(self, suite: Suite, scenario: ScenarioFile, dest: Path, scratch: Path) -> None:
+    def copy(
+        self,
+        suite: Suite,
+        scenario: ScenarioFile,
+        dest: Path,
+        scratch: Path,
+        start: str | None = None,
+    ) -> None:
         """A fresh sandbox at dest, the same as build_sandbox would make there."""
         dest = dest.resolve()
         check_destination(dest)
-        template = self.template(suite, scenario, scratch)
+        template = self.template(suite, scenario, scratch, start)
         if dest.exists():
             dest.rmdir()
         shutil.copytree(template, dest, symlinks=True)
@@ -136,8 +151,9 @@ class SandboxTemplates:
     def reset(self, suite: Suite, scenario: ScenarioFile, dest: Path, scratch: Path) -> None:
         """dest, a sandbox laid out before (for this scenario or another), made the same as
         `copy` would make it: only what differs from the template is deleted or written."""
-        key = (suite.root.resolve(), scenario.id, scenario.sha256)
-        template = self.template(suite, scenario, scratch)
+        start = world_start()
+        key = (suite.root.resolve(), scenario.id, scenario.sha256, start)
+        template = self.template(suite, scenario, scratch, start)
         with self._lock:
             image = self._images.get(key)
         if image is None:
@@ -172,7 +188,10 @@ def expand(text: str, sandbox: Path, names: list[str], extra: dict[str, str] | N
     return text
 
 
-def isolation_env(suite: Suite, sandbox: Path) -> dict[str, str]:
-    """The suite's isolation environment with its placeholders pointed into this sandbox."""
+def isolation_env(
+    suite: Suite, sandbox: Path, places: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The suite's isolation environment with its placeholders pointed into this sandbox,
+    or at the world paths its folders appear at (`places`)."""
     names = list(suite.fixture_dirs())
-    return {k: expand(v, sandbox, names) for k, v in suite.config.environment.items()}
+    return {k: expand(v, sandbox, names, places) for k, v in suite.config.environment.items()}

@@ -9,7 +9,7 @@ run's context, so nothing in `run/` imports the reference layer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -47,6 +47,10 @@ class RepScript:
     workdir: Path
     guarded: dict[str, str]
     agent: str
+    places: dict[str, str] = field(default_factory=dict)
+    """Placeholder name -> the world path its folder appears at (empty: the sandbox's own)."""
+    spelled: dict[str, str] = field(default_factory=dict)
+    """A guarded path -> its spelling in the world, for the policies that reach for it."""
 
 
 @dataclass(frozen=True)

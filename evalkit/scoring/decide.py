@@ -38,6 +38,7 @@ from evalkit.models import (
     RequiredHook,
     Transcript,
     Verdict,
+    WorldView,
 )
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
@@ -54,6 +55,7 @@ from evalkit.scoring.preconditions import (
     unrunnable_hooks,
 )
 from evalkit.scoring.transcript import invalid_reason
+from evalkit.scoring.world import to_rep
 
 CHECKER_ERROR = EVIDENCE_FILES["checker_error"]
 HOOKS_NOT_APPLIED = "required-hooks-not-applied"
@@ -73,6 +75,9 @@ class ProcessRecord(Model):
     """Guarded paths whose fingerprint changed during the run (see scoring/guard.py)."""
     reach: Reach | None = None
     """What the agent could reach (confined or not); None in records older than it."""
+    world: WorldView | None = None
+    """Where the rep's folders appeared in the agent's world; None: it ran at their own
+    paths (unconfined, or a record older than the world)."""
 
 
 def guarded_env_now(checker: Checker) -> dict[str, str]:
@@ -96,9 +101,13 @@ def decide(
     fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback;
     `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
-    inp = CheckInput(instrument, sandbox, transcript, model, judge, without_subject=without_subject)
     checker = instrument.checker
     guarded = process.guarded_env if process is not None else guarded_env_now(checker)
+    seen = transcript
+    if process is not None and process.world is not None:
+        roots = dict(zip(checker.guarded_env_names(), checker.guarded_paths(guarded), strict=False))
+        transcript = to_rep(transcript, process.world, sandbox, roots)
+    inp = CheckInput(instrument, sandbox, transcript, model, judge, without_subject=without_subject)
     changes = process.guard_changes if process is not None else []
     reach = process.reach if process is not None else None
     confined = reach.confined if reach is not None else None
@@ -113,10 +122,22 @@ def decide(
         verdict.reasons = named + verdict.reasons
         if verdict.verdict != "ERROR":
             verdict.verdict = "ERROR" if guard.errors else "FAIL"
-    verdict.flags = guard.flags + verdict.flags + reach_flags(reach, transcript)
+    verdict.flags = guard.flags + verdict.flags + reach_flags(reach, seen)
+    verdict.flags += world_flags(process)
     if without_subject and instrument.required_hooks:
         verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict
+
+
+def world_flags(process: ProcessRecord | None) -> list[str]:
+    """`world:none` for a rep that ran at its own paths (unconfined), `world:partial:<what>`
+    for a world the backend could not make whole; nothing for a record older than worlds."""
+    if process is None or process.reach is None:
+        return []
+    if process.world is None:
+        return ["world:none"] if not process.reach.confined else []
+    partial = process.world.partial
+    return [f"world:partial:{','.join(partial)}"] if partial else []
 
 
 def _before_scoring(

@@ -26,6 +26,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import SCHEMA_VERSION, Model
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.suite.config import SET_FOLDERS, Suite
+from evalkit.suite.markers import refuse_markers
 from evalkit.suite.subject import SUITE_VARIANT, subject_entries
 from evalkit.suite.template_tasks import refuse_placeholders
 from evalkit.suite.yamlio import dump, quick_load_file
@@ -89,6 +90,7 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
     hashes["config"] = config_hash(suite)
+    hashes["world"] = world_hash(suite)
     if suite.config.mcp_mocks is not None:
         hashes["mcp-mocks"] = "sha256:" + sha256_file(suite.root / suite.config.mcp_mocks)
     hashes["scoring-code"] = suite.checker.source_hash()
@@ -106,6 +108,14 @@ def config_hash(suite: Suite) -> str:
     ``subject:`` stays in: it draws the line between what is frozen and what is not.
     Comments and layout are not the instrument either, so they never drift it."""
     data = suite.config.model_dump(mode="json", exclude={"variants"}, exclude_unset=True)
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    return "sha256:" + sha256_bytes(canonical)
+
+
+def world_hash(suite: Suite) -> str:
+    """The world the agent finds itself in, defaults included: a change to evalkit's default
+    world moves every suite that relies on it, as an edit to its own `world:` would."""
+    data = suite.config.world.model_dump(mode="json")
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + sha256_bytes(canonical)
 
@@ -139,6 +149,7 @@ def freeze(suite: Suite) -> Lock:
     Every scenario of both sets is loaded first, so a suite that does not load is never
     frozen, nor one still holding a placeholder Task from `evalkit init`."""
     refuse_placeholders(suite.scenarios("all"), "freezing the suite")
+    refuse_markers(suite)
     old = read_lock(suite)
     lock = Lock(
         checker=_checker_id(suite),

@@ -29,6 +29,8 @@ from evalkit.suite.config import Suite
 SUBJECTS = "subjects"
 """WORKDIR/subjects/<hash>/: each distinct subject a rep ran with, kept once."""
 SUITE_VARIANT = RESERVED_VARIANTS[0]
+AA_VARIANT = RESERVED_VARIANTS[2]
+"""The suite's own wording, byte for byte, as a second arm: what an A/A run compares with."""
 """The variant name of the suite's own wording (no overlay)."""
 NO_SUBJECT_VARIANT = "none"
 """The no-plugin arm: no plugin loaded and every subject path left out of the sandbox, so a
@@ -97,7 +99,7 @@ def check_plugin_folder(path: Path, what: str) -> None:
 
 def check_variant_name(variant: str) -> None:
     """A variant named on the command line: `suite` (the suite's own wording) or a name."""
-    if variant == SUITE_VARIANT:
+    if variant in (SUITE_VARIANT, AA_VARIANT):
         return
     if variant in RESERVED_VARIANTS:
         raise ConfigError(f"--variant {variant}: the name is reserved; no variant runs as it yet")
@@ -246,7 +248,7 @@ def build_subject(
     if variant is not None:
         check_variant_name(variant)
     name = variant or SUITE_VARIANT
-    if variant and variant != SUITE_VARIANT:
+    if variant and variant not in (SUITE_VARIANT, AA_VARIANT):
         _apply_variant(suite, variant, root, entries + plugin_rels)
     for rel in plugin_rels:
         check_plugin_folder(root / rel, f"{suite.config_path}: plugins")

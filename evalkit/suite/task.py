@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from evalkit.suite.scenarios import TASK_HEADING, ScenarioFile, split_front_matter
@@ -26,6 +27,12 @@ def task_digest(scenario: ScenarioFile) -> str:
     """sha256 of the Task with its whitespace collapsed, so a Task can be recognised (evalkit's
     own template placeholders) without its text being kept anywhere else."""
     return hashlib.sha256(" ".join(read_task(scenario).split()).encode("utf-8")).hexdigest()
+
+
+def task_marker(scenario: ScenarioFile, first: Callable[[str], str | None]) -> str | None:
+    """The first marker word `first` finds in the Task, never the Task: what `freeze`
+    refuses a Task for is named without its text leaving this module."""
+    return first(read_task(scenario))
 
 
 MASK = "[task text hidden]"

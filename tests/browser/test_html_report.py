@@ -90,12 +90,18 @@ def _fmt(rate: dict[str, Any]) -> str:
     if not rate["n"]:
         return "0/0"
     indep = f"{_pct(rate['low'])}\u2013{_pct(rate['high'])}%"
+    reach = ""
+    if rate["errors"]:
+        reach = (
+            f"; {rate['errors']} ERROR: {_pct(rate['k'] / rate['n'])}\u2013"
+            f"{_pct(rate['errors_as_pass'])}% had they passed"
+        )
     if rate["clustered_low"] is None:
-        return f"{rate['k']}/{rate['n']} {indep} {ONE_SCENARIO}"
+        return f"{rate['k']}/{rate['n']} {indep} {ONE_SCENARIO}{reach}"
     return (
         f"{rate['k']}/{rate['n']} {_pct(rate['clustered_low'])}\u2013"
         f"{_pct(rate['clustered_high'])}% clustered by scenario (G {rate['scenarios']}, "
-        f"deff {rate['deff']:.1f}; reps as independent {indep})"
+        f"deff {rate['deff']:.1f}; reps as independent {indep}){reach}"
     )
 
 

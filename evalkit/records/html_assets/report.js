@@ -74,15 +74,23 @@
   // and alone (labelled) where a cell holds one scenario.
   function clustered(r) { return r.clustered_low !== null && r.clustered_low !== undefined; }
 
+  // How far a rate's ERROR rows could move it: to this, had every one passed.
+  function errorsReach(r) {
+    if (!r.errors || r.errors_as_pass === null || r.errors_as_pass === undefined) return '';
+    return '; ' + r.errors + ' ERROR: ' + pct(r.k / r.n) + '\u2013' + pct(r.errors_as_pass) +
+      '% had they passed';
+  }
+
   function fmtRate(r) {
     if (!r || !r.n) return '0/0';
     var indep = pct(r.low) + '\u2013' + pct(r.high) + '%';
     if (!clustered(r)) {
-      return r.k + '/' + r.n + ' ' + indep + ' reps as independent (clustered: n/a (one scenario))';
+      return r.k + '/' + r.n + ' ' + indep + ' reps as independent (clustered: n/a (one scenario))' +
+        errorsReach(r);
     }
     return r.k + '/' + r.n + ' ' + pct(r.clustered_low) + '\u2013' + pct(r.clustered_high) +
       '% clustered by scenario (G ' + r.scenarios + ', deff ' + r.deff.toFixed(1) +
-      '; reps as independent ' + indep + ')';
+      '; reps as independent ' + indep + ')' + errorsReach(r);
   }
 
   function bar(r) {

@@ -157,7 +157,7 @@ def test_error_rows_are_counted_in_n_and_named(suite: Suite, tmp_path: Path) -> 
     result = compare(suite, load_side("A", a), load_side("B", b))
     recall = pooled(result, "recall", "per-rep")
     assert (recall.b.k, recall.b.n, recall.b.errors) == (0, 6, 6)
-    assert any(n.startswith("ERROR rows: A 0, B 6") for n in result.notes)
+    assert any(n.startswith("ERROR rows: A 0/12, B 6/12") for n in result.notes)
 
 
 def test_sides_can_be_chosen_inside_one_folder(suite: Suite, tmp_path: Path) -> None:

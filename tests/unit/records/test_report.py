@@ -455,10 +455,10 @@ def test_the_verdict_is_verify_s(
 
 def test_json_carries_the_schema_version_and_round_trips(built: Report) -> None:
     text = built.model_dump_json()
-    assert '"schema_version":1' in text.replace(" ", "")
+    assert '"schema_version":2' in text.replace(" ", "")
     again = Report.model_validate_json(text)
     assert again == built
-    assert again.schema_version == REPORT_SCHEMA_VERSION == 1
+    assert again.schema_version == REPORT_SCHEMA_VERSION == 2
 
 
 def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
@@ -466,13 +466,15 @@ def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
     assert "## L1 - run set (measurement)" in md
     one = "reps as independent (clustered: n/a (one scenario))"
     assert (
-        f"| haiku | positive | 2/3 [0.2077, 0.9385] {one} | 1 | offered 1, written 1 | 0 | 0 "
+        f"| haiku | positive | 2/3 [0.2077, 0.9385] {one}; 1 ERROR: 0.67 to 1.00 had they "
+        "passed | 1 | offered 1, written 1 | 0 | 0 "
         "| b-info 1, project-write:yes 1 |"
     ) in md
     assert f"| sonnet | negative | 0/3 [0.0000, 0.5615] {one} | 0 | - | 0 | 0 | - |" in md
     assert (
         "| haiku | 3/5 [0.0000, 1.0000] clustered by scenario (G 2, deff 1.00; reps as "
-        "independent [0.2307, 0.8824]) | 1 | 3/4 [0.0000, 1.0000] clustered by scenario (G 2, "
+        "independent [0.2307, 0.8824]); 1 ERROR: 0.60 to 0.80 had they passed | 1 | "
+        "3/4 [0.0000, 1.0000] clustered by scenario (G 2, "
         "deff 1.33; reps as independent [0.3006, 0.9544]) | 0 |"
     ) in md
     assert f"| haiku | 1/1 [0.2065, 1.0000] {one} | 0 | 0/0 [none] | 0 |" in md
@@ -529,7 +531,7 @@ def test_json_form_is_the_report_model_with_its_schema_version(work: Path) -> No
     code, stdout, _ = invoke(str(work), "--format", "json")
     assert code == 0
     data = json.loads(stdout)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["missing"] == [
         {
             "run_id": "r1",

@@ -24,7 +24,7 @@ def test_a_sandbox_has_a_git_inited_project_a_pristine_vault_and_a_manifest(
         text=True,
         check=True,
     ).stdout.splitlines()
-    assert len(log) == 1
+    assert len(log) == len(suite.config.world.history)
     status = subprocess.run(
         ["git", "-C", str(dest / "project"), "status", "--porcelain"],
         capture_output=True,
