@@ -669,6 +669,13 @@ def run_declarations(
     return declared
 
 
+def _raw_transcript(agent: str, sandbox: Path) -> str:
+    """The agent's stream, then what evalkit appends after it exits: the hooks' runs and,
+    for Codex, the moves its stream does not report."""
+    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
+    return raw + (patch_moves(sandbox.parent) if agent == "codex" else "")
+
+
 def _read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
 
@@ -692,9 +699,7 @@ def _score_and_keep(
     reach: Reach | None = None,
     world: WorldView | None = None,
 ) -> Attempt:
-    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
-    raw += patch_moves(sandbox.parent) if ctx.agent == "codex" else ""
-    redacted = redact_jsonl(raw)
+    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
