@@ -13,8 +13,9 @@ from evalkit.models import Script, Verdict
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
-from evalkit.reference.policy import PREFIX, SCRIPTED_MODEL_IDS, policy_names, scripted_agent
+from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
 from evalkit.reference.regression import Regression
+from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -51,7 +52,8 @@ class Policies:
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
         start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
-        model = SCRIPTED_MODEL_IDS.get(want.agent, agent.cli_model)
+        # each rep has a scripted server of its own: its port, not the id, tells policies apart
+        model = adapter(want.agent).capabilities.scripted_model or agent.cli_model
         return ScriptedRep(model, agent.plan.judge_answer, start)
 
     def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
@@ -79,15 +81,8 @@ def _scripted_server(
     agent: str,
     scratch: Path,
 ) -> ScriptServer:
-    if agent == "codex":
-        from evalkit.reference.wire.responses import ResponsesServer
-        from evalkit.run.agents.codex import skills_root
+    from evalkit.reference.wire import scripted_server
+    from evalkit.run.agents.registry import adapter
 
-        return ResponsesServer(script, fault, skills_root(scratch)).start()
-    if agent == "gemini":
-        from evalkit.reference.wire.gemini import GeminiServer
-
-        return GeminiServer(script, fault).start()
-    from evalkit.reference.scripted_server import ScriptedServer
-
-    return ScriptedServer(script, fault, choose=choose).start()
+    skills = adapter(agent).skills_folder(scratch)
+    return scripted_server(agent, script, fault, choose, skills).start()

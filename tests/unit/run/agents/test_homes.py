@@ -131,8 +131,10 @@ def test_a_real_codex_model_gets_codexs_own_provider_and_only_the_key_it_was_giv
     )  # fmt: skip
     config = tomllib.loads((launch.home / "config.toml").read_text())
     assert "model_provider" not in config and "model_providers" not in config
+    assert "openai_base_url" not in config
     assert config["analytics"]["enabled"] is False
-    assert launch.env["OPENAI_API_KEY"] == "the-key"
+    assert launch.env["CODEX_API_KEY"] == "the-key"  # 0.169.0 sends no key from OPENAI_API_KEY
+    assert "OPENAI_API_KEY" not in launch.env
     assert "OPENAI_ORG_ID" not in launch.env and "ANTHROPIC_API_KEY" not in launch.env
     assert "EVALKIT_SCRIPTED_KEY" not in launch.env
     assert launch.command[-2:] == ["--model", "gpt-5"]
@@ -163,3 +165,17 @@ def test_a_move_codexs_stream_loses_is_read_from_its_session_record(tmp_path: Pa
     os.mkfifo(sessions / "rollout-2.jsonl")  # hostile: read without blocking, and skipped
     moves = [json.loads(x) for x in patch_moves(tmp_path).splitlines()]
     assert moves == [{"type": "evalkit.patch_move", "path": "/p/a.md", "move_path": "/v/a.md"}]
+
+
+def test_a_real_codex_models_base_url_is_its_openai_base_url_setting(tmp_path: Path) -> None:
+    """0.169.0 ignores the OPENAI_BASE_URL variable (measured: it calls its default host),
+    so the URL is written as its `openai_base_url` setting and the variable is not passed."""
+    scratch = tmp_path / "rep"
+    (scratch / "codex-home").mkdir(parents=True)
+    keys = {"CODEX_API_KEY": "k", "OPENAI_BASE_URL": "https://gw.example.com:8443/v1",
+            "SSL_CERT_FILE": "/ca.pem"}  # fmt: skip
+    launch = prepare_codex(Path("/c/codex"), scratch, None, "gpt-5", [], {"PATH": "/bin"}, keys)
+    config = tomllib.loads((launch.home / "config.toml").read_text())
+    assert config["openai_base_url"] == "https://gw.example.com:8443/v1"
+    assert "OPENAI_BASE_URL" not in launch.env and launch.env["CODEX_API_KEY"] == "k"
+    assert launch.env["SSL_CERT_FILE"] == "/ca.pem"
