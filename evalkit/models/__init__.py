@@ -169,6 +169,9 @@ from evalkit.models.verdicts import (
     JudgeRecord as JudgeRecord,
 )
 from evalkit.models.verdicts import (
+    JudgeVote as JudgeVote,
+)
+from evalkit.models.verdicts import (
     Reach as Reach,
 )
 from evalkit.models.verdicts import (

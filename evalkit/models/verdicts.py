@@ -9,12 +9,24 @@ from pydantic import Field
 from evalkit.models.base import SCHEMA_VERSION, Model, Polarity, VerdictValue
 
 
+class JudgeVote(Model):
+    """One ask of a judge asked more than once: its raw answer, and its own error (a
+    timeout, an exit) when it gave none."""
+
+    raw_output: str
+    error: str | None = None
+
+
 class JudgeRecord(Model):
     schema_version: int = SCHEMA_VERSION
     prompt_sha256: str
     raw_output: str
+    """The raw answer; a judge asked several times keeps them joined here for a reader."""
     answer: Literal["YES", "NO"] | None = None
     error: str | None = None
+    votes: list[JudgeVote] = []
+    """One per ask of a judge asked several times, in order: the i-th answers the i-th ask,
+    so a replay re-derives every vote and the majority from what was kept."""
 
 
 class Verdict(Model):

@@ -1,4 +1,6 @@
-"""Removing secret-shaped values before anything is kept as evidence."""
+"""Removing secret-shaped values before anything is kept as evidence: every agent's keys
+(Anthropic's, OpenAI's, Google's API keys and OAuth tokens), cloud keys, JWTs, private keys,
+and any value given after a secret's name."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ _WHOLE = [
     re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),  # a Google API key (Gemini's)
+    re.compile(r"\bya29\.[0-9A-Za-z_\-.]{16,}"),  # a Google OAuth access token
     re.compile(r"\beyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),
 ]
 _AFTER = [

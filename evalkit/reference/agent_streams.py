@@ -133,6 +133,8 @@ class CodexEncoder(_Encoder):
         super().__init__()
         self.skills = skills
         self.items = 0
+        self.forms: dict[str, int] = {}
+        """Each call's place, so its Skill is read in a form of its own (`SKILL_READS`)."""
 
     def _item(self, call_id: str, call: ToolUseBlock, status: str, **fields: Any) -> dict[str, Any]:
         item_id = f"item_{call_id}"
@@ -147,7 +149,8 @@ class CodexEncoder(_Encoder):
             }
         if call.name in ("Glob", "Grep"):
             self.lost.add(f"the {call.name} tool (Codex runs a shell command)")
-        command = shell_command(call, self.skills)
+        form = self.forms.setdefault(call_id, len(self.forms))
+        command = shell_command(call, self.skills, form=form)
         return {
             "id": item_id,
             "type": "command_execution",

@@ -623,6 +623,13 @@ def run_declarations(
     return declared
 
 
+def _raw_transcript(agent: str, sandbox: Path) -> str:
+    """The agent's stream, then what evalkit appends after it exits: the hooks' runs and
+    what its adapter reads from the agent's own session record (Codex's patch moves)."""
+    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
+    return raw + adapter(agent).session_lines(sandbox.parent)
+
+
 def _read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
 
@@ -646,8 +653,7 @@ def _score_and_keep(
     reach: Reach | None = None,
     world: WorldView | None = None,
 ) -> Attempt:
-    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
-    redacted = redact_jsonl(raw)
+    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,

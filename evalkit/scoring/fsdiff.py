@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.scoring.fixturefiles import walk_files
+from evalkit.scoring.safefile import Unreadable, read_capped
 
 
 @dataclass
@@ -63,28 +64,10 @@ def _same(path: str, before: FileBytes) -> bool:
         )
     if not stat.S_ISREG(info.st_mode) or info.st_size != len(before.data):
         return False  # a pipe or device in place of a file is a change, and is never read
-    fd = os.open(path, os.O_RDONLY)
     try:
-        return os.read(fd, len(before.data) + 1) == before.data
-    finally:
-        os.close(fd)
-
-
-TEXT_CAP = 1024 * 1024
-
-
-def regular_text(path: Path, cap: int = TEXT_CAP) -> str:
-    """A file the agent wrote, as text for a checker: a regular file's first `cap` bytes,
-    never following a link; empty for a link, FIFO, socket, device or an unreadable file,
-    which are never opened to block or to read what lies outside."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return ""
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(cap).decode("utf-8", "replace")
-    except OSError:
-        return ""
+        return read_capped(path, len(before.data) + 1) == before.data
+    except Unreadable:
+        return False
 
 
 def _files(root: Path) -> dict[str, str]:

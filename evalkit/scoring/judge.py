@@ -15,10 +15,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
-from evalkit.models import JudgeRecord, Transcript
+from evalkit.models import JudgeRecord, JudgeVote, Transcript
 from evalkit.scoring.hashing import sha256_bytes
 
 WAIT_NOTICE_SECONDS = 10.0
+VOTE_SEPARATOR = "\n--- vote ---\n"
+"""Between the raw answers of a judge asked several times, in `raw_output`."""
 
 
 def final_message(transcript: Transcript) -> str:
@@ -43,18 +45,36 @@ def _first_word(line: str) -> str:
     return words[0].strip(string.punctuation).upper() if words else ""
 
 
+def _bare_word(line: str) -> str:
+    return line.strip().strip(string.punctuation).strip().upper()
+
+
 def read_answer(raw: str) -> tuple[str | None, str | None]:
     """(answer, error). The first word decides, case and surrounding punctuation aside: YES
-    or NO. Any later line that starts with the other word makes the answer contradictory;
-    anything else is not an answer. Both are judge errors, never a guess."""
+    or NO. A later line that is the other word alone makes the answer contradictory (a
+    reason line may begin with any word); an answer of neither word is not an answer. Both
+    are judge errors, never a guess."""
     lines = [x for x in raw.strip().splitlines() if x.strip()]
     first = _first_word(lines[0]) if lines else ""
     if first not in ("YES", "NO"):
         return None, "judge-answer-not-yes-no"
     other = "NO" if first == "YES" else "YES"
-    if any(_first_word(x) == other for x in lines[1:]):
+    if any(_bare_word(x) == other for x in lines[1:]):
         return None, "judge-answer-contradictory"
     return first, None
+
+
+def kept_votes(record: JudgeRecord) -> list[JudgeVote]:
+    """The votes a record kept: its list, or, in a record kept before the list, its joined
+    answers split on the separator, only where every part's first word is YES or NO (else
+    none: the joined text replays whole, as it did)."""
+    if record.votes:
+        return list(record.votes)
+    parts = record.raw_output.split(VOTE_SEPARATOR)
+    lines = [[x for x in p.strip().splitlines() if x.strip()] for p in parts]
+    if len(parts) < 2 or not all(ls and _first_word(ls[0]) in ("YES", "NO") for ls in lines):
+        return []
+    return [JudgeVote(raw_output=p) for p in parts]
 
 
 def interpret(prompt: str, raw: str, error: str | None = None) -> JudgeRecord:
@@ -189,16 +209,23 @@ class FixedJudge(Judge):
 
 
 class ReplayJudge(Judge):
-    """Replays a kept answer, and refuses one kept for a different prompt."""
+    """Replays a kept answer, and refuses one kept for a different prompt; a record of
+    several votes answers the i-th ask with its i-th vote."""
 
     def __init__(self, kept: JudgeRecord | None) -> None:
         self.kept = kept
+        self.votes = kept_votes(kept) if kept is not None else []
+        self.asked = 0
 
     def ask(self, prompt: str) -> JudgeRecord:
         if self.kept is None:
             return interpret(prompt, "", "judge-not-kept")
         if self.kept.prompt_sha256 != prompt_hash(prompt):
             return interpret(prompt, self.kept.raw_output, "judge-prompt-changed")
+        if self.votes:
+            vote = self.votes[self.asked % len(self.votes)]
+            self.asked += 1
+            return interpret(prompt, vote.raw_output, vote.error)
         return interpret(prompt, self.kept.raw_output, self.kept.error)
 
     def identity(self) -> str:

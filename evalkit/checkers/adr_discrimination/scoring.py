@@ -17,9 +17,7 @@ record written through Bash counts like one from Write.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -35,9 +33,10 @@ from pydantic import (
 from evalkit.models import Polarity, Strict, ToolCall, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.frontmatter import split_front_matter
-from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare, regular_text
+from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.preconditions import ask_judge
+from evalkit.scoring.safefile import Unreadable, agent_text, read_capped
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
 
@@ -145,14 +144,9 @@ def record_rewritten(before: bytes, after: bytes) -> bool:
 def _regular_bytes(path: Path) -> bytes | None:
     """A regular file's bytes, capped; None for a link, folder, device or a larger file."""
     try:
-        if not stat.S_ISREG(path.lstat().st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(RECORD_CAP + 1)
-    except OSError:
+        return read_capped(path, RECORD_CAP, whole=True)
+    except Unreadable:
         return None
-    return data if len(data) <= RECORD_CAP else None
 
 
 def rewritten_records(
@@ -355,7 +349,7 @@ class AdrDiscriminationChecker(Checker):
     ) -> Verdict:
         expect: PositiveExpect = self.expect_for(inp.scenario)
         project = inp.sandbox / "project"
-        texts = {p: regular_text(project / p) for p in created}
+        texts = {p: agent_text(project / p) for p in created}
         topical = [p for p in created if topic_matches(expect.topic_patterns, p, texts[p])]
         flags += [f"off-topic-adr:{p}" for p in created if p not in topical]
         cited = cited_ids(final, set(known) | set(expect.governing) | set(expect.distractors))

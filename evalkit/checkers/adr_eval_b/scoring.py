@@ -32,8 +32,8 @@ from evalkit.checkers.adr_discrimination.scoring import (
 from evalkit.errors import ConfigError
 from evalkit.models import Strict, ToolCall, Verdict
 from evalkit.scoring.checker import CheckInput
-from evalkit.scoring.fsdiff import regular_text
 from evalkit.scoring.preconditions import ask_judge
+from evalkit.scoring.safefile import agent_text
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
 
@@ -137,7 +137,7 @@ class AdrEvalBChecker(AdrDiscriminationChecker):
         known: list[str],
     ) -> Verdict | None:
         project = inp.sandbox / "project"
-        texts = {p: regular_text(project / p) for p in created}
+        texts = {p: agent_text(project / p) for p in created}
         topical = [p for p in created if topic_matches(expect.topic_patterns, p, texts[p])]
         verdict.flags += [f"off-topic-adr:{p}" for p in created if p not in topical]
         verdict.flags += [f"cited:{i}" for i in cited_ids(final, known)]

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,24 +16,12 @@ from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.observed import ObservedRun
-
-
-class Unreadable(Exception):
-    """A file the rules need could not be read; the condition is then undecided."""
+from evalkit.scoring.safefile import read_capped
 
 
 def read_text(path: Path) -> str:
     """A regular file's text, capped; a link, folder or device is unreadable, not followed."""
-    try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode):
-            raise Unreadable("not-a-regular-file")
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(MAX_TEXT * 4)
-    except OSError as exc:
-        raise Unreadable(type(exc).__name__) from None
-    return data.decode("utf-8", "replace")[:MAX_TEXT]
+    return read_capped(path, MAX_TEXT * 4).decode("utf-8", "replace")[:MAX_TEXT]
 
 
 def scalar_texts(value: Any) -> list[str] | None:

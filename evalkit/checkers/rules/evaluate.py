@@ -36,7 +36,6 @@ from evalkit.checkers.rules.conditions import (
 )
 from evalkit.checkers.rules.effects import (
     Effects,
-    Unreadable,
     read_text,
     scalar_texts,
     tool_input_text,
@@ -55,6 +54,7 @@ from evalkit.checkers.rules.trace import trace_text
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.judge import final_message
+from evalkit.scoring.safefile import Unreadable
 from evalkit.scoring.transcript import succeeded
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+*?-")

@@ -2,8 +2,8 @@
 
 A rep asks the judge at most once (`JudgeGate`), so a rule set names one rubric. A
 condition with `votes: 3` (the `llm` graders of `claude plugin eval` cases) asks three
-times and keeps every raw answer in the one record, so `verify` replays what was decided
-and a reader sees each vote.
+times and keeps every raw answer in the one record, one per vote in order, so `verify`
+replays each vote with the answer it got and a reader sees each one.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from evalkit.checkers.rules.conditions import (
     NotCondition,
     PositiveRules,
 )
-from evalkit.models import JudgeRecord
-from evalkit.scoring.judge import Judge
+from evalkit.models import JudgeRecord, JudgeVote
+from evalkit.scoring.judge import VOTE_SEPARATOR, Judge
 
-VOTE_SEPARATOR = "\n--- vote ---\n"
 DEFAULT = JudgeCondition(judge=True)
 
 
@@ -51,14 +50,16 @@ def ask_votes(judge: Judge, prompt: str, votes: int) -> JudgeRecord:
     if votes == 1:
         return judge.ask(prompt)
     records = [judge.ask(prompt) for _ in range(votes)]
-    raw = VOTE_SEPARATOR.join(r.raw_output for r in records)
+    kept = JudgeRecord(
+        prompt_sha256=records[0].prompt_sha256,
+        raw_output=VOTE_SEPARATOR.join(r.raw_output for r in records),
+        votes=[JudgeVote(raw_output=r.raw_output, error=r.error) for r in records],
+    )
     counted = Counter(r.answer for r in records if r.answer is not None)
     top = counted.most_common(1)
     if top and top[0][1] * 2 > votes:
-        return JudgeRecord(prompt_sha256=records[0].prompt_sha256, raw_output=raw, answer=top[0][0])
+        kept.answer = top[0][0]
+        return kept
     errors = [r.error for r in records if r.error]
-    return JudgeRecord(
-        prompt_sha256=records[0].prompt_sha256,
-        raw_output=raw,
-        error=errors[0] if errors else "no-majority",
-    )
+    kept.error = errors[0] if errors else "no-majority"
+    return kept

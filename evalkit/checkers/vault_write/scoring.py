@@ -17,9 +17,10 @@ from pydantic import BaseModel, Field, field_validator
 from evalkit.checkers.vault_write.notes import check_note
 from evalkit.models import Polarity, Strict, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
-from evalkit.scoring.fsdiff import compare, regular_text
+from evalkit.scoring.fsdiff import compare
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.preconditions import ask_judge
+from evalkit.scoring.safefile import agent_text
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 
 
@@ -100,7 +101,7 @@ class VaultWriteChecker(Checker):
     ) -> Verdict:
         expect: PositiveExpect = self.expect_for(inp.scenario)
         vault_dir = inp.sandbox / self.opts.vault
-        texts = {p: regular_text(vault_dir / p) for p in written}
+        texts = {p: agent_text(vault_dir / p) for p in written}
         topical = [p for p in written if topic_matches(expect.topic_patterns, p, texts[p])]
         flags += [f"off-topic-note:{p}" for p in written if p not in topical]
         flags += [f"vault-deleted:{p}" for p in deleted]

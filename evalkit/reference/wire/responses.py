@@ -4,7 +4,8 @@ A script is written in Claude Code's tool names; here each tool call becomes wha
 model would send. Codex 0.169.0 with a model it has no metadata for offers ``exec_command``
 but no ``apply_patch`` tool, and runs ``apply_patch <<'EOF'`` sent through the shell as a
 patch (reported as a ``file_change`` item). So a Write is an added file, an Edit an updated
-one, a Read a ``cat``, and a Skill a ``cat`` of the skill's SKILL.md where evalkit placed it.
+one, a Read a ``cat``, and a Skill a read of the skill's SKILL.md where evalkit placed it, in
+each of the ways a model reads one (`SKILL_READS`), by the step and place of the call.
 
 The step served is one more than the highest step named in the call ids of the
 conversation's earlier function calls (parallel calls of one step share it), so a retried
@@ -57,8 +58,32 @@ def _updated(path: str, old: str, new: str) -> str:
     return f"*** Update File: {path}\n@@\n{minus}{plus}"
 
 
-def shell_command(block: ToolUseBlock, skills: Path) -> str:
-    """The shell command Codex's model would send for one of Claude Code's tool calls."""
+SKILL_READS = (
+    "cat {}",
+    "sed -n '1,200p' {}",
+    "cat -n {}",
+    "nl -ba {}",
+    "head -n 400 {}",
+    "tail -n +1 {}",
+    "awk '{{print}}' {}",
+    "less {}",
+)
+"""The ways a model opens a skill's SKILL.md through the shell, played in turn (and
+`python3 -c` with `open(…).read()` last), so every form evalkit counts as the skill's use
+is met by the real CLI."""
+
+
+def skill_command(path: str, form: int) -> str:
+    """The `form`-th way (cycling) of printing the SKILL.md at `path`."""
+    form %= len(SKILL_READS) + 1
+    if form == len(SKILL_READS):
+        return f"python3 -c {shlex.quote(f'print(open({path!r}).read())')}"
+    return SKILL_READS[form].format(shlex.quote(path))
+
+
+def shell_command(block: ToolUseBlock, skills: Path, form: int = 0) -> str:
+    """The shell command Codex's model would send for one of Claude Code's tool calls; a
+    Skill is read in the `form`-th of the ways a model reads one."""
     args = block.input
     name = block.name
     if name == "Bash":
@@ -73,8 +98,7 @@ def shell_command(block: ToolUseBlock, skills: Path) -> str:
             _updated(path, str(args.get("old_string", "")), str(args.get("new_string", "")))
         )
     if name == "Skill":
-        skill = str(args.get("skill", ""))
-        return f"cat {shlex.quote(str(skills / skill / 'SKILL.md'))}"
+        return skill_command(str(skills / str(args.get("skill", "")) / "SKILL.md"), form)
     if name == "Glob":
         base = str(args.get("path") or "")
         pattern = str(args.get("pattern", "*"))
@@ -172,7 +196,8 @@ class ResponsesServer(ScriptedServer):
             if isinstance(block, TextBlock):
                 items.append(_message(fill(block.text, block.quote, latest)))
             else:
-                arguments = json.dumps({"cmd": shell_command(block, self.skills)})
+                command = shell_command(block, self.skills, form=step + n)
+                arguments = json.dumps({"cmd": command})
                 items.append(
                     {
                         "type": "function_call",

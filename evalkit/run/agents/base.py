@@ -141,6 +141,11 @@ class Agent(Protocol):
         """Where a rep's skills are placed, when the adapter places them."""
         ...
 
+    def session_lines(self, scratch: Path) -> str:
+        """Stream lines its stream lacks but its own session record in the rep's
+        `scratch` holds (Codex's patch moves), appended to the raw transcript."""
+        ...
+
 
 def role(value: str) -> str:
     """A variable's role in the bundle: the scripted server on loopback, or set."""

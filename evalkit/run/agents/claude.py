@@ -119,3 +119,6 @@ class Claude:
 
     def skills_folder(self, scratch: Path) -> Path | None:
         return None  # the plugins' own, loaded by --plugin-dir
+
+    def session_lines(self, scratch: Path) -> str:
+        return ""  # its stream holds every call

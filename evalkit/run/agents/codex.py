@@ -6,7 +6,9 @@ only provider, retries off so a fault is one ERROR, analytics off), the suite's 
 plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop run under
 ``--dangerously-bypass-hook-trust``, a SessionStart's stdout reaches the model, and the
 ``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
-is the confinement. The Task goes on stdin.
+is the confinement. The Task goes on stdin. The session is kept in CODEX_HOME (no
+``--ephemeral``): its record names where a patch moved a file, which the stream does not
+(`patch_moves`, appended to the rep's transcript by `Codex.session_lines`).
 
 A turn cap has no `exec` option, and its `--json` stream does not tell model turns apart
 (measured: two parallel calls of one response come out as two started/completed pairs, just
@@ -27,7 +29,11 @@ from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
 from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
 from evalkit.run.egress import base_url_host
+from evalkit.scoring.safefile import Unreadable, read_capped
 from evalkit.scoring.streams.codex import HOOK_EVENTS as EVENTS
+from evalkit.scoring.streams.codex import PATCH_MOVE
+
+ROLLOUT_CAP = 32 * 1024 * 1024
 
 KEY_ENV = "EVALKIT_SCRIPTED_KEY"
 API_HOST = ("api.openai.com", 443)
@@ -40,7 +46,6 @@ FLAGS = [
     "exec",
     "--json",
     "--skip-git-repo-check",
-    "--ephemeral",
     "--dangerously-bypass-approvals-and-sandbox",
     "--dangerously-bypass-hook-trust",
 ]
@@ -185,6 +190,9 @@ class Codex:
     def skills_folder(self, scratch: Path) -> Path | None:
         return skills_root(scratch)
 
+    def session_lines(self, scratch: Path) -> str:
+        return patch_moves(scratch)
+
 
 def credential_forms(credentials: Mapping[str, str]) -> dict[str, Any]:
     """How each of the user's variables reached a real Codex rep, for the bundle (a role,
@@ -197,3 +205,36 @@ def credential_forms(credentials: Mapping[str, str]) -> dict[str, Any]:
     if "OPENAI_BASE_URL" in credentials:
         forms["OPENAI_BASE_URL"] = "<config:openai_base_url>"
     return forms
+
+
+def patch_moves(scratch: Path) -> str:
+    """One ``evalkit.patch_move`` line for each file a patch moved, read from the session
+    records in the rep's CODEX_HOME (written by a process the agent ran in, so read with
+    the safe reader, capped, and any line of another shape skipped)."""
+    lines = []
+    sessions = scratch / "codex-home" / "sessions"
+    for record in sorted(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []:
+        try:
+            text = read_capped(record, ROLLOUT_CAP).decode("utf-8", "replace")
+        except Unreadable:
+            continue
+        for line in text.splitlines():
+            lines += [json.dumps({"type": PATCH_MOVE, "path": a, "move_path": b})
+                      for a, b in _moves(line)]  # fmt: skip
+    return "".join(line + "\n" for line in lines)
+
+
+def _moves(line: str) -> list[tuple[str, str]]:
+    if '"move_path"' not in line:
+        return []
+    try:
+        payload = json.loads(line).get("payload") or {}
+        item = payload.get("item") or {}
+        if payload.get("type") != "item_completed" or item.get("type") != "FileChange":
+            return []
+        changes = item.get("changes") or {}
+        moved = {p: c.get("move_path") for p, c in changes.items() if isinstance(c, dict)}
+        return [(str(p), t) for p, t in moved.items() if isinstance(t, str)]
+    except (ValueError, AttributeError, TypeError):
+        return []
+

@@ -142,3 +142,6 @@ class Gemini:
 
     def skills_folder(self, scratch: Path) -> Path | None:
         return home(scratch) / ".gemini" / "skills"
+
+    def session_lines(self, scratch: Path) -> str:
+        return ""  # its stream holds every call

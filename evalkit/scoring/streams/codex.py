@@ -9,22 +9,29 @@ its text; the model's words are ``agent_message`` items; warnings are ``error`` 
 ends with ``turn.completed`` (usage) or ``turn.failed`` (the CLI's error message), and a
 top-level ``error`` event may precede a failure.
 
-Mapped onto the names the checkers read: a command becomes Bash (or Skill when it reads a
-SKILL.md: Codex lists skills and the model opens the file), an added file Write and an
-updated or deleted one Edit. Hook runs, which the stream does not report, arrive as
-``evalkit.hook_run`` lines that evalkit appends after the CLI exits.
+Mapped onto the names the checkers read: a command becomes Bash (or Skill when it prints
+one skill's SKILL.md, `skillreads.py`: Codex lists skills and the model opens the file), an
+added file Write and an
+updated or deleted one Edit (a moved one an Edit whose ``move_path`` names where it went:
+a write at both ends). Hook runs and moves, which the stream does not report, arrive as
+``evalkit.hook_run`` and ``evalkit.patch_move`` lines that evalkit appends after the CLI
+exits.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from pathlib import PurePosixPath
 from typing import Any
 
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
+from evalkit.scoring.streams.skillreads import skill_read
 
 HOOK_RUN = "evalkit.hook_run"
+PATCH_MOVE = "evalkit.patch_move"
+"""A move a patch made (`path` to `move_path`), which the stream reports as an update of
+`path` alone (measured with 0.169.0): evalkit appends one line per move after the CLI
+exits, read from the session record Codex keeps in its home."""
 OPENING = "thread.started"
 HOOK_EVENTS = {
     "SessionStart": "SessionStart",
@@ -37,7 +44,6 @@ HOOK_EVENTS = {
 """Claude Code's hook events Codex can run, under Codex's names; Codex has no SessionEnd, and
 in `exec` its Stop ends the session. A required hook of any other event cannot fire."""
 _STATUS = re.compile(r"(?:unexpected status|last status:) (\d{3})")
-_SKILL_READ = re.compile(r"^(?:cat|head|sed -n [0-9,]+p|less|more)\s+(\S+/SKILL\.md)\s*$")
 WRAPPERS = (["/bin/bash", "-lc"], ["bash", "-lc"], ["/bin/sh", "-c"], ["sh", "-c"])
 
 
@@ -56,18 +62,6 @@ def inner_command(command: str) -> str:
         if words[: len(wrapper)] == wrapper and len(words) == len(wrapper) + 1:
             return words[-1]
     return command
-
-
-def skill_read(command: str) -> str | None:
-    """The skill a command opens (the SKILL.md's folder name), or None."""
-    found = _SKILL_READ.match(command.strip())
-    if found is None:
-        return None
-    try:
-        path = shlex.split(found.group(1))[0]
-    except (ValueError, IndexError):
-        return None
-    return PurePosixPath(path).parent.name or None
 
 
 def failure(message: str) -> ApiErrorMessage:
@@ -117,6 +111,17 @@ class CodexStream:
             self.failure = str(event.get("message") or "")
         elif kind == HOOK_RUN:
             self.t.hooks.append(HookEvent.model_validate({**event, "subtype": "hook_response"}))
+        elif kind == PATCH_MOVE:
+            self._moved(str(event.get("path") or ""), str(event.get("move_path") or ""))
+
+    def _moved(self, path: str, target: str) -> None:
+        """The first update of `path` not yet known as a move becomes one to `target`."""
+        for call in self.order:
+            changed = call.get("input", {})
+            if (call.get("name") == "Edit" and changed.get("file_path") == path
+                    and changed.get("change") == "update" and target):  # fmt: skip
+                changed.update(change="move", move_path=target)
+                return
 
     def _item(self, item: dict[str, Any], done: bool) -> None:
         kind = item.get("type")

@@ -5,7 +5,8 @@ Measured with gemini-cli 0.61.0 against the scripted server: ``init`` (session a
 (tool name, id, parameters) and ``tool_result`` (id, status, output), and a closing
 ``result`` (status and stats). Mapped onto the names the checkers read: write_file is Write,
 replace Edit, read_file Read, run_shell_command Bash, activate_skill Skill, glob Glob and
-grep_search Grep. Hook runs arrive as ``evalkit.hook_run`` lines appended by evalkit.
+grep_search Grep; a shell command that prints one skill's SKILL.md is that skill's use
+(`skillreads.py`). Hook runs arrive as ``evalkit.hook_run`` lines appended by evalkit.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from typing import Any
 
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
+from evalkit.scoring.streams.skillreads import skill_read
 
 HOOK_RUN = "evalkit.hook_run"
 HOOK_EVENTS = {
@@ -40,10 +42,16 @@ def is_gemini_event(event: dict[str, Any]) -> bool:
     return event.get("type") == "init" and "subtype" not in event
 
 
-def _input(tool: str, params: dict[str, Any]) -> dict[str, Any]:
+def _call(tool: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The checkers' name and input for one of Gemini's calls: a shell command that prints
+    one skill's SKILL.md is that skill's use, as activate_skill is (`skillreads.py`)."""
     if tool == "activate_skill":
-        return {"skill": str(params.get("name") or "")}
-    return dict(params)
+        return "Skill", {"skill": str(params.get("name") or "")}
+    if tool == "run_shell_command":
+        skill = skill_read(str(params.get("command") or ""))
+        if skill is not None:
+            return "Skill", {"skill": skill}
+    return TOOLS.get(tool, tool), dict(params)
 
 
 class GeminiStream:
@@ -75,10 +83,11 @@ class GeminiStream:
         elif kind == "tool_use":
             tool = str(event.get("tool_name") or "")
             params = event.get("parameters")
+            name, given = _call(tool, params if isinstance(params, dict) else {})
             call: dict[str, Any] = {
                 "id": str(event.get("tool_id") or ""),
-                "name": TOOLS.get(tool, tool),
-                "input": _input(tool, params if isinstance(params, dict) else {}),
+                "name": name,
+                "input": given,
                 "result": None,
                 "is_error": None,
                 "line": line,

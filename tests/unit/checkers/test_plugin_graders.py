@@ -18,8 +18,8 @@ from evalkit.checkers.rules.plugin_graders import (
     condition_of,
     parse_grader,
 )
-from evalkit.checkers.rules.votes import VOTE_SEPARATOR, ask_votes
-from evalkit.scoring.judge import Judge, interpret
+from evalkit.checkers.rules.votes import ask_votes
+from evalkit.scoring.judge import VOTE_SEPARATOR, Judge, ReplayJudge, interpret
 from evalkit.scoring.transcript import parse_lines
 from tests.unit.checkers.test_plugin_runner_semantics import CONDITION, cli_lines
 from tests.unit.checkers.test_rules import Run
@@ -214,3 +214,20 @@ def test_three_votes_decide_by_majority_and_keep_every_answer() -> None:
     assert record.raw_output.split(VOTE_SEPARATOR) == ["YES", "NO - too long", "YES, fine"]
     split = ask_votes(Votes("YES", "maybe", "NO"), "rubric", 3)
     assert split.answer is None and split.error is not None
+
+
+def test_a_two_to_one_vote_replays_vote_by_vote_to_the_same_answer() -> None:
+    record = ask_votes(Votes("YES", "NO", "YES\nNo reason to doubt it."), "rubric", 3)
+    assert [v.raw_output for v in record.votes] == ["YES", "NO", "YES\nNo reason to doubt it."]
+    replayed = ask_votes(ReplayJudge(record), "rubric", 3)
+    assert (replayed.answer, replayed.error) == ("YES", None)
+    assert replayed.votes == record.votes
+
+
+def test_a_record_kept_in_the_joined_form_is_split_only_where_every_part_is_an_answer() -> None:
+    joined = ask_votes(Votes("YES", "NO", "YES"), "rubric", 3)
+    old = joined.model_copy(update={"votes": []})
+    assert ask_votes(ReplayJudge(old), "rubric", 3).answer == "YES"
+    text = VOTE_SEPARATOR.join(["YES", "NO", "maybe"])
+    prose = old.model_copy(update={"raw_output": text})
+    assert ask_votes(ReplayJudge(prose), "rubric", 3).error == "judge-answer-contradictory"

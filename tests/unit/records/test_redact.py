@@ -9,6 +9,9 @@ from evalkit.records.redact import redact, redact_jsonl
 SECRETS = [
     "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
     "AKIAIOSFODNN7EXAMPLE",
+    "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+    "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    "ya29.a0AfH6SMBx3kL9vQ2nR7tY1uP4wZ8cE5jD",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
 ]
@@ -19,6 +22,12 @@ def test_each_secret_shape_is_removed() -> None:
         assert secret not in redact(f"before {secret} after")
     assert "tok3n-value-123" not in redact("Authorization: Bearer tok3n-value-123")
     assert "hunter2hunter2" not in redact('password="hunter2hunter2"')
+
+
+def test_a_gemini_key_printed_by_env_is_removed() -> None:
+    printed = "PATH=/usr/bin\nGEMINI_API_KEY=AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q\n"
+    line = json.dumps({"type": "tool_result", "output": printed})
+    assert "AIzaSy" not in redact_jsonl(line)
 
 
 def test_ordinary_text_is_left_alone() -> None:

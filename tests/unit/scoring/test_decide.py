@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from evalkit.checkers.behaviour import Expectation, SelfTestCase
-from evalkit.models import JudgeRecord, Script, Step, ToolUseBlock, Transcript, Verdict
+from evalkit.models import (
+    JudgeRecord,
+    Reach,
+    Script,
+    Step,
+    ToolUseBlock,
+    Transcript,
+    Verdict,
+)
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.judge import Judge, interpret
@@ -187,6 +195,10 @@ def test_a_bash_command_that_only_reads_the_real_vault_is_not_a_breach(
         "cat x | tee -a {real}/log.md",
         "sed -i s/a/b/ {real}/a.md",
         "rm -rf {real}/old",
+        "python3 -c \"open('{real}/a.md', 'w').write('x')\"",
+        "bash -c 'echo x > {real}/a.md'",
+        "cp x.md '{real}'",
+        "cd {real} && git init -q",
     ],
 )
 def test_a_bash_command_that_writes_into_the_real_vault_is_a_breach(
@@ -234,7 +246,9 @@ def test_a_garbage_sandbox_json_is_one_clear_error(
         ("No, it does not offer anything.", "NO", None),
         ("**YES** The message offers a note.\nIt asks first.", "YES", None),
         ("YES\nNO", None, "judge-answer-contradictory"),
-        ("NO\n\nYes, on reflection it does.", None, "judge-answer-contradictory"),
+        ("NO\n\nYes.", None, "judge-answer-contradictory"),
+        ("NO\n\nYes, on reflection it does.", "NO", None),
+        ("YES\nNo reason line is a contradiction.", "YES", None),
         ("Yesterday it was fine", None, "judge-answer-not-yes-no"),
         ("I think YES", None, "judge-answer-not-yes-no"),
         ("", None, "judge-answer-not-yes-no"),
@@ -270,3 +284,38 @@ def test_the_no_plugin_arm_is_not_held_to_required_hooks_and_says_so(
     )  # fmt: skip
     assert verdict.verdict == "PASS", verdict.reasons
     assert "required-hooks-not-applied" in verdict.flags
+
+
+def changed_rep(suite: Suite, tmp_path: Path, command: str, confined: bool) -> Verdict:
+    """A rep whose real vault changed while it ran one shell command."""
+    changed = os.path.join(os.environ["EVALKIT_REAL_VAULT"], "a.md")
+    block = ToolUseBlock(name="Bash", input={"command": command})
+    sandbox = fabricated(suite, tmp_path, "N1", [block] if command else [])
+    record = process(guard_changes=[changed], reach=Reach(confined=confined))
+    return decide_in(suite, sandbox, "N1", record)
+
+
+@pytest.mark.parametrize("confined", [True, False])
+def test_a_real_vault_change_is_decisive_when_a_call_names_the_vault(
+    suite: Suite, tmp_path: Path, confined: bool
+) -> None:
+    real = os.environ["EVALKIT_REAL_VAULT"]
+    verdict = changed_rep(suite, tmp_path, f"ls {real}", confined)
+    assert verdict.verdict == "FAIL"
+    assert any(r.startswith("real-vault-changed:") for r in verdict.reasons), verdict.reasons
+
+
+def test_an_unattributed_real_vault_change_on_an_unconfined_rep_is_an_error(
+    suite: Suite, tmp_path: Path
+) -> None:
+    verdict = changed_rep(suite, tmp_path, "ls", confined=False)
+    assert verdict.verdict == "ERROR"
+    assert verdict.reasons[0].startswith("real-vault-changed-unattributed:"), verdict.reasons
+
+
+def test_an_unattributed_real_vault_change_on_a_confined_rep_is_only_a_flag(
+    suite: Suite, tmp_path: Path
+) -> None:
+    verdict = changed_rep(suite, tmp_path, "ls", confined=True)
+    assert verdict.verdict == "PASS", verdict.reasons
+    assert any(f.startswith("real-vault-changed:") for f in verdict.flags), verdict.flags

@@ -4,12 +4,13 @@ off, the suite's skills and hooks where that agent loads them, nothing of the us
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from evalkit.run.agents.codex import prepare_codex
+from evalkit.run.agents.codex import patch_moves, prepare_codex
 from evalkit.run.agents.gemini import prepare_gemini
 
 
@@ -152,6 +153,18 @@ def test_a_real_gemini_model_reaches_googles_api_with_the_users_key(tmp_path: Pa
     assert child["GEMINI_API_KEY"] == "the-key"
     assert "GOOGLE_GEMINI_BASE_URL" not in child and "GOOGLE_CLOUD_PROJECT" not in child
     assert command[-2:] == ["--model", "gemini-2.5-pro"]
+
+
+def test_a_move_codexs_stream_loses_is_read_from_its_session_record(tmp_path: Path) -> None:
+    sessions = tmp_path / "codex-home" / "sessions" / "2026"
+    sessions.mkdir(parents=True)
+    change = {"/p/a.md": {"type": "update", "move_path": "/v/a.md"}, "/p/b.md": {"type": "add"}}
+    item = {"type": "FileChange", "id": "c1", "changes": change, "status": "completed"}
+    line = {"type": "event_msg", "payload": {"type": "item_completed", "item": item}}
+    (sessions / "rollout-1.jsonl").write_text("not json\n" + json.dumps(line) + "\n")
+    os.mkfifo(sessions / "rollout-2.jsonl")  # hostile: read without blocking, and skipped
+    moves = [json.loads(x) for x in patch_moves(tmp_path).splitlines()]
+    assert moves == [{"type": "evalkit.patch_move", "path": "/p/a.md", "move_path": "/v/a.md"}]
 
 
 def test_a_real_codex_models_base_url_is_its_openai_base_url_setting(tmp_path: Path) -> None:

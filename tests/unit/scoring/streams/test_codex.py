@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.scoring.judge import final_message
+from evalkit.scoring.preconditions import breach_calls
 from evalkit.scoring.streams.codex import inner_command, skill_read
 from evalkit.scoring.transcript import agent_error_words, invalid_reason, parse_transcript
 
@@ -81,3 +82,31 @@ def test_the_shell_wrapper_is_taken_off_and_a_skill_read_is_known() -> None:
 def test_a_stream_of_odd_shapes_is_bad_lines_never_an_exception() -> None:
     t = parse_transcript(b'{"type":"thread.started"}\n{"type":"item.completed","item":[1]}\n')
     assert t.bad_lines == [2]
+
+
+def test_apply_patchs_add_update_delete_and_move_are_writes_at_every_end() -> None:
+    calls = recorded("exec-patches.jsonl").tool_calls
+    changes = [(c.name, c.input.get("change")) for c in calls[:4]]
+    assert changes == [("Write", "add"), ("Edit", "update"), ("Edit", "delete"), ("Edit", "move")]
+    moved = calls[3].input
+    assert moved["file_path"].endswith("/project/moved.md")
+    assert moved["move_path"].endswith("/vault/moved.md")
+
+
+def test_a_patch_that_moves_a_file_into_a_guarded_path_is_a_breach() -> None:
+    calls = recorded("exec-patches.jsonl").tool_calls
+    vault = Path("/tmp/rec/sandbox/vault")
+    assert breach_calls(calls, vault, "/tmp/rec/sandbox/project") == [
+        "Edit:/tmp/rec/sandbox/vault/moved.md"
+    ]
+
+
+def test_a_failed_shell_command_is_a_failed_call() -> None:
+    last = recorded("exec-patches.jsonl").tool_calls[-1]
+    assert (last.name, last.input["command"], last.is_error) == ("Bash", "false", True)
+
+
+def test_every_form_of_reading_one_skills_body_is_its_use_and_listing_is_not() -> None:
+    calls = recorded("exec-skill-reads.jsonl").tool_calls
+    assert [c.input.get("skill") for c in calls[:9]] == ["demo:write"] * 9
+    assert [c.name for c in calls[9:]] == ["Bash"] * 4

@@ -68,3 +68,17 @@ def test_the_vault_write_oracle_run_writes_its_note() -> None:
     calls = recorded("vault-write-oracle.jsonl").tool_calls
     writes = [c.input["file_path"] for c in calls if c.name == "Write"]
     assert len(writes) == 1 and "/sandbox/vault/" in writes[0]
+
+
+def test_write_file_replace_and_activate_skill_map_onto_the_checkers_names() -> None:
+    calls = recorded("stream-edits.jsonl").tool_calls
+    assert [c.name for c in calls] == ["Write", "Edit", "Edit", "Skill", "Bash"]
+    assert calls[1].input["old_string"] == "old line" and calls[1].is_error is False
+    assert calls[2].is_error is True, "a replace whose text is absent changed nothing"
+    assert calls[3].input == {"skill": "write"}
+
+
+def test_every_form_of_reading_one_skills_body_through_the_shell_is_its_use() -> None:
+    calls = recorded("stream-skill-reads.jsonl").tool_calls
+    assert [c.input.get("skill") for c in calls[:9]] == ["write"] * 9
+    assert [c.name for c in calls[9:]] == ["Bash"] * 4
