@@ -29,7 +29,8 @@ def test_a_scenario_s_own_rep_count_applies_when_reps_is_not_given(tmp_path: Pat
     from evalkit.suite.config import load_suite
     from tests.unit.suite.test_plugin_evals import two_cases
 
-    greets = load_suite(two_cases(tmp_path)).resolve("greets")  # its case says `runs: 2`
-    assert greets.scenario.launch == Launch(reps=2)
+    # its case says `runs: 2` and no limits: the runner's own defaults apply to those
+    greets = load_suite(two_cases(tmp_path)).resolve("greets")
+    assert greets.scenario.launch == Launch(reps=2, max_turns=10, timeout=300.0)
     assert reps_for(greets, None) == 2
     assert reps_for(greets, 5) == 5
