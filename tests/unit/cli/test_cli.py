@@ -31,9 +31,10 @@ def fabricated(suite: Suite, tmp_path: Path, scenario: str, policy: str) -> Path
     return tmp_path / suite.resolve(scenario).id / policy
 
 
-def test_help_lists_every_command_with_an_example() -> None:
+def test_help_lists_every_command_and_where_its_example_is() -> None:
     code, out, _ = evalkit("--help")
     assert code == 0
+    assert "evalkit COMMAND --help" in out
     for name in (
         "list",
         "sandbox",
@@ -47,7 +48,7 @@ def test_help_lists_every_command_with_an_example() -> None:
         "freeze",
         "contaminate",
     ):
-        assert f"evalkit {name}" in out, name
+        assert f"  {name} " in out, name
 
 
 def test_list_shows_the_run_set_by_default_and_both_on_request() -> None:
