@@ -68,12 +68,17 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import NO_SUBJECT_VARIANT
+from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject
 from evalkit.suite.task import read_task
 
-WORLD_PARTIAL = ["ownership"]
-"""What bubblewrap's user namespace cannot give the world yet: the system's files appear
-owned by the world's user, not by root."""
+WORLD_PARTIAL = ["ownership", "mountinfo"]
+"""What bubblewrap cannot give the world yet: the system's files appear owned by the world's
+user, not by root, and the kernel's mount table (`/proc/self/mountinfo`) names each bind's
+host source. The scan of a scripted rep's requests leaves these views to this declaration
+(`scoring/leaks.py`, `PARTIAL_VIEWS`)."""
+SCRIPTED_KEY = "sk-ant-api03-local"
+"""The key a scripted rep's CLI holds: a key's shape, naming nothing (the agent can read it
+in its environment)."""
 T = TypeVar("T")
 L = TypeVar("L", int, float)
 ISOLATION_FIXED = (
@@ -300,7 +305,7 @@ def prepare_rep(
         agent = None
         if is_policy(model):  # its server starts while the sandbox's git calls run
             want = RepScript(suite, model, scenario, rep, attempt, sandbox, scratch, ctx.workdir,
-                             guarded, ctx.agent, *_spellings(places, guarded))  # fmt: skip
+                             guarded, ctx.agent, *_spellings(places, guarded, cli, subject))
             agent = require_scripted(ctx.scripted).for_rep(want)
             starting = _start_in_background(agent.start)
         observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded,
@@ -351,14 +356,15 @@ def _places(
 
 
 def _spellings(
-    places: Places | None, guarded: dict[str, str]
-) -> tuple[dict[str, str], dict[str, str]]:
+    places: Places | None, guarded: dict[str, str], cli: Path, subject: Subject
+) -> tuple[dict[str, str], dict[str, str], Path, list[Path]]:
     """For a policy's script: each placeholder's world path, and each guarded path it
-    points at (a stand-in for a policy) spelled as the world spells that path."""
+    points at (a stand-in for a policy) spelled as the world spells that path; for its
+    server's scan, the CLI and the subject's folders, whose own text it exempts."""
     if places is None:
-        return {}, {}
+        return {}, {}, cli, subject.plugin_dirs()
     spelled = {guarded[k]: w for k, w in places.guarded.items() if guarded.get(k)}
-    return places.placeholders(), spelled
+    return places.placeholders(), spelled, cli, subject.plugin_dirs()
 
 
 def _seen_plugins(copies: list[Path], places: Places | None) -> list[Path]:
@@ -405,7 +411,7 @@ def _to_server(
     Anthropic endpoint or key; the model name the CLI is given, and the judge."""
     for key in [k for k in env if k.startswith("ANTHROPIC_")]:
         del env[key]
-    env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="evalkit-scripted")
+    env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=SCRIPTED_KEY)
     return agent.cli_model, judge if judge is not None else FixedJudge(agent.judge_answer)
 
 
@@ -595,7 +601,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
-            p.reach, p.world,
+            p.reach, p.world, list(p.server.markers) if p.server is not None else None,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -668,6 +674,9 @@ def run_declarations(
     return declared
 
 
+HOOK = HOOK_LOG
+
+
 def _read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
 
@@ -690,14 +699,14 @@ def _score_and_keep(
     run: dict[str, Any],
     reach: Reach | None = None,
     world: WorldView | None = None,
+    markers: list[str] | None = None,
 ) -> Attempt:
-    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
-    redacted = redact_jsonl(raw)
+    redacted = redact_jsonl(_read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK))
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
         guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
-        reach=reach, world=world,
+        reach=reach, world=world, markers=list(markers or []),
     )  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))

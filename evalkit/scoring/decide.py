@@ -6,7 +6,9 @@ The order is fixed; each step that ends the decision names its reason, and every
 token has this one place it comes from:
 
 1. breach scan: writes into a guarded real-world path, named on every row whatever follows;
-2. stop: a timeout or an interrupt;
+2. a marker the scripted server read in what the world sent the model (`marker:<channel>:
+   <word>`: the rep measured an agent that could tell it was measured), then stop: a timeout
+   or an interrupt;
 3. the CLI's exit status, with its own error words (an error result line) first when it
    gave any;
 4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
@@ -76,6 +78,9 @@ class ProcessRecord(Model):
     world: WorldView | None = None
     """Where the rep's folders appeared in the agent's world; None: it ran at their own
     paths (unconfined, or a record older than the world)."""
+    markers: list[str] = []
+    """`marker:<channel>:<word>` of each word naming the measurement that the scripted
+    server read in what the world put in the agent's requests (`scoring/leaks.py`)."""
 
 
 def guarded_env_now(checker: Checker) -> dict[str, str]:
@@ -137,6 +142,10 @@ def _before_scoring(
     inp: CheckInput, process: ProcessRecord | None, required: list[RequiredHook]
 ) -> Verdict | None:
     transcript = inp.transcript
+    if process is not None and process.markers:  # the world gave the measurement away
+        verdict = error_verdict(inp, process.markers[0])
+        verdict.reasons += process.markers[1:]
+        return verdict
     if process is not None and process.stopped == "timeout":
         return error_verdict(inp, f"timeout:{process.timeout:g}s")
     if process is not None and process.stopped == "interrupted":
