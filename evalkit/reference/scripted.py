@@ -18,6 +18,7 @@ from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.scoring.leaks import Exempt, Scan
+from evalkit.scoring.observed import OBSERVE_DIR
 from evalkit.suite.config import Suite
 from evalkit.suite.markers import suite_markers
 from evalkit.suite.scenarios import ScenarioFile
@@ -107,12 +108,14 @@ def _scripted_server(
 def _scan(want: RepScript) -> Scan:
     """The suite's markers, exempting this CLI's own text and the subject's."""
     from evalkit.reference.world_baseline import cli_baseline
-    from evalkit.run.rep import WORLD_PARTIAL
+    from evalkit.run.rep import world_partial
 
     markers = suite_markers(want.suite)
     assert want.cli is not None
     exempt = Exempt.of(markers, cli_baseline(want.cli), subject_text(want.subject))
-    return Scan(markers, exempt, tuple(WORLD_PARTIAL))
+    partial = tuple(world_partial(want.suite))
+    hidden = (str(want.sandbox), str(want.scratch), want.scratch.name, OBSERVE_DIR)
+    return Scan(markers, exempt, partial, hidden)
 
 
 def subject_text(folders: list[Path]) -> list[str]:

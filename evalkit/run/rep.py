@@ -76,6 +76,17 @@ WORLD_PARTIAL = ["ownership", "mountinfo"]
 user, not by root, and the kernel's mount table (`/proc/self/mountinfo`) names each bind's
 host source. The scan of a scripted rep's requests leaves these views to this declaration
 (`scoring/leaks.py`, `PARTIAL_VIEWS`)."""
+OBSERVED_PARTIAL = "observed"
+"""A suite that observes scripts: each wrapper's run log and the transcript it counts are
+mounted at the rep's own host paths, which `/tmp`, the wrapper's text and the mount table
+show."""
+
+
+def world_partial(suite: Suite) -> list[str]:
+    """What the world of this suite's reps cannot hold, declared on each row."""
+    return WORLD_PARTIAL + ([OBSERVED_PARTIAL] if suite.config.observe else [])
+
+
 SCRIPTED_KEY = "sk-ant-api03-local"
 """The key a scripted rep's CLI holds: a key's shape, naming nothing (the agent can read it
 in its environment)."""
@@ -335,7 +346,7 @@ def prepare_rep(
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
-        confined, places.view(WORLD_PARTIAL) if places is not None else None,
+        confined, places.view(world_partial(suite)) if places is not None else None,
     )  # fmt: skip
 
 

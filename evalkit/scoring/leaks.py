@@ -79,7 +79,10 @@ class Scan:
     markers: Markers
     exempt: Exempt = field(default_factory=Exempt)
     partial: tuple[str, ...] = ()
-    """The views declared partial on the rep's row (`PARTIAL_VIEWS`' names)."""
+    """The views declared partial on the rep's row (`PARTIAL_VIEWS`' names, `observed`)."""
+    hidden: tuple[str, ...] = ()
+    """With `observed` declared: the rep's own host names its observed scripts' log and
+    transcript are mounted under, taken out of a line before it is read."""
 
     def words(self, text: str, own: str = "") -> list[str]:
         found: dict[str, None] = {}
@@ -90,6 +93,9 @@ class Scan:
                 continue
             if CLI_OWN.search(stripped):
                 continue
+            if "observed" in self.partial:
+                for name in self.hidden:
+                    stripped = stripped.replace(name, " ")
             hits = self.markers.find(stripped)
             if hits:
                 for fragment in self.exempt.subject:
