@@ -22,7 +22,8 @@ token has this one place it comes from:
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
 
 Whatever the verdict, the flags then name what the agent reached outside its rep
-(`escapes.py`): they never change a verdict.
+(`escapes.py`), the world it could not be given whole, and an agent that said it suspects a
+test (`aware.py`): they never change a verdict.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from evalkit.models import (
     Verdict,
     WorldView,
 )
+from evalkit.scoring.aware import aware_flags
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
@@ -121,7 +123,7 @@ def decide(
             verdict.verdict = "FAIL"
     reach = process.reach if process is not None else None
     verdict.flags = changed_flags + verdict.flags + reach_flags(reach, seen)
-    verdict.flags += world_flags(process)
+    verdict.flags += world_flags(process) + aware_flags(seen)
     if without_subject and instrument.required_hooks:
         verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict
