@@ -210,7 +210,7 @@ class Cause(Model):
 
     token: str = Field(
         description="not-publishable, errors, errors-decide, error-rates-differ, confounded, "
-        "incomplete"
+        "incomplete, aware"
     )
     side: str = Field(description="A, B or both")
     detail: str

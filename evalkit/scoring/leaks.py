@@ -29,9 +29,12 @@ _REMINDER = "<system-reminder>"
 _REMINDER_END = "</system-reminder>"
 _HOOK = re.compile(r"\bhook\b", re.IGNORECASE)
 _MIN_FRAGMENT = 8
-CLI_OWN = re.compile(r"/\.claude/shell-snapshots/snapshot-")
-"""The CLI's own shell wrapper of each Bash call (`source` its snapshot, then `eval` the
-command), as the process table shows it in any world."""
+CLI_OWN = re.compile(
+    r"/\.claude/shell-snapshots/snapshot-|^at (?:\S+ )?\(?(?:\[eval\]|node:internal/)"
+)
+"""Lines the tools print in any world: the CLI's own shell wrapper of each Bash call
+(`source` its snapshot, then `eval` the command) as the process table shows it, and the
+stack frames of a `node -e` script (`at [eval]:1:15`)."""
 PARTIAL_VIEWS = {
     "mountinfo": re.compile(
         r"^\d+ \d+ \d+:\d+ \S+ \S+ \S+.* - \S+ \S+ |^\S+ on \S+ type \S+ \("
