@@ -23,7 +23,7 @@ PYTEST_JOBS := -n $(JOBS) --dist loadscope
 # 2 with two workers, 1.88 with three)
 E2E_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
-.PHONY: setup suites unit check test test-slurm calibrate-suites lint self-test demo bench docs clean
+.PHONY: setup suites unit check test test-recipes test-slurm calibrate-suites lint self-test demo bench docs clean
 
 setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) $(CODEX) $(GEMINI) suites
 
@@ -34,6 +34,8 @@ suites: $(BIN)/.installed
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -U pip
+	# a venv made before the distribution was renamed still holds it under the old name
+	$(BIN)/python -m pip uninstall -q -y --disable-pip-version-check evalkit 2>/dev/null || true
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $@
 
@@ -66,10 +68,16 @@ unit: setup
 
 # The everyday loop: lint, then every test that needs neither the real CLI nor a browser.
 check: setup lint
-	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not e2e and not browser and not slow and not slurm"
+	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not e2e and not browser and not slow and not slurm and not recipes"
 
 test: setup lint
-	$(BIN)/pytest -q -n $(E2E_JOBS) --dist loadscope -m "not slow and not slurm"
+	$(BIN)/pytest -q -n $(E2E_JOBS) --dist loadscope -m "not slow and not slurm and not recipes"
+
+# The CI recipes of docs/ci/, every step as written, installs included: evalkit from this
+# checkout's HEAD commit and the pinned CLI from npm into throwaway folders (apt only as root
+# under CI=true). The instrument jobs run beside the grid jobs, as a CI runs them.
+test-recipes: setup
+	$(BIN)/pytest -q -n 2 --dist loadgroup -m recipes tests/e2e/test_ci_recipes.py
 
 # The Slurm recipe of docs/scale-out.md on a single-node Slurm brought up and torn down here
 # (as root, from Debian's slurm-wlm and munge); fails, never skips, when it cannot start.

@@ -17,8 +17,13 @@ With `--loads PLUGIN` it only asks whether `claude plugin eval` loads every case
 plugin's eval folder (one run a case, the scripted server behind it) and prints the count and
 the ids of the cases it left out.
 
+With `--graders` it plays one case per grader type and option (`plugin_grader_cases`) to
+both tools, in each `--ablation` mode and arm, and prints the agreement table
+(`grader_agreement`).
+
 Usage: .venv/bin/python bench/vs_plugin_eval.py [--cases 2] [--faults 500,529,429,cut,hang]
        .venv/bin/python bench/vs_plugin_eval.py --loads suites/plugin-evals-example
+       .venv/bin/python bench/vs_plugin_eval.py --graders [--only a,b] [--ablation none]
 """
 
 from __future__ import annotations
@@ -207,13 +212,43 @@ def loads(cli: Path, plugin: Path, base: Path) -> int:
     return 0 if not left else 1
 
 
+def graders(only: str, ablation: str) -> int:
+    """The graders' agreement table; exit 1 when any row differs."""
+    from grader_agreement import MODES, agreement
+    from plugin_grader_cases import CASES
+
+    names = [n for n in only.split(",") if n] or [c.name for c in CASES]
+    modes = [m for m in ablation.split(",") if m]
+    if any(m not in MODES for m in modes) or any(n not in {c.name for c in CASES} for n in names):
+        print(f"--ablation takes {','.join(MODES)}; --only takes case names")
+        return 2
+    base = Path(tempfile.mkdtemp(prefix="evalkit-graders-"))
+    try:
+        isolate(base)
+        rows = agreement(find_cli(), base, names, modes)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"{'case':<22} {'ablation':<13} {'arm':<8} {'claude plugin eval':<20} evalkit")
+    for r in rows:
+        mark = "agree" if r.agree else "DIFFER"
+        print(f"{r.case:<22} {r.mode:<13} {r.arm:<8} {r.runner:<20} {r.evalkit:<24} {mark}")
+    agreed = sum(r.agree for r in rows)
+    print(f"agreement: {agreed}/{len(rows)}")
+    return 0 if agreed == len(rows) else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2)
     parser.add_argument("--faults", default=",".join(FAULTS))
     parser.add_argument("--loads", type=Path, help="only: does claude plugin eval load this "
                         "plugin's every case")
+    parser.add_argument("--graders", action="store_true", help="only: the graders' agreement")
+    parser.add_argument("--only", default="", help="with --graders: these cases")
+    parser.add_argument("--ablation", default="none,with-without", help="with --graders")
     args = parser.parse_args()
+    if args.graders:
+        return graders(args.only, args.ablation)
     which = [f for f in args.faults.split(",") if f]
     unknown = [f for f in which if f not in FAULTS]
     if unknown or not 1 <= args.cases <= 9:

@@ -111,6 +111,13 @@ class Transcript(Model):
     )
     lines: int = 0
     agent: str = Field("claude", description="whose stream it is, known by its opening event")
+    events: list[dict[str, Any]] = Field(
+        default_factory=list,
+        exclude=True,
+        repr=False,
+        description="every line that parsed as an object, as it parsed: what a `claude plugin "
+        "eval` grader's trace is",
+    )
 
     @property
     def model_id(self) -> str:

@@ -24,6 +24,7 @@ from evalkit.records.folderimage import FolderImage
 from evalkit.records.gitutil import GitError
 from evalkit.records.keep import CHECK
 from evalkit.records.results import format_row, row_from_verdict
+from evalkit.records.verify_capabilities import capability_problems
 from evalkit.records.verify_result import TAMPERED, Trial, trial_name
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.hashing import sha256_bytes
@@ -152,6 +153,8 @@ def read_kept(
             process.guard_changes = guard.changes()
         except (ValidationError, ValueError):
             trial.problems.append("unreadable-evidence:guard")
+    tools = scenario.scenario.launch.tools
+    trial.problems += capability_problems(line.declarations, tools, process)
     if trial.problems or verdict is None or process is None:
         return None
     return Kept(scenario, verdict, judge, process, files)

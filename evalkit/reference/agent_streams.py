@@ -245,8 +245,7 @@ class GeminiEncoder(_Encoder):
 def encoder_for(agent: str, scratch: Path) -> StreamEncoder:
     """The encoder of `agent`'s stream; a Codex skill is read from `scratch`'s skills folder,
     where a rep of Codex would find it."""
-    if agent == "codex":
-        return CodexEncoder(scratch / "codex-home" / "skills")
-    if agent == "gemini":
-        return GeminiEncoder()
-    return ClaudeEncoder()
+    from evalkit.reference.wire import stream_encoder
+    from evalkit.run.agents.registry import adapter
+
+    return stream_encoder(agent, adapter(agent).skills_folder(scratch))

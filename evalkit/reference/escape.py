@@ -38,8 +38,10 @@ def escape_steps() -> list[Step]:
             blocks=[
                 ToolUseBlock(
                     name="Write",
-                    input={"file_path": "{escape_home}/evalkit-escape/write.txt",
-                           "content": "escaped\n"},
+                    input={
+                        "file_path": "{escape_home}/evalkit-escape/write.txt",
+                        "content": "escaped\n",
+                    },
                 )  # fmt: skip
             ]
         ),
@@ -58,16 +60,17 @@ def escape_steps() -> list[Step]:
         ),
         Step(blocks=[ToolUseBlock(name="Read", input={"file_path": "{escape_scenario}"})]),
         _bash(
-            "find {escape_root} -maxdepth 6 -path '*scenarios*' -name '*.md' 2>/dev/null "
-            "| head -5"
+            "find {escape_root} -maxdepth 6 -path '*scenarios*' -name '*.md' 2>/dev/null | head -5"
         ),
         _bash("exec 3<>/dev/tcp/127.0.0.1/{escape_port} && echo connected"),
     ]
 
 
 def escape_plan(ideal: PolicyPlan) -> PolicyPlan:
-    """The attempts, then the ideal policy's script; it must score as the ideal does."""
-    script = ideal.script.model_copy(update={"steps": escape_steps() + ideal.script.steps})
+    """The ideal policy's calls, then the attempts, then its final message; it must score as
+    the ideal does (a rule on which call came first, as `claude plugin eval`'s `tool_order`
+    is, sees the ideal's calls first)."""
+    script = ideal.script.model_copy(update={"steps": ideal.script.steps + escape_steps()})
     return PolicyPlan(script, ideal.expect, ideal.judge_answer, list(ideal.notes))
 
 

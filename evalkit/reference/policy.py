@@ -61,14 +61,10 @@ class ScriptedAgent:
     @property
     def cli_model(self) -> str:
         """What --model says for an agent whose scripted id is not a real one yet; Claude
-        Code's reps are given `SCRIPTED_MODEL_IDS`' (see `reference/scripted.py`)."""
+        Code's reps are given the one their adapter declares (see `reference/scripted.py`)."""
         return f"evalkit-{self.policy}"
 
 
-SCRIPTED_MODEL_IDS = {"claude": "claude-sonnet-4-5"}
-"""The model id a scripted rep's CLI is given, per agent: one a real session would name (the
-CLI puts it in the system prompt). Each rep has a scripted server of its own, so its port,
-not the id, tells the policies apart."""
 
 
 def policy_names(suite: Suite) -> list[str]:

@@ -13,9 +13,10 @@ from evalkit.models import Script, Verdict
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
-from evalkit.reference.policy import PREFIX, SCRIPTED_MODEL_IDS, policy_names, scripted_agent
+from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
 from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
+from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.scoring.leaks import Exempt, Scan
 from evalkit.scoring.observed import OBSERVE_DIR
@@ -55,12 +56,13 @@ class Policies:
         choose = agent.chooser(
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
-        world = want.agent == "claude" and want.cli is not None and bool(want.places)
+        world = want.cli is not None and bool(want.places)
         scan = _scan(want) if world else None  # an unconfined rep has no world: world:none
         start = partial(
             _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan
         )
-        model = SCRIPTED_MODEL_IDS.get(want.agent, agent.cli_model)
+        # each rep has a scripted server of its own: its port, not the id, tells policies apart
+        model = adapter(want.agent).capabilities.scripted_model or agent.cli_model
         return ScriptedRep(model, agent.plan.judge_answer, start)
 
     def self_test(self, suite: Suite, agent: str = "claude") -> tuple[int, int]:
@@ -89,20 +91,15 @@ def _scripted_server(
     scratch: Path,
     scan: Scan | None = None,
 ) -> ScriptServer:
-    if agent == "codex":
-        from evalkit.reference.wire.responses import ResponsesServer
-        from evalkit.run.agents.codex import skills_root
-
-        return ResponsesServer(script, fault, skills_root(scratch)).start()
-    if agent == "gemini":
-        from evalkit.reference.wire.gemini import GeminiServer
-
-        return GeminiServer(script, fault).start()
     from evalkit.reference.scripted_server import ScriptedServer
+    from evalkit.reference.wire import scripted_server
+    from evalkit.run.agents.registry import adapter
 
-    return ScriptedServer(
-        script, fault, choose=choose, scan=scan.request if scan is not None else None
-    ).start()
+    skills = adapter(agent).skills_folder(scratch)
+    made = scripted_server(agent, script, fault, choose, skills)
+    if scan is not None and made.PATH == ScriptedServer.PATH:  # the Messages API's bodies
+        made.scan = scan.request
+    return made.start()
 
 
 def _scan(want: RepScript) -> Scan:

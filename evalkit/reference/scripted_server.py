@@ -235,6 +235,7 @@ class ScriptedServer:
         choose: Callable[[str], Script] | None = None,
         prompts: Mapping[str, Script] | None = None,
         scan: Callable[[dict[str, Any]], list[str]] | None = None,
+        side_text: str | Callable[[str], str] = SIDE_TEXT,
     ) -> None:
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
@@ -245,6 +246,9 @@ class ScriptedServer:
         """Scripts by `prompt_digest` of a prompt: a runner that names no `policy:` model
         (`claude plugin eval` sends its own model name) is served the script of the case whose
         prompt opens the conversation; any other conversation gets `script`."""
+        self.side_text = side_text
+        """What a side request (a title, a judge's question: no tools) is answered; a
+        function is handed the request's body."""
         self.versions: list[str] = []
         """The CLI version each /v1/messages request named ('' when none)."""
         self.fault = fault
@@ -263,6 +267,10 @@ class ScriptedServer:
         self.markers: list[str] = []
         """`marker:<channel>:<word>` of every marker a request carried, each once, in order."""
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""
+        self.turn_cap: int | None = None
+        """Model turns served before the next request is held (`hold_past`)."""
+        self.held = False
+        """Whether a request past the turn cap came (and was held until `stop`)."""
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -285,6 +293,20 @@ class ScriptedServer:
         )
         self._thread.start()
         return self
+
+    def hold_past(self, turns: int) -> None:
+        """A turn cap evalkit holds a CLI to: `turns` model turns are served, and a request
+        for the next is held unanswered (`held` then says so) until the server stops."""
+        self.turn_cap = turns
+
+    def _hold(self, handler: _Handler, step: int | None) -> bool:
+        """Whether this request asks for a turn past the cap: if so it is held, unanswered."""
+        if self.turn_cap is None or step is None or step < self.turn_cap:
+            return False
+        self.held = True
+        self._released.wait()
+        handler.drop_connection()
+        return True
 
     def stop(self) -> None:
         """Stop serving and cut every open connection, hanging ones included."""
@@ -344,6 +366,8 @@ class ScriptedServer:
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
         step = None if side else _assistant_turns(request.get("messages"))
+        if self._hold(handler, step):
+            return
         version = version_in_user_agent(handler.headers.get("User-Agent", ""))
         with self._lock:
             self.versions.append(version)
@@ -364,6 +388,8 @@ class ScriptedServer:
 
         latest = latest_tool_result(request.get("messages"))
         blocks, stop_reason = self._blocks(script, step, latest)
+        if step is None and callable(self.side_text):
+            blocks = [{"type": "text", "text": self.side_text(json.dumps(request))}]
         message = _message(model, blocks, stop_reason, size)
         if self.fault in ("hang", "cut"):
             self._log(RequestLog(handler.path, stream, model, None, 200, side))
@@ -402,7 +428,8 @@ class ScriptedServer:
         """The content blocks and stop reason a step (or side request) answers with; a
         reactive text quotes from ``latest``, the conversation's last tool result."""
         if step is None:
-            return [{"type": "text", "text": SIDE_TEXT}], "end_turn"
+            side = self.side_text if isinstance(self.side_text, str) else SIDE_TEXT
+            return [{"type": "text", "text": side}], "end_turn"
         if step >= len(script.steps):
             final = fill(script.final_text, script.final_quote, latest)
             return [{"type": "text", "text": final}], "end_turn"

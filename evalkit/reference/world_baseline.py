@@ -19,7 +19,6 @@ from pathlib import Path
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Script
 from evalkit.outpaths import replace_file
-from evalkit.reference.policy import SCRIPTED_MODEL_IDS
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.claude_cli import cli_version
 from evalkit.run.cli_versions import cache_root
@@ -74,7 +73,7 @@ def _take(cli: Path) -> frozenset[str]:
             }  # fmt: skip
             if hasattr(os, "geteuid") and os.geteuid() == 0:
                 env["IS_SANDBOX"] = "1"  # root's permission switch: the CLI's own rule
-            command = [str(cli), "-p", "hello", "--model", SCRIPTED_MODEL_IDS["claude"],
+            command = [str(cli), "-p", "hello", "--model", _model(),
                        "--output-format", "stream-json", "--verbose",
                        "--dangerously-skip-permissions", "--no-session-persistence",
                        "--setting-sources", "project"]  # fmt: skip
@@ -88,3 +87,10 @@ def _take(cli: Path) -> frozenset[str]:
         markers = Markers()
         lines = {line for b in bodies for line in text_lines(json.loads(b))}
         return frozenset(line for line in lines if markers.find(line) and base not in line)
+
+
+def _model() -> str:
+    """The real model id a scripted Claude Code rep names, as the adapter declares it."""
+    from evalkit.run.agents.registry import adapter
+
+    return adapter("claude").capabilities.scripted_model or "claude-sonnet-4-5"

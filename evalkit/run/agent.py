@@ -11,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +43,8 @@ class ProcessOutcome:
     exit_code: int | None
     seconds: float
     stopped: str | None = None
-    """None when the process ended by itself; else 'timeout' or 'interrupted'."""
+    """None when the process ended by itself; else 'timeout', 'interrupted' or what the
+    launch's watch said ('max-turns')."""
 
 
 def base_environment(
@@ -110,11 +112,13 @@ def run_agent(
     timeout: float,
     stop: threading.Event | None = None,
     prompt: bytes | None = None,
+    watch: Callable[[], str | None] | None = None,
 ) -> ProcessOutcome:
     """Run to completion, timeout or stop; the transcript streams straight into stdout's file.
     `prompt` is written to the process's stdin, which is then closed: a prompt given as an
     argument or in the environment would be readable by every user of the machine for the
-    whole run (`ps`, `/proc/<pid>/cmdline`)."""
+    whole run (`ps`, `/proc/<pid>/cmdline`). `watch`, asked at every poll, names a reason
+    to stop the run (a turn cap evalkit holds), or None."""
     started = time.monotonic()
     with stdout.open("wb") as out, stderr.open("wb") as err:
         proc = subprocess.Popen(
@@ -137,6 +141,8 @@ def run_agent(
                     stopped = "timeout"
                 elif stop is not None and stop.is_set():
                     stopped = "interrupted"
+                elif watch is not None:
+                    stopped = watch()
                 if stopped:
                     kill_group(proc)
                     break

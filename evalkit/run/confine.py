@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
-from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
+from evalkit.run.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.launchers import started_by
 from evalkit.run.world import Places, world_env
 
@@ -142,18 +142,10 @@ def api_target(env: dict[str, str]) -> tuple[str, int, str] | None:
     return parts.hostname, port, inside
 
 
-def require_reachable_api(env: dict[str, str], policy: bool, agent: str = "claude") -> None:
+def require_reachable_api(env: dict[str, str], policy: bool) -> None:
     """A confined real-model rep reaches its API through a forwarder (http) or the CONNECT
-    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front (another
-    agent's real model is reached through the proxy alone: its base URL must be https)."""
-    if agent != "claude":
-        if policy or allowed_hosts(env, agent):
-            return
-        raise PrerequisiteError(
-            f"--agent {agent}: its API base URL is not https://, so a confined rep cannot "
-            f"reach it; fix it, {UNCONFINED_HINT}"
-        )
-    if policy or api_target(env) is not None or allowed_hosts(env):
+    proxy (https); an ANTHROPIC_BASE_URL of any other kind is refused up front."""
+    if policy or api_target(env) is not None or anthropic_hosts(env):
         return
     raise PrerequisiteError(
         f"ANTHROPIC_BASE_URL={env.get('ANTHROPIC_BASE_URL', '')!r} is neither http:// nor "
@@ -215,7 +207,7 @@ def confine(
     cli: Path,
     hidden: list[Path],
     shown: list[Path] | None = None,
-    agent: str = "claude",
+    hosts: set[tuple[str, int]] | None = None,
     places: Places | None = None,
 ) -> Confined:
     """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
@@ -238,7 +230,7 @@ def confine(
     for mine, there in binds:
         args += ["--bind", mine, there]
     sockets = _socket_dir(home)
-    door, bridge = _door(env, inner_env, sockets, agent)
+    door, bridge = _door(env, inner_env, sockets, hosts)
     inside = INSIDE_SOCKETS if places is None else f"/run/user/{places.world.uid}"
     args += ["--ro-bind", str(sockets), inside]
     inner_env.update(HOME=str(home), TMPDIR="/tmp")
@@ -307,7 +299,10 @@ def _world_env(
 
 
 def _door(
-    env: dict[str, str], inner_env: dict[str, str], sockets: Path, agent: str = "claude"
+    env: dict[str, str],
+    inner_env: dict[str, str],
+    sockets: Path,
+    hosts: set[tuple[str, int]] | None = None,
 ) -> tuple[Forwarder | ConnectProxy | None, list[str]]:
     """The rep's one door out, started, and the `port:socket` bridge inside that reaches it:
     a forwarder to an http:// ANTHROPIC_BASE_URL's host and port (a policy's scripted server
@@ -319,7 +314,7 @@ def _door(
         forwarder.start()
         inner_env["ANTHROPIC_BASE_URL"] = inside
         return forwarder, [f"{port}:{SOCKET}"]
-    allowed = allowed_hosts(env, agent)
+    allowed = anthropic_hosts(env) if hosts is None else hosts
     if not allowed:
         return None, []
     proxy = ConnectProxy(sockets / PROXY_SOCKET, allowed)

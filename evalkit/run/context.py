@@ -19,8 +19,7 @@ from evalkit.records.results import check_results_file
 from evalkit.records.run_ids import default_workdir as default_workdir
 from evalkit.records.run_ids import new_run_id as new_run_id
 from evalkit.records.workdir import Workdir
-from evalkit.run.agents.clis import agent_name, agent_version, find_agent_cli
-from evalkit.run.claude_cli import find_cli
+from evalkit.run.agents.registry import adapter
 from evalkit.run.cli_versions import InstalledCli
 from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
@@ -152,7 +151,7 @@ class RunContext:
 
     def cli_version(self, cli: Path) -> str:
         if self._cli_version is None:
-            self._cli_version = agent_version(self.agent, cli)
+            self._cli_version = adapter(self.agent).version(cli)
         return self._cli_version
 
     def spend(self, usd: float) -> None:
@@ -213,14 +212,7 @@ def preflight(
     for a real model some credential that reaches the agent's CLI."""
     if models is not None:
         require_credentials(models, agent=agent)
-    if agent != "claude":
-        return checked_plugin_dirs(suite), find_agent_cli(agent_name(agent))
-    return checked_plugin_dirs(suite), find_cli()
-
-
-def rep_cli(ctx: RunContext) -> Path:
-    """The CLI a rep launches: the version the run asked for, else the one `find_cli` finds."""
-    return ctx.cli_path if ctx.cli_path is not None else find_cli()
+    return checked_plugin_dirs(suite), adapter(agent).find(None)
 
 
 def run_options(ctx: RunContext) -> str:

@@ -1,8 +1,10 @@
-"""Does any credential reach the CLI? Asked before a real-model run plans anything.
+"""Does a credential reach the agent's CLI? Asked before a real-model run plans anything.
 
-Without one the CLI still starts, fails its first request and ends "Not logged in": a row
-that measures nothing. Each rep has a fresh config dir, so a login stored by `claude /login`
-never reaches it; only the environment does (see `run/agent.py` for what passes through).
+Without one the CLI still starts, fails its first request and ends "Not logged in" (or
+401): a row that measures nothing. Each rep has a fresh config home, so a login stored by
+`claude /login` or `codex login` never reaches it; only the environment does. Which
+variables count, and which cannot be passed on faithfully, is each adapter's declared
+table (`run/agents/`): a refused one, set, refuses the run naming it.
 """
 
 from __future__ import annotations
@@ -11,16 +13,9 @@ import os
 from collections.abc import Mapping
 
 from evalkit.errors import PrerequisiteError
+from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.scripted import is_policy
 
-CREDENTIAL_VARIABLES = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_USE_BEDROCK",
-    "CLAUDE_CODE_USE_VERTEX",
-)
 WAYS = (
     "set ANTHROPIC_API_KEY, or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_OAUTH_TOKEN "
     "(`claude setup-token` prints one), or point ANTHROPIC_BASE_URL at a gateway; "
@@ -28,22 +23,8 @@ WAYS = (
 )
 
 
-AGENT_CREDENTIALS = {
-    "codex": ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN"),
-    "gemini": ("GEMINI_API_KEY",),
-}
-"""Each other agent's credential variables, passed into its reps and nowhere else. Codex
-reads these three (measured in 0.169.0's binary); a login it stored in ~/.codex never
-reaches a rep's own CODEX_HOME. Gemini is driven with API-key auth only."""
-AGENT_ENDPOINTS = {
-    "codex": ("OPENAI_BASE_URL",),
-    "gemini": ("GOOGLE_GEMINI_BASE_URL",),
-}
-"""Where an agent's API is, when not its default host: passed into its reps with the key."""
-
-
 def credential_variables(agent: str = "claude") -> tuple[str, ...]:
-    return AGENT_CREDENTIALS.get(agent, CREDENTIAL_VARIABLES)
+    return adapter(agent).capabilities.credentials
 
 
 def credentials_present(
@@ -57,10 +38,19 @@ def credentials_present(
 def require_credentials(
     models: list[str], environ: Mapping[str, str] | None = None, agent: str = "claude"
 ) -> None:
+    """For a real model: no variable the agent cannot be given faithfully, and at least one
+    credential it reads; else one line naming them."""
     real = [m for m in models if not is_policy(m)]
-    if not real or credentials_present(environ, agent):
+    if not real:
         return
-    if agent == "claude":
+    env = os.environ if environ is None else environ
+    refused = adapter(agent).capabilities.refused
+    for name, why in refused.items():
+        if env.get(name, "").strip():
+            raise PrerequisiteError(f"--agent {agent} with {real[0]}: {name} is set, but {why}")
+    if credentials_present(env, agent):
+        return
+    if is_default(agent):
         raise PrerequisiteError(f"no credential reaches the Claude Code CLI for {real[0]}: {WAYS}")
     names = " or ".join(credential_variables(agent))
     raise PrerequisiteError(
@@ -70,8 +60,6 @@ def require_credentials(
 
 
 def agent_credentials(agent: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The credential and endpoint variables of `agent` that are set: what its real-model rep
-    is given, and only that rep."""
-    env = os.environ if environ is None else environ
-    names = (*credential_variables(agent), *AGENT_ENDPOINTS.get(agent, ()))
-    return {n: env[n] for n in names if env.get(n, "").strip()}
+    """The credential, endpoint and CA variables of `agent` that are set: what its
+    real-model rep is given (in the form its adapter passes them on), and only that rep."""
+    return adapter(agent).rep_credentials(os.environ if environ is None else environ)

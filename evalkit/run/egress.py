@@ -23,35 +23,24 @@ from urllib.parse import urlsplit
 HEADER_LIMIT = 8192
 CONNECT_SECONDS = 30.0
 DEFAULT_API_HOST = ("api.anthropic.com", 443)
-AGENT_API = {
-    "codex": ("OPENAI_BASE_URL", ("api.openai.com", 443)),
-    "gemini": ("GOOGLE_GEMINI_BASE_URL", ("generativelanguage.googleapis.com", 443)),
-}
-"""Each other agent's variable for its API's base URL, and its default API host."""
-CODEX_LOGIN_HOST = ("chatgpt.com", 443)
-"""Where Codex sends a ChatGPT login's requests (CODEX_ACCESS_TOKEN) instead of the API."""
 
 
-def allowed_hosts(env: Mapping[str, str], agent: str = "claude") -> set[tuple[str, int]]:
-    """The API host(s) a real-model rep may reach over https: ANTHROPIC_BASE_URL's, else the
-    default API host; Bedrock's and Vertex's regional endpoints when they are switched on.
-    For Codex and Gemini, their own base URL's host, else their default API host."""
-    if agent in AGENT_API:
-        variable, default = AGENT_API[agent]
-        own = urlsplit(env.get(variable, ""))
-        if own.scheme == "https" and own.hostname:
-            found = {(own.hostname, own.port or 443)}
-        else:
-            found = set() if own.scheme else {default}
-        if agent == "codex" and env.get("CODEX_ACCESS_TOKEN"):
-            found.add(CODEX_LOGIN_HOST)
-        return found
-    hosts: set[tuple[str, int]] = set()
-    base = urlsplit(env.get("ANTHROPIC_BASE_URL", ""))
-    if base.scheme == "https" and base.hostname:
-        hosts.add((base.hostname, base.port or 443))
-    elif not base.scheme:
-        hosts.add(DEFAULT_API_HOST)
+def base_url_host(
+    env: Mapping[str, str], variable: str, default: tuple[str, int]
+) -> set[tuple[str, int]]:
+    """The host of an https base URL in `variable`, else `default` when it is unset; none for
+    a base URL of another scheme (an http one is reached through a forwarder, if at all)."""
+    own = urlsplit(env.get(variable, ""))
+    if own.scheme == "https" and own.hostname:
+        return {(own.hostname, own.port or 443)}
+    return set() if own.scheme else {default}
+
+
+def anthropic_hosts(env: Mapping[str, str]) -> set[tuple[str, int]]:
+    """The API host(s) a real Claude Code rep may reach over https: ANTHROPIC_BASE_URL's,
+    else the default API host; Bedrock's and Vertex's regional endpoints when they are
+    switched on."""
+    hosts = base_url_host(env, "ANTHROPIC_BASE_URL", DEFAULT_API_HOST)
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
     if env.get("CLAUDE_CODE_USE_BEDROCK") and region:
         hosts.add((f"bedrock-runtime.{region}.amazonaws.com", 443))

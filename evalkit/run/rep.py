@@ -43,11 +43,12 @@ from evalkit.records.keep import (
 from evalkit.records.redact import redact, redact_jsonl
 from evalkit.records.results import append_row, row_from_verdict
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
-from evalkit.run.agents.clis import agent_name, find_agent_cli
+from evalkit.run.agents.base import Agent, Launch, LaunchSpec
 from evalkit.run.agents.hooks import HOOK_LOG
-from evalkit.run.confine import PRIVATE, Confined, confine, unconfined_reach
-from evalkit.run.context import RunContext, checked_plugin_dirs, rep_cli, scratch_root
-from evalkit.run.credentials import AGENT_CREDENTIALS, AGENT_ENDPOINTS, agent_credentials
+from evalkit.run.agents.registry import adapter, is_default
+from evalkit.run.agents.turns import TurnWatch
+from evalkit.run.confine import CREDENTIAL_FILES, PRIVATE, Confined, confine, unconfined_reach
+from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.mcp_mocks import mock_arguments, mock_folders
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
@@ -55,7 +56,6 @@ from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
 from evalkit.run.scripted import (
     RepScript,
-    ScriptedRep,
     ScriptServer,
     is_policy,
     require_scripted,
@@ -87,9 +87,6 @@ def world_partial(suite: Suite) -> list[str]:
     return WORLD_PARTIAL + ([OBSERVED_PARTIAL] if suite.config.observe else [])
 
 
-SCRIPTED_KEY = "sk-ant-api03-local"
-"""The key a scripted rep's CLI holds: a key's shape, naming nothing (the agent can read it
-in its environment)."""
 T = TypeVar("T")
 L = TypeVar("L", int, float)
 ISOLATION_FIXED = (
@@ -171,38 +168,6 @@ def tighter(given: L | None, own: L | None) -> L | None:
     return own if given is None else given if own is None else min(given, own)
 
 
-def agent_command(
-    cli: Path,
-    model: str,
-    plugins: list[Path],
-    max_turns: int | None = None,
-    tools: list[str] | None = None,
-) -> list[str]:
-    """The CLI's command line. It never holds the Task: `-p` reads the prompt from stdin
-    (PreparedRep.prompt), so no `ps` on the machine shows it."""
-    command = [
-        str(cli),
-        "-p",
-        "--model",
-        model,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--include-hook-events",
-        "--dangerously-skip-permissions",
-        "--no-session-persistence",
-        "--setting-sources",
-        "project",
-    ]
-    if max_turns is not None:
-        command += ["--max-turns", str(max_turns)]
-    if tools is not None:
-        command += ["--tools", ",".join(tools)]
-    for plugin in plugins:
-        command += ["--plugin-dir", str(plugin)]
-    return command
-
-
 def record_attempt(ctx: RunContext, done: Attempt, attempt: int, allowed: int) -> str | None:
     """Keep a finished attempt: its manifest line, and its TSV row unless it is run again.
     Returns the reason when it is to be run again (an infrastructural ERROR, retries left,
@@ -261,6 +226,9 @@ class PreparedRep:
     reach: Reach | None = None
     confined: Confined | None = None
     world: WorldView | None = None
+    turn_cap: tuple[int, str] | None = None
+    """(cap, "server" or "stream") when evalkit holds the rep to its turn cap itself."""
+    agent: Agent | None = None
 
     @property
     def cwd(self) -> Path:
@@ -303,14 +271,13 @@ def prepare_rep(
     `close()` removes it."""
     suite = ctx.suite
     checked_plugin_dirs(suite)
-    cli = rep_cli(ctx) if ctx.agent == "claude" else find_agent_cli(agent_name(ctx.agent))
+    cli = (agent_of := adapter(ctx.agent)).find(ctx.cli_path)
     subject = ctx.the_subject()
     subject.keep(ctx.workdir)
-    root = scratch_root()
-    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=root))
+    scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=(root := scratch_root())))
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
-    places = _places(ctx, subject.plugin_dirs(), sandbox, scratch, guarded)
+    places = _places(ctx, agent_of, subject.plugin_dirs(), sandbox, scratch, guarded)
     server, starting, confined = None, None, None
     try:
         agent = None
@@ -324,20 +291,20 @@ def prepare_rep(
         cli_model, judge = model, ctx.judge_override
         if agent is not None and starting is not None:
             server = starting.result()
-            cli_model, judge = _to_server(agent, server, env, judge)
+            cli_model, judge = agent.cli_model, judge or FixedJudge(agent.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
-        rep_plugins = copy_plugins(subject.plugin_dirs(), scratch / "plugins")
-        seen = _seen_plugins(rep_plugins, places)
-        command, env = _agent_command(ctx, scenario, model, cli, cli_model, seen, scratch,
-                                      server, env)  # fmt: skip
+        seen = _seen_plugins(copy_plugins(subject.plugin_dirs(), scratch / "plugins"), places)
+        launch = _launch(ctx, agent_of, scenario, model, cli, cli_model, seen, scratch,
+                         server, env)  # fmt: skip
+        command, env = launch.command, launch.env
         prompt = read_task(scenario).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
-        run = run_declarations(ctx, suite, command, seen, cli, env, judge, limit)
+        run = run_declarations(ctx, suite, command, seen, cli, env, judge, limit, launch)
         writable, hidden = _reach(ctx, sandbox, config_dir, scratch, root, guarded)
         if ctx.unconfined:
             reach = unconfined_reach(writable, hidden)
         else:
-            confined = _confine(ctx, command, env, sandbox, scratch, cli, writable, hidden,
+            confined = _confine(agent_of, launch, sandbox, scratch, cli, writable, hidden,
                                 bool(observed), server, places)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
@@ -347,15 +314,21 @@ def prepare_rep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
         confined, places.view(world_partial(suite)) if places is not None else None,
+        launch.turn_cap, agent_of,
     )  # fmt: skip
 
 
 def _places(
-    ctx: RunContext, plugins: list[Path], sandbox: Path, scratch: Path, guarded: dict[str, str]
+    ctx: RunContext,
+    agent: Agent,
+    plugins: list[Path],
+    sandbox: Path,
+    scratch: Path,
+    guarded: dict[str, str],
 ) -> Places | None:
     """Where this rep's folders appear in its world; None where it has none (unconfined,
     or an agent whose world is not built yet: it runs at its folders' own paths)."""
-    if ctx.unconfined or ctx.agent != "claude":
+    if ctx.unconfined or not agent.capabilities.world:
         return None
     checker = ctx.suite.checker
     names = checker.guarded_env_names()
@@ -363,7 +336,8 @@ def _places(
     copies = [scratch / "plugins" / f"{i}-{p.name}" for i, p in enumerate(plugins)]
     stores = list(ctx.suite.fixture_dirs())
     return rep_places(ctx.suite.config.world, sandbox, stores, scratch / "claude-config",
-                      scratch / "home", copies, spelled)  # fmt: skip
+                      scratch / "home", copies, spelled,
+                      agent.capabilities.config_home)  # fmt: skip
 
 
 def _spellings(
@@ -415,17 +389,6 @@ def _lay_out(
     return observed, config_dir, env
 
 
-def _to_server(
-    agent: ScriptedRep, server: ScriptServer, env: dict[str, str], judge: Judge | None
-) -> tuple[str, Judge | None]:
-    """Point the rep's environment at the policy's scripted server, in place of any
-    Anthropic endpoint or key; the model name the CLI is given, and the judge."""
-    for key in [k for k in env if k.startswith("ANTHROPIC_")]:
-        del env[key]
-    env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=SCRIPTED_KEY)
-    return agent.cli_model, judge if judge is not None else FixedJudge(agent.judge_answer)
-
-
 def _reach(
     ctx: RunContext,
     sandbox: Path,
@@ -444,8 +407,9 @@ def _reach(
     return writable, hidden
 
 
-def _agent_command(
+def _launch(
     ctx: RunContext,
+    agent: Agent,
     scenario: ScenarioFile,
     model: str,
     cli: Path,
@@ -454,23 +418,25 @@ def _agent_command(
     scratch: Path,
     server: ScriptServer | None,
     env: dict[str, str],
-) -> tuple[list[str], dict[str, str]]:
-    """The agent's command line (and, for another agent, its environment)."""
-    if ctx.agent != "claude":
-        return _other_agent(ctx.agent, cli, scratch, server, cli_model, plugins, env)
+) -> Launch:
+    """The agent's command line and environment, built by its adapter: against a policy's
+    scripted server, or a real model with the agent's own variables (checked before
+    planning by `request.check_capabilities`)."""
     launch = scenario.scenario.launch
     # the escape probe walks every way out of its rep: more turns than a case allows
     probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
-    own_turns = None if probe else launch.max_turns
-    turns = tighter(ctx.max_turns, own_turns)
-    command = agent_command(cli, cli_model, plugins, turns, launch.tools)
-    return command + mock_arguments(ctx.suite, scratch), env
+    turns = tighter(ctx.max_turns, None if probe else launch.max_turns)
+    mocks = mock_arguments(ctx.suite, scratch) if agent.capabilities.mcp_mocks else []
+    spec = LaunchSpec(
+        cli, cli_model, plugins, scratch, env, server.base_url if server else None, turns,
+        launch.tools, mocks, agent.rep_credentials(os.environ) if server is None else {},
+    )  # fmt: skip
+    return agent.launch(spec)
 
 
 def _confine(
-    ctx: RunContext,
-    command: list[str],
-    env: dict[str, str],
+    agent: Agent,
+    launch: Launch,
     sandbox: Path,
     scratch: Path,
     cli: Path,
@@ -480,20 +446,27 @@ def _confine(
     server: ScriptServer | None,
     places: Places | None = None,
 ) -> Confined:
-    """The agent's command inside its OS sandbox: what it may write, what it may not see."""
-    if ctx.agent != "claude":
-        writable = writable + _agent_folders(scratch)
-    if ctx.agent != "claude" and server is not None:
+    """The agent's command inside its OS sandbox: what it may write, what it may not see,
+    and its one door out (to the scripted server, or its API's https hosts)."""
+    env = launch.env
+    writable = writable + _agent_folders(scratch, launch.folders)
+    if server is not None:
         env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
     shown = mock_folders(scratch)
+    shown += [Path(env[k]) for k in _ca_files(agent, env)]
     if observed:
         (sandbox / TRANSCRIPT).touch()
         shown.append(sandbox / TRANSCRIPT)
-    home = scratch / "home"
-    if ctx.agent != "claude" and _inside(Path(env.get("HOME", "/")), scratch):
-        home = Path(env["HOME"])  # the agent's own config home (Gemini's)
-    return confine(command, env, sandbox / "project", writable, home, cli, hidden, shown,
-                   ctx.agent, places)  # fmt: skip
+    home = launch.home or scratch / "home"
+    hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
+    return confine(launch.command, env, sandbox / "project", writable, home, cli, hidden, shown,
+                   hosts, places)  # fmt: skip
+
+
+def _ca_files(agent: Agent, env: dict[str, str]) -> list[str]:
+    """The variables of the agent's own CA bundles that name a file the sandbox lacks."""
+    own = [k for k in agent.capabilities.ca_files if k not in CREDENTIAL_FILES]
+    return [k for k in own if env.get(k) and Path(env[k]).is_file()]
 
 
 def _abandon(
@@ -516,38 +489,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _other_agent(
-    agent: str,
-    cli: Path,
-    scratch: Path,
-    server: ScriptServer | None,
-    model: str,
-    plugins: list[Path],
-    env: dict[str, str],
-) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of an agent other than Claude Code (its adapter in
-    `evalkit.run.agents`): against a policy's scripted server, or a real model with the
-    agent's credentials (checked before planning by `request.check_agent`)."""
-    base_url = server.base_url if server is not None else None
-    keys = agent_credentials(agent) if server is None else {}
-    if agent == "gemini":
-        from evalkit.run.agents.gemini import prepare_gemini
-
-        return prepare_gemini(cli, scratch, base_url, model, plugins, env, keys)
-    from evalkit.run.agents.codex import prepare_codex
-
-    launch = prepare_codex(cli, scratch, base_url, model, plugins, env, keys)
-    return launch.command, launch.env
-
-
-def _agent_folders(scratch: Path) -> list[Path]:
-    """What another agent's adapter made in the rep's scratch folder and its process writes
-    to: its config home, its temp folder, the hook log and its recorder, each made before it
-    is mounted."""
-    (scratch / HOOK_LOG).touch()
-    made = [scratch / n for n in ("codex-home", "gemini-home", "tmp") if (scratch / n).is_dir()]
+def _agent_folders(scratch: Path, folders: list[Path]) -> list[Path]:
+    """What the agent's adapter made in the rep's scratch folder and its process writes to:
+    its config home and temp folder, and, when it records hooks, their log and recorder,
+    each made before it is mounted."""
     files = [scratch / HOOK_LOG, scratch / "hookrec.py"]
-    return [*made, *(f for f in files if f.is_file())]
+    if files[1].is_file():
+        files[0].touch()
+    return [*(p for p in folders if p.is_dir()), *(f for f in files if f.is_file())]
 
 
 def _start_in_background(fn: Callable[..., T], *args: Any) -> Future[T]:
@@ -587,9 +536,17 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop, p.prompt,
+            ctx.stop, p.prompt, _turn_watch(p),
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
+
+
+def _turn_watch(p: PreparedRep) -> TurnWatch | None:
+    """The turn cap evalkit holds this rep to, when its CLI has no option for one."""
+    if p.turn_cap is None or p.agent is None:
+        return None
+    cap, how = p.turn_cap
+    return TurnWatch(cap, how, p.agent, p.sandbox / TRANSCRIPT, p.server)
 
 
 def _ready_to_finish(ctx: RunContext) -> None:
@@ -645,9 +602,11 @@ def run_declarations(
     env: dict[str, str],
     judge: Judge,
     timeout: float,
+    launch: Launch | None = None,
 ) -> dict[str, Any]:
     """Everything about how a rep was driven that can change its row: the judge (by
-    identity, never a command's text), the limits, the CLI's flags with every per-rep path
+    identity, never a command's text), the limits and how each reached the agent
+    (`capabilities`: its CLI's option, or evalkit), the CLI's flags with every per-rep path
     replaced by its role (the Task reaches the CLI on stdin, never in its flags), the
     isolation environment, whether the rep was confined, and the runner's code."""
     roles = {str(cli): "<cli>", **{str(p): f"<plugin:{i}>" for i, p in enumerate(plugins)}}
@@ -655,27 +614,18 @@ def run_declarations(
     isolation = dict(suite.config.environment)
     isolation.update({k: env[k] for k in ISOLATION_FIXED if k in env})
     isolation["CLAUDE_CONFIG_DIR"] = "<per-rep>"
-    if "CODEX_HOME" in env:
-        isolation["CODEX_HOME"] = "<per-rep>"
-    if "GEMINI_CLI_NO_RELAUNCH" in env:
-        isolation.update(HOME="<per-rep>", GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"])
-    for name in [*AGENT_CREDENTIALS.get(ctx.agent, ()), *AGENT_ENDPOINTS.get(ctx.agent, ())]:
-        if env.get(name):  # a real model's key or endpoint: named, never its value
-            loopback = env[name].startswith("http://127.0.0.1:")
-            isolation[name] = "<scripted-server>" if loopback else "<set>"
     for name in suite.checker.guarded_env_names():
         if env.get(name):
             isolation[name] = "<guarded-path>"
-    for name in sorted(env):
-        if name.startswith(("ANTHROPIC_", "CLAUDE_CODE_")) and name not in isolation:
-            loopback = env[name].startswith("http://127.0.0.1:")
-            isolation[name] = "<scripted-server>" if loopback else "<set>"
+    own = adapter(ctx.agent).declared_env(env)  # a key or endpoint: named, never its value
+    isolation.update({k: v for k, v in own.items() if k not in isolation})
     declared = {
-        **({} if ctx.agent == "claude" else {"agent": ctx.agent}),
+        **({} if is_default(ctx.agent) else {"agent": ctx.agent}),
         "judge": judge.identity(),
         "timeout": timeout,
         "max_retries": ctx.max_retries,
         "cli_flags": flags,
+        "capabilities": dict(launch.applied) if launch is not None else {},
         "isolation_env": isolation,
         "confinement": "none" if ctx.unconfined else "bwrap",
         "runner_source": runner_source_hash(),

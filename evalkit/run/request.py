@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.errors import ConfigError, PrerequisiteError, RefusedError
 from evalkit.models import NAME_PATTERN, is_name
 from evalkit.run.context import RunContext, scratch_root
 from evalkit.run.retry import MAX_RETRY_ERRORS
@@ -22,6 +22,7 @@ from evalkit.suite.template_tasks import refuse_placeholders
 
 if TYPE_CHECKING:
     from evalkit.records.workdir import RepKey
+    from evalkit.suite.config import Suite
 
 
 def check_limit(name: str, seconds: float) -> None:
@@ -134,7 +135,7 @@ def check_results(ctx: RunContext) -> None:
 
 def check_confinement(ctx: RunContext, models: list[str]) -> None:
     """Reps run confined unless --unconfined says otherwise; where they cannot be, refuse."""
-    from evalkit.run.confine import require_confinement, require_reachable_api
+    from evalkit.run.confine import UNCONFINED_HINT, require_confinement, require_reachable_api
 
     if ctx.unconfined:
         policies = [m for m in models if is_policy(m)]
@@ -146,19 +147,76 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
             )
         return
     require_confinement()
-    for model in models:
-        require_reachable_api(dict(os.environ), is_policy(model), ctx.agent)
+    from evalkit.run.agents.registry import adapter, is_default
+
+    agent = adapter(ctx.agent)
+    real = [m for m in models if not is_policy(m)]
+    if is_default(ctx.agent):
+        for model in models:
+            require_reachable_api(dict(os.environ), is_policy(model))
+    elif real and not agent.reachable(os.environ):
+        names = ", ".join(agent.capabilities.endpoints)
+        raise PrerequisiteError(
+            f"--agent {ctx.agent}: its API base URL ({names}) is not https://, so a confined "
+            f"rep cannot reach it; fix it, {UNCONFINED_HINT}"
+        )
 
 
 def check_agent(ctx: RunContext, models: list[str]) -> None:
     """An agent evalkit knows, and for a real model of one besides Claude Code, its
     credential in the environment (Claude Code's is checked with its preflight)."""
-    from evalkit.run.agents.clis import agent_name
+    from evalkit.run.agents.registry import is_default
     from evalkit.run.credentials import require_credentials
 
-    agent = agent_name(ctx.agent)
-    if agent != "claude":
-        require_credentials(models, agent=agent)
+    if not is_default(ctx.agent):
+        require_credentials(models, agent=ctx.agent)
+
+
+def check_capabilities(ctx: RunContext, scenarios: list[ScenarioFile], models: list[str]) -> None:
+    """Every limit a rep would be held to reaches its agent (its CLI's option, or evalkit):
+    one it cannot take is refused here, in one line naming the limit and the agent, so no
+    plan records a limit that would be dropped."""
+    from evalkit.run.agents.registry import adapter
+
+    agent = ctx.agent
+    caps = adapter(agent).capabilities
+    if ctx.cli_path is not None and not caps.cli_versions:
+        raise RefusedError(f"--cli chooses Claude Code's version; --agent {agent} runs its "
+                           "pinned CLI: leave out --cli")  # fmt: skip
+    for scenario in scenarios:
+        tools = scenario.scenario.launch.tools
+        if tools is not None and not caps.tool_list:
+            raise RefusedError(
+                f"{scenario.id} limits its agent to the tools {', '.join(tools) or '(none)'}, "
+                f"which --agent {agent} cannot be limited to; run it with --agent claude"
+            )
+    mocks = mock_servers(ctx.suite)
+    if mocks and not caps.mcp_mocks:
+        raise RefusedError(
+            f"the suite's MCP mocks ({', '.join(mocks)}) cannot be served to --agent {agent}; "
+            "run it with --agent claude"
+        )
+    capped = ctx.max_turns is not None or any(s.scenario.launch.max_turns for s in scenarios)
+    real = [m for m in models if not is_policy(m)]
+    if capped and real and not caps.caps_real_turns:
+        raise RefusedError(
+            f"--agent {agent} cannot hold {real[0]} to a turn cap (--max-turns, or a case's "
+            "max_turns): its CLI has no option for one and its stream does not tell model "
+            "turns apart; leave the cap out or run it with --agent claude"
+        )
+
+
+def mock_servers(suite: Suite) -> list[str]:
+    """The names of the suite's fixed MCP mock servers (none without mocks)."""
+    import json
+
+    rel = suite.config.mcp_mocks
+    if rel is None:
+        return []
+    try:
+        return sorted(json.loads((suite.root / rel).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return [rel]
 
 
 def validate_request(
@@ -178,6 +236,7 @@ def validate_request(
         check_limit("--timeout", seconds)
     check_limit("--judge-timeout", ctx.judge_timeout)
     check_agent(ctx, models)
+    check_capabilities(ctx, scenarios, models)
     check_models(ctx, models)
     check_confinement(ctx, models)
     check_scenarios(scenarios, ctx.allow_reserve)

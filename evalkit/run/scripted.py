@@ -37,6 +37,15 @@ class ScriptServer(Protocol):
 
     def stop(self) -> None: ...
 
+    def hold_past(self, turns: int) -> None:
+        """Serve `turns` model turns, then hold the next request unanswered (a turn cap)."""
+        ...
+
+    @property
+    def held(self) -> bool:
+        """Whether a request past the turn cap came, and was held."""
+        ...
+
 
 @dataclass(frozen=True)
 class RepScript:

@@ -38,8 +38,6 @@ def history_commits(
     return commits
 
 
-CONFIG_HOME = {"claude": "~/.claude", "codex": "~/.codex", "gemini": "~/.gemini"}
-"""Where each agent keeps its config home on a user's machine."""
 PLUGINS_HOME = "~/.local/share/claude/plugins"
 WORLD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -95,14 +93,15 @@ def rep_places(
     home: Path,
     plugins: list[Path],
     guarded: dict[str, Path],
-    agent: str = "claude",
+    config_home: str = "~/.claude",
 ) -> Places:
-    """Every rep folder's world path: HOME, the agent's config home, the project and each
+    """Every rep folder's world path: HOME, the agent's config home (where its adapter says
+    a user's machine keeps it), the project and each
     side store, the plugin copies; and each guarded path's world spelling (a path under
     the caller's home is spelled under the world's)."""
     places = Places(world)
     places.binds.append((home, world.home, "home"))
-    places.binds.append((config_dir, in_world(world, CONFIG_HOME[agent]), "config"))
+    places.binds.append((config_dir, in_world(world, config_home), "config"))
     places.binds.append((sandbox / "project", in_world(world, world.project), "project"))
     for name in sorted(s for s in stores if s != "project"):
         spelled = world.stores.get(name, f"~/{name}")

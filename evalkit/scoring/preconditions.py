@@ -13,8 +13,7 @@ from evalkit.models import RequiredHook, ToolCall, Transcript, Verdict
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.fsdiff import links_into
 from evalkit.scoring.judge import build_prompt
-from evalkit.scoring.streams.codex import HOOK_EVENTS as CODEX_HOOKS
-from evalkit.scoring.streams.gemini import HOOK_EVENTS as GEMINI_HOOKS
+from evalkit.scoring.streams import HOOK_EVENTS
 from evalkit.scoring.transcript import agent_error_words
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
@@ -76,7 +75,7 @@ def hooks_for(transcript: Transcript, required: list[RequiredHook]) -> list[Requ
 def unrunnable_hooks(transcript: Transcript, required: list[RequiredHook]) -> list[str]:
     """Required hooks whose event the agent has no hook for: none of its reps can show one
     fired, so each is an ERROR of the instrument, never the agent's FAIL nor a pass."""
-    events = {"codex": CODEX_HOOKS, "gemini": GEMINI_HOOKS}.get(transcript.agent)
+    events = HOOK_EVENTS.get(transcript.agent)
     if events is None:
         return []
     return [f"hook-unsupported:{transcript.agent}:{h.event}" for h in required

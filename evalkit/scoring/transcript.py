@@ -59,6 +59,7 @@ def parse_lines(lines: list[str]) -> Transcript:
         if not isinstance(event, dict):
             bad.append(number)
             continue
+        t.events.append(event)
         if first:  # another agent's stream is known by its opening event
             first = False
             if is_codex_event(event):

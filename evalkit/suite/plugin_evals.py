@@ -19,7 +19,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -29,6 +29,7 @@ from evalkit.checkers.rules.plugin_graders import (
     LlmGrader,
     case_rules,
     criteria,
+    indicators,
     parse_grader,
 )
 from evalkit.checkers.rules.reference import CannotGenerate
@@ -48,6 +49,7 @@ MARKER = "plugin-evals.json"
 RESULTS = "evalkit-results"
 LOCK = "evalkit.lock"
 SIDECAR = "evalkit.yaml"
+SETTINGS = "evalkit-settings.yaml"
 WRITING = ".evalkit-suite.lock"
 SKIPPED = frozenset({GENERATED, RESULTS, "results", "mocks"})
 """Folders of an eval folder that are never cases: ours, the source runner's, its mocks."""
@@ -106,10 +108,23 @@ class CaseSettings(_Loose):
 
 PROSE_TOP = ("schema_version", "name", "description", "tags", "plugins", "runs",
              "expected_outcome")  # fmt: skip
-PROSE_EXECUTION = ("model", "max_turns", "timeout_seconds", "allowed_tools", "disallowed_tools",
-                   "artifact_publish", "growthbook_overrides", "append_system_prompt", "env")
+PROSE_EXECUTION = (
+    "model",
+    "max_turns",
+    "timeout_seconds",
+    "allowed_tools",
+    "disallowed_tools",
+    "artifact_publish",
+    "growthbook_overrides",
+    "append_system_prompt",
+    "env",
+)
 """The only keys prompt.md's front matter may hold (measured on 2.1.328); the rest of a case
 (context, graders) goes in a case.yaml beside it."""
+RUNNER_MAX_TURNS = 10
+RUNNER_TIMEOUT = 300
+"""The source runner's `execution.max_turns` and `timeout_seconds` when a case gives none
+(its default `runs`, 3, is not applied: reps are `--reps` or `launch.reps`)."""
 PROSE_SCHEMA = "1.1"
 """The schema_version the source runner gives a prompt.md case without a case.yaml."""
 SCHEMA_MAJOR = 1
@@ -125,6 +140,28 @@ UNHONOURED = {
     "context.history_file": "give the case a scaffold_script instead",
     "context.add_dirs": "give the case a scaffold_script instead",
 }
+
+
+class EvalSettings(_Strict):
+    """`<evaldir>/evalkit-settings.yaml`: how evalkit scores the whole eval folder."""
+
+    ablation: Literal["none", "with-without"] = Field(
+        "none",
+        description="none: a with-only grader is scored with the plugin (as `claude plugin "
+        "eval --ablation none`); with-without: it is a plugin-fired flag in both arms (as "
+        "its default, --ablation with-without)",
+    )
+
+
+def eval_settings(evals: Path) -> EvalSettings:
+    path = evals / SETTINGS
+    if not path.is_file():
+        return EvalSettings()
+    raw = _yaml_file(path)
+    try:
+        return EvalSettings.model_validate(raw or {})
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, raw, path).splitlines()[0]) from None
 
 
 class Sidecar(_Strict):
@@ -144,10 +181,12 @@ class Case:
     prompt: str = field(repr=False)
     calibration: dict[str, Any] = field(default_factory=dict)
     reserve: bool = False
+    ablation: str = "none"
+    """As `claude plugin eval --ablation` scores with-only graders (`SETTINGS`)."""
 
     @property
     def polarity(self) -> str:
-        return case_rules(self.graders)[0]
+        return case_rules(self.graders, ablation=self.ablation)[0]
 
 
 def manifest(plugin: Path) -> dict[str, Any] | None:
@@ -172,8 +211,10 @@ def eval_dir(plugin: Path) -> Path | None:
     if rel is None:
         rel = "evals"
     if not isinstance(rel, str) or rel.startswith("/") or ".." in Path(rel).parts:
-        raise ConfigError(f"{plugin}/.claude-plugin/plugin.json: experimental.evals: must be "
-                          "a folder inside the plugin")
+        raise ConfigError(
+            f"{plugin}/.claude-plugin/plugin.json: experimental.evals: must be "
+            "a folder inside the plugin"
+        )
     folder = plugin / rel
     return folder if folder.is_dir() else None
 
@@ -202,8 +243,9 @@ def _case_folders(evals: Path) -> list[Path]:
     found: list[Path] = []
     for folder, dirs, files in os.walk(evals):
         here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not (here == evals and d in SKIPPED)
-                         and not d.startswith("."))
+        dirs[:] = sorted(
+            d for d in dirs if not (here == evals and d in SKIPPED) and not d.startswith(".")
+        )
         if "case.yaml" in files or "prompt.md" in files:
             found.append(here)
             dirs[:] = [d for d in dirs if d != "graders"]
@@ -263,8 +305,10 @@ def _grader_files(folder: Path, case_id: str) -> list[tuple[Any, str]]:
         front, body = _front(path)
         raw = dict(front) if isinstance(front, dict) else {}
         if not isinstance(raw.get("type"), str):
-            raise ConfigError(f"{path}: type: case '{case_id}', grader '{path.stem}': the front "
-                              "matter needs a type")
+            raise ConfigError(
+                f"{path}: type: case '{case_id}', grader '{path.stem}': the front "
+                "matter needs a type"
+            )
         raw = {"name": path.stem, **raw}
         filled = {"llm": "criteria", "baseline": "criteria", "regex": "pattern"}.get(raw["type"])
         if filled and raw.get(filled) is None and body.strip():
@@ -317,8 +361,10 @@ def _schema_version(data: dict[str, Any], source: Path) -> None:
     if not major.isdigit():
         raise ConfigError(f"{source}: schema_version: {version!r} is not a version string")
     if int(major) > SCHEMA_MAJOR:
-        raise ConfigError(f"{source}: schema_version: {version!r} is newer than the pinned "
-                          f"CLI's format ({SCHEMA_MAJOR}.x)")
+        raise ConfigError(
+            f"{source}: schema_version: {version!r} is newer than the pinned "
+            f"CLI's format ({SCHEMA_MAJOR}.x)"
+        )
 
 
 def _unhonoured(settings: CaseSettings) -> str | None:
@@ -345,21 +391,28 @@ def read_case(evals: Path, folder: Path) -> Case:
         raise ConfigError(describe(exc, data, source).splitlines()[0]) from None
     field_ = _unhonoured(settings)
     if field_ is not None:
-        raise ConfigError(f"{source}: {field_}: case '{case_id}': evalkit cannot honour it "
-                          f"({UNHONOURED[field_]})")
+        raise ConfigError(
+            f"{source}: {field_}: case '{case_id}': evalkit cannot honour it ({UNHONOURED[field_]})"
+        )
     script = settings.context.scaffold_script
     if script is not None:
         path = folder / script
         if script.startswith("/") or ".." in Path(script).parts or not path.is_file():
-            raise ConfigError(f"{source}: context.scaffold_script: case '{case_id}': {script!r} "
-                              "is not a file in the case folder")
+            raise ConfigError(
+                f"{source}: context.scaffold_script: case '{case_id}': {script!r} "
+                "is not a file in the case folder"
+            )
     prompt = (settings.execution.prompt or "").strip()
     if not prompt:
-        raise ConfigError(f"{source}: execution.prompt: case '{case_id}' has no prompt (a "
-                          "prompt.md body, or execution.prompt in case.yaml)")
+        raise ConfigError(
+            f"{source}: execution.prompt: case '{case_id}' has no prompt (a "
+            "prompt.md body, or execution.prompt in case.yaml)"
+        )
     if PROMPT_TEMPLATE in prompt:
-        raise ConfigError(f"{source}: execution.prompt: case '{case_id}' still holds the blank "
-                          f"template line {PROMPT_TEMPLATE!r}")
+        raise ConfigError(
+            f"{source}: execution.prompt: case '{case_id}' still holds the blank "
+            f"template line {PROMPT_TEMPLATE!r}"
+        )
     graders = _graders(raw_graders, source, case_id)
     calibration: dict[str, Any] = {}
     sidecar = folder / SIDECAR
@@ -382,8 +435,7 @@ def _graders(raw: list[tuple[Any, str]], source: Path, case_id: str) -> list[Gra
             raise ConfigError(f"{where}: {exc}") from None
         text = grader.criteria if isinstance(grader, LlmGrader) else getattr(grader, "pattern", "")
         if CRITERIA_TEMPLATE in text:
-            raise ConfigError(f"{where}: still holds the blank template line "
-                              f"{CRITERIA_TEMPLATE!r}")
+            raise ConfigError(f"{where}: still holds the blank template line {CRITERIA_TEMPLATE!r}")
         graders.append(grader)
     names = [g.name for g in graders]
     twice = next((n for n in names if names.count(n) > 1), None)
@@ -400,8 +452,9 @@ def reserve_cases(evals: Path) -> list[Case]:
     """The cases `evalkit split-reserve` moved into the eval folder's reserve."""
     held = reserve_dir(evals)
     cases = [read_case(held, f) for f in _case_folders(held)] if held.is_dir() else []
+    ablation = eval_settings(evals).ablation
     for case in cases:
-        case.reserve = True
+        case.reserve, case.ablation = True, ablation
     return cases
 
 
@@ -410,6 +463,9 @@ def read_cases(evals: Path) -> list[Case]:
     if not cases:
         raise ConfigError(f"{evals}: no case (a folder with case.yaml or prompt.md)")
     scaffold_of(cases)
+    ablation = eval_settings(evals).ablation
+    for case in cases:
+        case.ablation = ablation
     return cases
 
 
@@ -418,8 +474,12 @@ def scaffold_of(cases: list[Case]) -> tuple[Path, str] | None:
     case has one. evalkit builds one fixture project per eval folder, so cases that differ
     in their scaffold are refused, naming the first that differs."""
     scripts = [
-        (c, c.folder / c.settings.context.scaffold_script if c.settings.context.scaffold_script
-         else None)
+        (
+            c,
+            c.folder / c.settings.context.scaffold_script
+            if c.settings.context.scaffold_script
+            else None,
+        )
         for c in cases
     ]
     first_case, first = scripts[0]
@@ -444,7 +504,8 @@ def _source(case: Case) -> Path:
 
 
 def _scenario_text(case: Case) -> str:
-    polarity, expect = case_rules(case.graders, case.id if criteria(case.graders) else None)
+    rubric = case.id if criteria(case.graders) else None
+    polarity, expect = case_rules(case.graders, rubric, case.ablation)
     front: dict[str, Any] = {
         "id": case.id,
         "polarity": polarity,
@@ -454,10 +515,11 @@ def _scenario_text(case: Case) -> str:
         "premise": {"file": "plugin-evals.json", "marker": '"plugin"'},
         "expect": expect,
     }
+    execution = case.settings.execution
     launch = {
         "reps": case.settings.runs,
-        "max_turns": case.settings.execution.max_turns,
-        "timeout": case.settings.execution.timeout_seconds,
+        "max_turns": execution.max_turns or RUNNER_MAX_TURNS,
+        "timeout": execution.timeout_seconds or RUNNER_TIMEOUT,
         "tools": launch_tools(case.settings.execution),
     }
     front["launch"] = {k: v for k, v in launch.items() if v is not None}
@@ -490,7 +552,7 @@ def launch_tools(settings: Execution) -> list[str] | None:
 
 def _generated(case: Case) -> dict[str, Any]:
     try:
-        return generated_calibration(case.graders)
+        return generated_calibration(case.graders, indicators(case.graders, case.ablation))
     except CannotGenerate as exc:
         raise ConfigError(
             f"{case.folder / SIDECAR}: calibration: case '{case.id}': no oracle can be "
@@ -568,6 +630,7 @@ def write_suite(plugin: Path, evals: Path, cases: list[Case]) -> Path:
 
 def _copy_plugin(plugin: Path, evals: Path, dest: Path) -> None:
     """The subject: the plugin without its eval folder (nor .git), refreshed in place."""
+
     def ignore(folder: str, names: list[str]) -> list[str]:
         here = Path(folder)
         gone = (evals, reserve_dir(evals))

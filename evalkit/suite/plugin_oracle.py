@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.checkers.rules.jsregex import to_re2
-from evalkit.checkers.rules.patterns import search
+from evalkit.checkers.rules.jsregex import js_test
 from evalkit.checkers.rules.plugin_graders import (
     FileExistsGrader,
     Grader,
@@ -24,6 +23,7 @@ from evalkit.checkers.rules.plugin_graders import (
     ToolOrderGrader,
     ToolUsedGrader,
     condition_of,
+    is_with_only,
     reason,
 )
 from evalkit.checkers.rules.reference import CannotGenerate, instance_of, literal_of
@@ -70,11 +70,13 @@ def _presence(grader: Grader) -> tuple[list[dict[str, Any]], list[str], bool]:
         literal = None if grader.input_match is None else _literal(grader, grader.input_match)
         return [_call(grader.tool, literal) for _ in range(max(grader.min or 1, 1))], [], False
     if isinstance(grader, ToolOrderGrader):
-        calls = [_call(r.tool, None if r.input_match is None else _literal(grader, r.input_match))
-                 for r in grader.refs()]
+        calls = [
+            _call(r.tool, None if r.input_match is None else _literal(grader, r.input_match))
+            for r in grader.refs()
+        ]
         return calls, [], False
     if isinstance(grader, RegexGrader):
-        return [], [_literal(grader, to_re2(grader.pattern))], False
+        return [], [_literal(grader, grader.pattern)], False
     assert isinstance(grader, LlmGrader)
     return [], [], True
 
@@ -96,19 +98,23 @@ def _final_ok(graders: list[Grader], final: str) -> None:
     """A generated final message must not hold what an absence regex forbids."""
     for grader in graders:
         if isinstance(grader, RegexGrader) and _absent(grader):
-            if search(to_re2(grader.pattern, grader.flags), final):
-                raise CannotGenerate(f"grader '{grader.name}': the generated final message "
-                                     "holds what it forbids")
+            if js_test(grader.pattern, grader.flags, final):
+                raise CannotGenerate(
+                    f"grader '{grader.name}': the generated final message holds what it forbids"
+                )
 
 
-def generated_calibration(graders: list[Grader]) -> dict[str, Any]:
-    """oracle, act and one violation per grader; CannotGenerate names the grader."""
+def generated_calibration(graders: list[Grader], shown: list[int] | None = None) -> dict[str, Any]:
+    """oracle, act and one violation per grader (none for an indicator, which is never
+    scored); CannotGenerate names the grader."""
     present = [g for g in graders if not _absent(g)]
     oracle_parts = [_presence(g) for g in present]
     oracle = _actions(oracle_parts)
     _final_ok(graders, next(str(a["final"]) for a in oracle if "final" in a))
     violations: list[dict[str, Any]] = []
     for index, grader in enumerate(graders):
+        if index in (shown or []):
+            continue
         if _absent(grader):
             actions = _actions([*oracle_parts, _presence(grader)])
         else:
@@ -116,5 +122,8 @@ def generated_calibration(graders: list[Grader]) -> dict[str, Any]:
             if isinstance(grader, LlmGrader):
                 actions.append({"judge": "NO"})
         violations.append({"name": f"violates-{reason(grader, index)}", "actions": actions})
-    act = oracle if present else violations[0]["actions"]
+    scored = [v for v, g in zip(violations, [g for i, g in enumerate(graders)
+                                              if i not in (shown or [])], strict=True)
+              if not is_with_only(g)]  # fmt: skip
+    act = oracle if present else (scored or violations)[0]["actions"]
     return {"oracle": oracle, "act": act, "violations": violations}

@@ -93,7 +93,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     _run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(source)], env, base)
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], env, base)
-    wheel = next(wheels.glob("evalkit-*.whl"))
+    wheel = next(wheels.glob("heldout_evalkit-*.whl"))
     vpip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
     _run([*vpip, "install", str(wheel)], env, base)
     demo = base / "demo-checker"

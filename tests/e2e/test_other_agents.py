@@ -90,3 +90,37 @@ def test_a_grid_of_agents_verifies_and_compares_agent_by_agent(
     assert report["agents"] == {"claude": 2, "codex": 2, "gemini": 2}
     split = {(m["agent"], m["model"]) for m in report["models"]}
     assert len(split) == 6 and {a for a, _ in split} == {"claude", "codex", "gemini"}
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_a_turn_cap_the_cli_has_no_option_for_is_held_by_evalkit(
+    agent: str, new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    """`--max-turns 1` ends a policy that needs more turns as Claude Code's own option does,
+    `ERROR budget:max-turns`: Codex's scripted server holds the request for turn 2, Gemini's
+    live stream shows turn 2 start; the bundle says evalkit applied the cap, and how."""
+    require_cli(agent)
+    kit = new_kit(tmp_path)
+    work = kit.base / "work"
+    done = kit.run("run", "P1", "policy:oracle", str(work), "--agent", agent, "--max-turns", "1")
+    assert done.returncode == 0, done.why()
+    [row] = kit.tsv(work)
+    assert (row["verdict"], row["reasons"]) == ("ERROR", "budget:max-turns"), row["reasons"]
+    [line] = kit.manifest(work)
+    applied = line["declarations"]["capabilities"]["max_turns"]
+    how = {"codex": "turn-cap: server", "gemini": "turn-cap: stream"}[agent]
+    assert applied == {"value": 1, "by": "evalkit", "how": how}
+    assert "--max-turns" not in line["declarations"]["cli_flags"]
+    verify = kit.run("verify", str(work))
+    assert "re-derived" in verify.stdout, verify.why()
+
+
+def test_a_real_codex_models_turn_cap_is_refused_before_anything_is_planned(kit: Kit) -> None:
+    """Codex has no turn option and its stream does not tell model turns apart, so a real
+    model's cap cannot be held: one line, exit 2, no plan."""
+    kit.extra_env["CODEX_API_KEY"] = "sk-not-a-key-000"
+    work = kit.base / "work"
+    done = kit.run("run", "P1", "gpt-5", str(work), "--agent", "codex", "--max-turns", "1")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.why()
+    assert "--agent codex" in done.stderr and "turn cap" in done.stderr
+    assert not work.exists()

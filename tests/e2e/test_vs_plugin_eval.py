@@ -32,3 +32,32 @@ def test_one_case_agrees_and_a_500_is_an_error_only_in_evalkit(
     assert "evalkit: ERROR" in fault, fault
     leaked = "ships today" in done.stdout + done.stderr  # the bench case's own prompt
     assert not leaked
+
+
+def graders_table(tmp_path: Path, *args: str) -> tuple[int, list[str]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "vs_plugin_eval.py"), "--graders", *args],
+        env=env, capture_output=True, text=True, timeout=3600,
+    )  # fmt: skip
+    return done.returncode, done.stdout.splitlines()
+
+
+def test_calls_sent_at_once_agree_with_the_runner(claude_cli: str, tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from plugin_grader_cases import QUICK
+
+    code, lines = graders_table(tmp_path, "--only", ",".join(QUICK), "--ablation", "none")
+    differ = [line.split()[0] for line in lines if line.endswith("DIFFER")]
+    assert differ == [] and code == 0
+    assert f"agreement: {len(QUICK)}/{len(QUICK)}" in lines
+
+
+@pytest.mark.slow
+def test_every_grader_case_agrees_with_the_runner_in_both_ablation_modes(
+    claude_cli: str, tmp_path: Path
+) -> None:
+    code, lines = graders_table(tmp_path)
+    differ = [" ".join(line.split()[:3]) for line in lines if line.endswith("DIFFER")]
+    assert differ == [] and code == 0
+    assert any(line.startswith("agreement: ") for line in lines)

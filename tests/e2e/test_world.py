@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import Script
-from evalkit.reference.policy import SCRIPTED_MODEL_IDS
 from evalkit.reference.scripted import POLICIES
 from evalkit.reference.scripted_server import ScriptedServer
+from evalkit.run.agents.registry import adapter
 from evalkit.run.context import RunContext, new_run_id
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
 from evalkit.scoring.markers import Markers, text_lines
@@ -28,6 +28,8 @@ from evalkit.suite.task import read_task
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
+
+SCRIPTED_ID = adapter("claude").capabilities.scripted_model or ""
 
 
 def _first_request(tmp_path: Path) -> tuple[dict[str, object], Suite, str]:
@@ -57,7 +59,7 @@ def _empty_world_lines(cli: str, base: Path) -> frozenset[str]:
                "CLAUDE_CONFIG_DIR": str(base / "cfg"), "IS_SANDBOX": "1",
                "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "k",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
-        command = [cli, "-p", "hello", "--model", SCRIPTED_MODEL_IDS["claude"],
+        command = [cli, "-p", "hello", "--model", SCRIPTED_ID,
                    "--output-format", "stream-json", "--verbose",
                    "--dangerously-skip-permissions", "--no-session-persistence",
                    "--setting-sources", "project"]  # fmt: skip
@@ -74,7 +76,7 @@ def test_a_scripted_reps_request_names_no_scenario_no_harness_and_a_real_model(
     lines = [line for line in text_lines([body.get("system"), body.get("messages")])
              if line and line not in task]  # fmt: skip
     said = "\n".join(lines)
-    assert body.get("model") == SCRIPTED_MODEL_IDS["claude"]
+    assert body.get("model") == SCRIPTED_ID
     assert f"working directory: {world.home}/src/reportgen" in said
     assert "Recent commits:" in said
     ids = [s.id for s in suite.scenarios("all")]

@@ -33,7 +33,7 @@ TOKEN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,79}$"
 
 KINDS = (
     "all", "any", "not", "order", "file", "tool", "skill", "bash", "ran", "hook", "final", "judge",
-    "trace",
+    "trace", "plugin_eval",
 )  # fmt: skip
 EVENT_KINDS = ("file", "tool", "skill", "bash", "ran")
 CHANGES = ("created", "changed", "deleted", "written")
@@ -198,6 +198,53 @@ class TraceCondition(_Node):
         return _pattern(value)
 
 
+class RunnerTool(StrictAliased):
+    tool: str
+    input_match: str | None = None
+
+    @field_validator("input_match")
+    @classmethod
+    def _javascript(cls, value: str | None) -> str | None:
+        return _js_pattern(value, "")
+
+
+class RunnerSpec(StrictAliased):
+    """A `claude plugin eval` grader's check, held as its runner holds it
+    (`runner_view`): a JavaScript regex over the last message or the trace, a count of
+    matching calls, or the first call of one tool before the first of another."""
+
+    grader: Literal["regex", "tool_used", "tool_order"]
+    pattern: str | None = None
+    flags: str = ""
+    target: Literal["last_message", "trace"] = "last_message"
+    tool: RunnerTool | None = None
+    min: int = Field(1, ge=0)
+    max: int | None = Field(None, ge=0)
+    before: RunnerTool | None = None
+    after: RunnerTool | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> RunnerSpec:
+        needs = {"regex": ("pattern",), "tool_used": ("tool",), "tool_order": ("before", "after")}
+        missing = [k for k in needs[self.grader] if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"a {self.grader} check needs {', '.join(missing)}")
+        _js_pattern(self.pattern, self.flags)
+        return self
+
+
+def _js_pattern(pattern: str | None, flags: str) -> str | None:
+    from evalkit.checkers.rules.jsregex import to_re2
+
+    if pattern is not None:
+        compile_pattern(to_re2(pattern, flags))
+    return pattern
+
+
+class RunnerCondition(_Node):
+    plugin_eval: RunnerSpec = Field(description="holds as `claude plugin eval` grades it")
+
+
 class JudgeCondition(_Node):
     judge: Literal[True] = Field(description="the frozen rubric judge answers YES")
     rubric: str | None = Field(None, description="a `judge.rubrics` name; default: the rubric")
@@ -280,7 +327,8 @@ Condition = Annotated[
     | Annotated[HookCondition, Tag("hook")]
     | Annotated[FinalCondition, Tag("final")]
     | Annotated[JudgeCondition, Tag("judge")]
-    | Annotated[TraceCondition, Tag("trace")],
+    | Annotated[TraceCondition, Tag("trace")]
+    | Annotated[RunnerCondition, Tag("plugin_eval")],
     Discriminator(
         _kind,
         custom_error_type="condition",
@@ -302,6 +350,7 @@ _MODELS: dict[str, type[_Node]] = {
     "final": FinalCondition,
     "judge": JudgeCondition,
     "trace": TraceCondition,
+    "plugin_eval": RunnerCondition,
 }
 
 Node = (
@@ -318,6 +367,7 @@ Node = (
     | FinalCondition
     | JudgeCondition
     | TraceCondition
+    | RunnerCondition
 )
 
 for _model in (

@@ -27,6 +27,7 @@ from evalkit.checkers.rules.conditions import (
     NotCondition,
     OrderCondition,
     RanCondition,
+    RunnerCondition,
     SkillCondition,
     SkillSpec,
     ToolCondition,
@@ -41,6 +42,7 @@ from evalkit.checkers.rules.effects import (
     tool_input_text,
 )
 from evalkit.checkers.rules.patterns import glob_matches, search
+from evalkit.checkers.rules.runner_view import runner_check
 from evalkit.checkers.rules.timeline import (
     Events,
     in_order,
@@ -129,6 +131,9 @@ def _evaluate(node: Node, effects: Effects, judge: JudgeGate) -> Outcome:
         return _logical(node, effects, judge)
     if isinstance(node, OrderCondition):
         return _order(node, effects)
+    if isinstance(node, RunnerCondition):
+        held, name = runner_check(node.plugin_eval, effects.transcript)
+        return Outcome(held, [name])
     if isinstance(node, EventNode) and (node.after is not None or isinstance(node, RanCondition)):
         return _on_timeline(node, effects)
     if isinstance(node, FileCondition):

@@ -100,8 +100,10 @@ def parse_grader(data: Any) -> Grader:
         raise GraderError("(grader): must be a mapping")
     kind = data.get("type")
     if kind == "baseline":
-        raise GraderError("type: 'baseline' compares with a reference transcript; evalkit "
-                          "cannot honour it (compare two wordings with `evalkit compare`)")
+        raise GraderError(
+            "type: 'baseline' compares with a reference transcript; evalkit "
+            "cannot honour it (compare two wordings with `evalkit compare`)"
+        )
     if kind not in HONOURED:
         raise GraderError(f"type: {kind!r} is not a grader type (known: {', '.join(HONOURED)})")
     try:
@@ -113,10 +115,13 @@ def parse_grader(data: Any) -> Grader:
 
 
 def _js(pattern: str, flags: str = "", field: str = "pattern") -> str:
+    """The pattern, once it is known to run as JavaScript runs it (else a GraderError naming
+    the construct)."""
     try:
-        return to_re2(pattern, flags)
+        to_re2(pattern, flags)
     except JsRegexError as exc:
         raise GraderError(f"{field}: {exc}") from None
+    return pattern
 
 
 def _glob(path: str) -> str:
@@ -129,36 +134,43 @@ def _glob(path: str) -> str:
 def condition_of(grader: Grader, rubric: str | None = None) -> tuple[str, dict[str, Any], bool]:
     """(axis, condition, absence): the condition that holds when the grader passes; for an
     absence grader, the condition is what it forbids (the grader passes when it does not
-    hold)."""
+    hold). regex, tool_used and tool_order hold as the pinned runner holds them
+    (`runner_view`)."""
     if isinstance(grader, RegexGrader):
         if grader.target not in ("last_message", "trace"):
-            raise GraderError("target: only last_message and trace are honoured; match a "
-                              "created file with a file_exists grader")
+            raise GraderError(
+                "target: only last_message and trace are honoured; match a "
+                "created file with a file_exists grader"
+            )
         if grader.match.startswith("count:") and grader.match != "count:0":
-            raise GraderError(f"match: {grader.match!r} is not honoured (contains, "
-                              "not_contains and count:0 are)")
-        kind = "final" if grader.target == "last_message" else "trace"
-        return "B", {kind: _js(grader.pattern, grader.flags)}, grader.match != "contains"
+            raise GraderError(
+                f"match: {grader.match!r} is not honoured (contains, not_contains and count:0 are)"
+            )
+        spec = {"grader": "regex", "pattern": _js(grader.pattern, grader.flags),
+                "flags": grader.flags, "target": grader.target}  # fmt: skip
+        return "B", {"plugin_eval": spec}, grader.match != "contains"
     if isinstance(grader, ToolUsedGrader):
         return _tool_used(grader)
     if isinstance(grader, ToolOrderGrader):
-        return "A", {"order": [{"tool": _tool_spec(r.tool, r.input_match)}
-                               for r in grader.refs()]}, False
+        before, after = (_tool_ref(r.tool, r.input_match) for r in grader.refs())
+        order: dict[str, Any] = {"grader": "tool_order", "before": before, "after": after}
+        return "A", {"plugin_eval": order}, False
     if isinstance(grader, FileExistsGrader):
         return "B", {"file": {"created": _glob(grader.path)}}, not grader.exists
     if grader.focus != "last_message":
-        raise GraderError("focus: only last_message is honoured (the judge reads the final "
-                          "message)")
+        raise GraderError(
+            "focus: only last_message is honoured (the judge reads the final message)"
+        )
     if not grader.criteria.strip():
         raise GraderError("criteria: empty (write them as the grader file's body)")
     return "B", {"judge": True, "rubric": rubric, "votes": 3}, False
 
 
-def _tool_spec(tool: str, input_match: str | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"name": tool}
+def _tool_ref(tool: str, input_match: str | None) -> dict[str, Any]:
+    ref: dict[str, Any] = {"tool": tool}
     if input_match is not None:
-        spec["input"] = _js(input_match, field="input_match")
-    return spec
+        ref["input_match"] = _js(input_match, field="input_match")
+    return ref
 
 
 def _tool_used(grader: ToolUsedGrader) -> tuple[str, dict[str, Any], bool]:
@@ -167,12 +179,18 @@ def _tool_used(grader: ToolUsedGrader) -> tuple[str, dict[str, Any], bool]:
     if grader.max is not None and grader.max < low:
         unset = " (min defaults to 1; write min: 0 to assert absence)" if grader.min is None else ""
         raise GraderError(f"max: {grader.max} is below min {low}{unset}")
-    spec = _tool_spec(grader.tool, grader.input_match)
+    ref = _tool_ref(grader.tool, grader.input_match)
     if grader.max == 0:
-        return "A", {"tool": spec}, True
-    if low != 1 or grader.max is not None:
-        spec.update(min=low, max=grader.max)
-    return "A", {"tool": spec}, False
+        return "A", {"plugin_eval": {"grader": "tool_used", "tool": ref}}, True
+    spec = {"grader": "tool_used", "tool": ref, "min": low, "max": grader.max}
+    return "A", {"plugin_eval": spec}, False
+
+
+def is_with_only(grader: Grader) -> bool:
+    """Scored only with the plugin: marked `arm: with-only`, or a `tool_used` of Skill with
+    no `arm` (the runner's implicit "plugin fired" rule)."""
+    implicit = grader.arm is None and isinstance(grader, ToolUsedGrader) and grader.tool == "Skill"
+    return grader.arm == "with-only" or implicit
 
 
 def reason(grader: Grader, index: int) -> str:
@@ -181,27 +199,50 @@ def reason(grader: Grader, index: int) -> str:
     return (name or f"{grader.type}-{index + 1}")[:80]
 
 
-def case_rules(graders: list[Grader], rubric: str | None = None) -> tuple[str, dict[str, Any]]:
-    """(polarity, expect): a negative when every grader asserts absence, else a positive.
-    `rubric` names the frozen rubric the case's `llm` grader's criteria became."""
+ABLATIONS = ("none", "with-without")
+
+
+def indicators(graders: list[Grader], ablation: str = "none") -> list[int]:
+    """The graders `--ablation with-without` reports as a "plugin fired" indicator and never
+    scores, in either arm: the with-only ones, unless every grader of the case is one."""
+    marked = [i for i, g in enumerate(graders) if is_with_only(g)]
+    return marked if ablation == "with-without" and len(marked) < len(graders) else []
+
+
+def case_rules(
+    graders: list[Grader], rubric: str | None = None, ablation: str = "none"
+) -> tuple[str, dict[str, Any]]:
+    """(polarity, expect): a negative when every scored grader asserts absence, else a
+    positive. `rubric` names the frozen rubric the case's `llm` grader's criteria became.
+    Under `ablation: none` a with-only grader is scored with the plugin and dropped in the
+    no-plugin arm; under `with-without` it is an indicator (an info flag) in both."""
     llm = [g for g in graders if isinstance(g, LlmGrader)]
     if len(llm) > 1:
-        raise GraderError(f"type: a second llm grader ('{llm[1].name}'); a rep asks one "
-                          "rubric, so write the criteria as one llm grader")
+        raise GraderError(
+            f"type: a second llm grader ('{llm[1].name}'); a rep asks one "
+            "rubric, so write the criteria as one llm grader"
+        )
     parts = [(condition_of(g, rubric), reason(g, i)) for i, g in enumerate(graders)]
-    marked = [reason(g, i) for i, g in enumerate(graders) if g.arm == "with-only"]
-    with_only = {"with_only": marked} if marked and len(marked) < len(graders) else {}
+    shown = indicators(graders, ablation)
+    info = [{"not": cond, "reason": f"fired-{token}"[:80]} if absent
+            else {**cond, "reason": f"fired-{token}"[:80]}
+            for i, ((_, cond, absent), token) in enumerate(parts)
+            if i in shown and "judge" not in cond]  # fmt: skip
+    parts = [p for i, p in enumerate(parts) if i not in shown]
+    marked = [reason(g, i) for i, g in enumerate(graders) if is_with_only(g) and not shown]
+    extra: dict[str, Any] = {"with_only": marked} if marked and len(marked) < len(parts) else {}
+    extra.update({"info": info} if info else {})
     if all(absent for (_, _, absent), _ in parts):
         forbidden = [{**cond, "reason": token} for (_, cond, _), token in parts]
         rule = forbidden[0] if len(forbidden) == 1 else {"any": forbidden}
-        return "negative", {"fail": rule, **with_only}
+        return "negative", {"fail": rule, **extra}
     axes: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
     for (axis, cond, absent), token in parts:
         axes[axis].append({"not": cond, "reason": token} if absent else {**cond, "reason": token})
     if not axes["A"]:
         axes["A"], axes["B"] = axes["B"], []
     expect = {k.lower(): v[0] if len(v) == 1 else {"all": v} for k, v in axes.items() if v}
-    return "positive", {**expect, **with_only}
+    return "positive", {**expect, **extra}
 
 
 def criteria(graders: list[Grader]) -> str:

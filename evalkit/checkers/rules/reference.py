@@ -90,11 +90,19 @@ class FinalAction(StrictAliased):
     final: str
 
 
+class AtOnceAction(StrictAliased):
+    """Tool actions sent in one message (parallel calls): one step of several blocks."""
+
+    at_once: list[ReadAction | WriteAction | BashAction | SkillAction | ToolAction] = Field(
+        min_length=1
+    )
+
+
 class JudgeAction(StrictAliased):
     judge: Literal["YES", "NO"] = Field(description="the judge's answer to this final message")
 
 
-ACTION_KINDS = ("read", "write", "bash", "skill", "tool", "final", "judge")
+ACTION_KINDS = ("read", "write", "bash", "skill", "tool", "final", "judge", "at_once")
 
 
 def _action_kind(value: Any) -> str | None:
@@ -111,7 +119,8 @@ Action = Annotated[
     | Annotated[SkillAction, Tag("skill")]
     | Annotated[ToolAction, Tag("tool")]
     | Annotated[FinalAction, Tag("final")]
-    | Annotated[JudgeAction, Tag("judge")],
+    | Annotated[JudgeAction, Tag("judge")]
+    | Annotated[AtOnceAction, Tag("at_once")],
     Discriminator(
         _action_kind,
         custom_error_type="action",
@@ -120,6 +129,7 @@ Action = Annotated[
 ]
 AnyAction = (
     ReadAction | WriteAction | BashAction | SkillAction | ToolAction | FinalAction | JudgeAction
+    | AtOnceAction
 )
 _ACTION_MODELS: dict[str, type[StrictAliased]] = {
     "read": ReadAction,
@@ -129,6 +139,7 @@ _ACTION_MODELS: dict[str, type[StrictAliased]] = {
     "tool": ToolAction,
     "final": FinalAction,
     "judge": JudgeAction,
+    "at_once": AtOnceAction,
 }
 
 
@@ -153,30 +164,37 @@ class Calibration(StrictAliased):
 # --------------------------------------------------------------------------- actions to scripts
 
 
+def _block(action: AnyAction) -> ToolUseBlock | None:
+    """The tool call an action makes; None for a final message or a judge answer."""
+    if isinstance(action, ReadAction):
+        path = action.read if action.read.startswith("{") else f"{{project}}/{action.read}"
+        return ToolUseBlock(name="Read", input={"file_path": path})
+    if isinstance(action, WriteAction):
+        data = {"file_path": action.write.target(), "content": action.write.content}
+        return ToolUseBlock(name="Write", input=data)
+    if isinstance(action, BashAction):
+        return ToolUseBlock(name="Bash", input={"command": action.bash})
+    if isinstance(action, SkillAction):
+        data = {"skill": action.skill, **({"args": action.args} if action.args else {})}
+        return ToolUseBlock(name="Skill", input=data)
+    if isinstance(action, ToolAction):
+        return ToolUseBlock(name=action.tool.name, input=dict(action.tool.input))
+    return None
+
+
 def script_of(actions: list[AnyAction], default_final: str = "Done.") -> tuple[Script, str]:
     """The script the actions play, and the judge answer they ask for (NO unless given)."""
     steps: list[Step] = []
     final, judge = default_final, "NO"
     for action in actions:
-        block: ToolUseBlock | None = None
-        if isinstance(action, ReadAction):
-            path = action.read if action.read.startswith("{") else f"{{project}}/{action.read}"
-            block = ToolUseBlock(name="Read", input={"file_path": path})
-        elif isinstance(action, WriteAction):
-            data = {"file_path": action.write.target(), "content": action.write.content}
-            block = ToolUseBlock(name="Write", input=data)
-        elif isinstance(action, BashAction):
-            block = ToolUseBlock(name="Bash", input={"command": action.bash})
-        elif isinstance(action, SkillAction):
-            data = {"skill": action.skill, **({"args": action.args} if action.args else {})}
-            block = ToolUseBlock(name="Skill", input=data)
-        elif isinstance(action, ToolAction):
-            block = ToolUseBlock(name=action.tool.name, input=dict(action.tool.input))
-        elif isinstance(action, FinalAction):
+        if isinstance(action, FinalAction):
             final = action.final
-        else:
+        elif isinstance(action, JudgeAction):
             judge = action.judge
-        if block is not None:
+        elif isinstance(action, AtOnceAction):
+            blocks = [b for b in map(_block, action.at_once) if b is not None]
+            steps.append(Step(blocks=list(blocks)))
+        elif (block := _block(action)) is not None:
             steps.append(Step(blocks=[block]))
     return Script(steps=steps, final_text=final), judge
 

@@ -90,6 +90,8 @@ class GeminiServer(ScriptedServer):
         stream = method == "streamGenerateContent"
         contents = request.get("contents")
         step = _model_turns(contents) if stream else None
+        if self._hold(handler, step):
+            return
         if self.latency and self._released.wait(self.latency):
             handler.drop_connection()
             return

@@ -124,6 +124,8 @@ class ResponsesServer(ScriptedServer):
         model = str(request.get("model", ""))
         items = request.get("input")
         step = _step(items)
+        if self._hold(handler, step):
+            return
         if self.latency and self._released.wait(self.latency):
             handler.drop_connection()
             return

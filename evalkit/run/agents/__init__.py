@@ -1,2 +1,2 @@
-"""The agents evalkit can drive besides Claude Code: how each is found, configured and
-launched. Each agent's launch adapter lives in a module of its own."""
+"""The agents evalkit drives, one adapter each (`claude.py`, `codex.py`, `gemini.py`), to the
+protocol and capability table of `base.py`; `registry.adapter(name)` finds one."""

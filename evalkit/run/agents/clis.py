@@ -83,14 +83,3 @@ def agent_cli_version(path: Path) -> str:
         return ""
     words = [w for w in done.stdout.split() if w[:1].isdigit()] if done.returncode == 0 else []
     return words[0] if words else ""
-
-
-def agent_version(agent: str, path: Path) -> str:
-    """What a row's cli_version says: Claude Code's bare version, another agent's prefixed
-    with its name ("codex/0.169.0"), so its rows never pass for Claude's."""
-    if agent == "claude":
-        from evalkit.run.claude_cli import cli_version
-
-        return cli_version(path)
-    version = agent_cli_version(path)
-    return f"{agent}/{version}" if version else ""

@@ -7,19 +7,35 @@ plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop r
 ``--dangerously-bypass-hook-trust``, a SessionStart's stdout reaches the model, and the
 ``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
 is the confinement. The Task goes on stdin.
+
+A turn cap has no `exec` option, and its `--json` stream does not tell model turns apart
+(measured: two parallel calls of one response come out as two started/completed pairs, just
+as two turns would), so the scripted server holds the first request past the cap, and a real
+model's cap is refused.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
+from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.run.egress import base_url_host
 from evalkit.scoring.streams.codex import HOOK_EVENTS as EVENTS
 
 KEY_ENV = "EVALKIT_SCRIPTED_KEY"
+API_HOST = ("api.openai.com", 443)
+CA_FILES = ("CODEX_CA_CERTIFICATE", "SSL_CERT_FILE")
+"""The CA bundle variables Codex 0.169.0 reads (its `custom_ca`)."""
+FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "OPENAI_", "CODEX_")
+"""Variables of the caller's no Codex rep inherits: Claude Code's credentials, and every
+OpenAI or Codex one but those its adapter passes on."""
 FLAGS = [
     "exec",
     "--json",
@@ -50,11 +66,13 @@ def place_skills(plugins: list[Path], root: Path) -> None:
             shutil.copytree(skill.parent, root / f"{name}:{skill.parent.name}", symlinks=True)
 
 
-def config_toml(base_url: str | None) -> str:
+def config_toml(base_url: str | None, api_base_url: str | None = None) -> str:
     """The scripted server as the only provider; for a real model (`base_url` None), Codex's
-    own OpenAI provider, reached with the credential in the rep's environment."""
+    own OpenAI provider, at `api_base_url` when one was given (its `openai_base_url`
+    setting: 0.169.0 ignores the OPENAI_BASE_URL variable)."""
     if base_url is None:
-        return "[analytics]\nenabled = false\n"
+        own = f"openai_base_url = {json.dumps(api_base_url)}\n\n" if api_base_url else ""
+        return own + "[analytics]\nenabled = false\n"
     return (
         'model_provider = "evalkit"\n\n'
         "[model_providers.evalkit]\n"
@@ -69,6 +87,17 @@ def config_toml(base_url: str | None) -> str:
     )
 
 
+def rep_keys(credentials: dict[str, str]) -> tuple[dict[str, str], str | None]:
+    """The user's variables in the form Codex 0.169.0 reads (measured against a TLS
+    stand-in): its key as CODEX_API_KEY (with OPENAI_API_KEY alone it sends no key at all),
+    a CA bundle as given, and the base URL apart, for its config."""
+    env = {k: v for k, v in credentials.items() if k in CA_FILES}
+    key = credentials.get("CODEX_API_KEY") or credentials.get("OPENAI_API_KEY")
+    if key:
+        env["CODEX_API_KEY"] = key
+    return env, credentials.get("OPENAI_BASE_URL") or None
+
+
 def prepare_codex(
     cli: Path,
     scratch: Path,
@@ -79,18 +108,92 @@ def prepare_codex(
     credentials: dict[str, str] | None = None,
 ) -> CodexLaunch:
     """A rep's CODEX_HOME, command and environment: against the scripted server at
-    `base_url`, or a real model with `credentials` (the only OpenAI or Codex variables the
-    rep gets)."""
+    `base_url`, or a real model with `credentials` (the user's own variables, of which
+    only these reach the rep, in the form Codex reads them)."""
     home = scratch / "codex-home"
     place_skills(plugins, skills_root(scratch))
-    (home / "config.toml").write_text(config_toml(base_url), encoding="utf-8")
+    keys, api_base_url = rep_keys(credentials or {}) if base_url is None else ({}, None)
+    (home / "config.toml").write_text(config_toml(base_url, api_base_url), encoding="utf-8")
     log = scratch / HOOK_LOG
     hooks = wrapped_hooks(plugins, log, EVENTS)
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
-    env = {k: v for k, v in env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODEX_"))}
+    env = {k: v for k, v in env.items() if not k.startswith(FOREIGN) and k not in CA_FILES}
     env["CODEX_HOME"] = str(home)
     if base_url is None:
-        env.update(credentials or {})
+        env.update(keys)
     else:
         env[KEY_ENV] = "evalkit-scripted"
     return CodexLaunch([str(cli), *FLAGS, "--model", model], env, home, log)
+
+
+class Codex:
+    name = "codex"
+    capabilities = Capabilities(
+        turn_cap="server",
+        tool_list=False,
+        mcp_mocks=False,
+        hooks="evalkit $CODEX_HOME/hooks.json, each run recorded",
+        cli_versions=False,
+        credentials=("OPENAI_API_KEY", "CODEX_API_KEY"),
+        endpoints=("OPENAI_BASE_URL",),
+        refused={
+            "CODEX_ACCESS_TOKEN": "codex exec 0.169.0 sends no credential from it; "
+            "set CODEX_API_KEY or OPENAI_API_KEY instead"
+        },
+        ca_files=CA_FILES,
+        config_home="~/.codex",
+    )
+
+    def find(self, chosen: Path | None) -> Path:
+        return find_agent_cli("codex")
+
+    def version(self, path: Path) -> str:
+        version = agent_cli_version(path)
+        return f"{self.name}/{version}" if version else ""
+
+    def launch(self, spec: LaunchSpec) -> Launch:
+        made = prepare_codex(spec.cli, spec.scratch, spec.server_url, spec.model, spec.plugins,
+                             spec.env, spec.credentials)  # fmt: skip
+        applied: dict[str, dict[str, Any]] = {}
+        cap = None
+        if spec.max_turns is not None:
+            cap = (spec.max_turns, "server")
+            how = "turn-cap: server"
+            applied["max_turns"] = {"value": spec.max_turns, "by": "evalkit", "how": how}
+        if spec.server_url is None and spec.credentials:
+            applied["variables"] = credential_forms(spec.credentials)
+        return Launch(made.command, made.env, [made.home], None, applied, cap)
+
+    def api_hosts(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
+        return base_url_host(env, "OPENAI_BASE_URL", API_HOST)
+
+    def reachable(self, env: Mapping[str, str]) -> bool:
+        return bool(self.api_hosts(env))
+
+    def rep_credentials(self, environ: Mapping[str, str]) -> dict[str, str]:
+        names = (*self.capabilities.credentials, *self.capabilities.endpoints, *CA_FILES)
+        return {n: environ[n] for n in names if environ.get(n, "").strip()}
+
+    def declared_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        found = {"CODEX_HOME": "<per-rep>"} if "CODEX_HOME" in env else {}
+        found.update({k: role(env[k]) for k in ("CODEX_API_KEY", *CA_FILES) if env.get(k)})
+        return found
+
+    def mark(self, event: dict[str, Any]) -> Mark | None:
+        return None  # its stream does not tell one model turn from the next (see turn_cap)
+
+    def skills_folder(self, scratch: Path) -> Path | None:
+        return skills_root(scratch)
+
+
+def credential_forms(credentials: Mapping[str, str]) -> dict[str, Any]:
+    """How each of the user's variables reached a real Codex rep, for the bundle (a role,
+    never a value): the form Codex reads it in."""
+    forms: dict[str, Any] = {k: f"<env:{k}>" for k in credentials if k in CA_FILES}
+    if "CODEX_API_KEY" in credentials:
+        forms["CODEX_API_KEY"] = "<env:CODEX_API_KEY>"
+    elif "OPENAI_API_KEY" in credentials:
+        forms["OPENAI_API_KEY"] = "<env:CODEX_API_KEY>"
+    if "OPENAI_BASE_URL" in credentials:
+        forms["OPENAI_BASE_URL"] = "<config:openai_base_url>"
+    return forms

@@ -8,6 +8,10 @@ reached through ``GOOGLE_GEMINI_BASE_URL``; ``GEMINI_CLI_NO_RELAUNCH`` keeps it 
 ``--skip-trust`` takes the sandbox folder as trusted, the whole sandbox (the vault beside the
 project) is in its workspace, a hook's timeout is in milliseconds, and ``--yolo`` approves
 every tool call.
+A turn cap is held by evalkit in the live stream: its stream-json groups one response's
+tool calls before their results (measured with parallel calls), so a model turn starts where
+the model speaks after a result came back, and the rep is stopped when one past the cap
+starts.
 Gemini runs without its container sandbox: evalkit's sandbox is the confinement. With no
 ``-p``, it reads the Task on stdin and runs headless.
 """
@@ -16,12 +20,20 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
+from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.run.egress import base_url_host
 from evalkit.scoring.streams.gemini import HOOK_EVENTS as EVENTS
 
 FLAGS = ["--skip-trust", "--output-format", "stream-json", "--yolo"]
+API_HOST = ("generativelanguage.googleapis.com", 443)
+CA_FILES = ("NODE_EXTRA_CA_CERTS",)
+FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "GEMINI_", "GOOGLE_")
 
 
 def home(scratch: Path) -> Path:
@@ -60,10 +72,73 @@ def prepare_gemini(
         "context": {"includeDirectories": [str(scratch / "sandbox")]},
     }
     (settings_dir / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    env = {k: v for k, v in env.items() if not k.startswith(("ANTHROPIC_", "GEMINI_", "GOOGLE_"))}
+    env = {k: v for k, v in env.items() if not k.startswith(FOREIGN)}
     env.update(HOME=str(home(scratch)), GEMINI_CLI_NO_RELAUNCH="true", TMPDIR=str(tmp))
     if base_url is None:
         env.update(credentials or {})
     else:
         env.update(GEMINI_API_KEY="evalkit-scripted", GOOGLE_GEMINI_BASE_URL=base_url)
     return [str(cli), *FLAGS, "--model", model], env
+
+
+class Gemini:
+    name = "gemini"
+    capabilities = Capabilities(
+        turn_cap="stream",
+        tool_list=False,
+        mcp_mocks=False,
+        hooks="evalkit settings.json hooks, each run recorded",
+        cli_versions=False,
+        credentials=("GEMINI_API_KEY",),
+        endpoints=("GOOGLE_GEMINI_BASE_URL",),
+        ca_files=CA_FILES,
+        config_home="~/.gemini",
+    )
+
+    def find(self, chosen: Path | None) -> Path:
+        return find_agent_cli("gemini")
+
+    def version(self, path: Path) -> str:
+        version = agent_cli_version(path)
+        return f"{self.name}/{version}" if version else ""
+
+    def launch(self, spec: LaunchSpec) -> Launch:
+        command, env = prepare_gemini(spec.cli, spec.scratch, spec.server_url, spec.model,
+                                      spec.plugins, spec.env, spec.credentials)  # fmt: skip
+        applied: dict[str, dict[str, Any]] = {}
+        cap = None
+        if spec.max_turns is not None:
+            cap = (spec.max_turns, "stream")
+            how = "turn-cap: stream"
+            applied["max_turns"] = {"value": spec.max_turns, "by": "evalkit", "how": how}
+        if spec.server_url is None and spec.credentials:
+            applied["variables"] = {name: f"<env:{name}>" for name in spec.credentials}
+        folders = [home(spec.scratch), spec.scratch / "tmp"]
+        return Launch(command, env, folders, home(spec.scratch), applied, cap)
+
+    def api_hosts(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
+        return base_url_host(env, "GOOGLE_GEMINI_BASE_URL", API_HOST)
+
+    def reachable(self, env: Mapping[str, str]) -> bool:
+        return bool(self.api_hosts(env))
+
+    def rep_credentials(self, environ: Mapping[str, str]) -> dict[str, str]:
+        names = (*self.capabilities.credentials, *self.capabilities.endpoints, *CA_FILES)
+        return {n: environ[n] for n in names if environ.get(n, "").strip()}
+
+    def declared_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        if "GEMINI_CLI_NO_RELAUNCH" in env:
+            found.update(HOME="<per-rep>", GEMINI_CLI_NO_RELAUNCH=env["GEMINI_CLI_NO_RELAUNCH"])
+        names = (*self.capabilities.credentials, *self.capabilities.endpoints)
+        found.update({k: role(env[k]) for k in names if env.get(k)})
+        return found
+
+    def mark(self, event: dict[str, Any]) -> Mark | None:
+        kind = event.get("type")
+        if kind == "tool_use" or (kind == "message" and event.get("role") == "assistant"):
+            return "model"
+        return "result" if kind == "tool_result" else None
+
+    def skills_folder(self, scratch: Path) -> Path | None:
+        return home(scratch) / ".gemini" / "skills"

@@ -1,3 +1,12 @@
 """Normalisers from another agent's event stream into evalkit's one transcript model, so the
 checkers read the same tool names whichever agent ran. They decide what a verdict sees, so
-they are scoring code and hashed with it."""
+they are scoring code and hashed with it. Each is keyed by its agent's adapter name."""
+
+from __future__ import annotations
+
+from evalkit.scoring.streams.codex import HOOK_EVENTS as CODEX_HOOKS
+from evalkit.scoring.streams.gemini import HOOK_EVENTS as GEMINI_HOOKS
+
+HOOK_EVENTS: dict[str, dict[str, str]] = {"codex": CODEX_HOOKS, "gemini": GEMINI_HOOKS}
+"""Claude Code's hook events each other agent can run, under its own names; an agent not
+named here (Claude Code) runs them all."""

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from evalkit.checkers.rules.jsregex import JsRegexError, to_re2
-from evalkit.checkers.rules.patterns import search
+from evalkit.checkers.rules.effects import Effects
+from evalkit.checkers.rules.evaluate import JudgeGate, evaluate
+from evalkit.checkers.rules.jsregex import JsRegexError, js_test, to_re2
 from evalkit.checkers.rules.plugin_graders import (
     GraderError,
     case_rules,
@@ -19,8 +20,9 @@ from evalkit.checkers.rules.plugin_graders import (
 )
 from evalkit.checkers.rules.votes import VOTE_SEPARATOR, ask_votes
 from evalkit.scoring.judge import Judge, interpret
+from evalkit.scoring.transcript import parse_lines
+from tests.unit.checkers.test_plugin_runner_semantics import CONDITION, cli_lines
 from tests.unit.checkers.test_rules import Run
-from tests.unit.checkers.test_rules_timeline import Rep
 
 
 @pytest.fixture
@@ -48,7 +50,7 @@ def run(tmp_path: Path) -> Run:
 def test_a_javascript_regex_matches_in_re2_what_it_matches_in_javascript(
     pattern: str, flags: str, text: str, hit: bool
 ) -> None:
-    assert search(to_re2(pattern, flags), text) is hit
+    assert js_test(pattern, flags, text) is hit
 
 
 @pytest.mark.parametrize(
@@ -72,7 +74,7 @@ def test_a_construct_re2_cannot_run_is_refused_naming_it(
 
 def test_a_catastrophic_javascript_regex_returns_quickly_on_100_kb() -> None:
     started = time.monotonic()
-    assert search(to_re2("(a+)+$"), "a" * 100_000 + "!") is False
+    assert js_test("(a+)+$", "", "a" * 100_000 + "!") is False
     assert time.monotonic() - started < 1.0
 
 
@@ -92,8 +94,25 @@ def test_tool_graders_score_axis_a_and_the_rest_axis_b() -> None:
     )
     assert polarity == "positive"
     assert expect == {
-        "a": {"tool": {"name": "Skill"}, "reason": "s"},
-        "b": {"final": "done", "reason": "r"},
+        "a": {
+            "plugin_eval": {
+                "grader": "tool_used",
+                "tool": {"tool": "Skill"},
+                "min": 1,
+                "max": None,
+            },
+            "reason": "s",
+        },
+        "b": {
+            "plugin_eval": {
+                "grader": "regex",
+                "pattern": "done",
+                "flags": "",
+                "target": "last_message",
+            },
+            "reason": "r",
+        },
+        "with_only": ["s"],
     }
 
 
@@ -139,23 +158,39 @@ def test_tool_used_counts_calls_between_min_and_max(run: Run) -> None:
 
 
 def test_tool_order_holds_only_for_calls_in_that_order(tmp_path: Path) -> None:
-    rep = Rep(tmp_path)
-    rep.call("Read", file_path="a")
-    rep.call("Skill", skill="greeter:hello")
-    order = {"name": "o", "type": "tool_order", "before": "Read",
-             "after": {"tool": "Skill", "input_match": "hello"}}
+    lines = cli_lines(
+        [("Read", "t1")], [("Skill", "t2")], inputs={"t2": {"skill": "greeter:hello"}}
+    )
+    transcript = parse_lines(lines)
+    order = {
+        "name": "o",
+        "type": "tool_order",
+        "before": "Read",
+        "after": {"tool": "Skill", "input_match": "hello"},
+    }
     reverse = {"name": "r", "type": "tool_order", "before": "Skill", "after": "Read"}
-    other = {"name": "x", "type": "tool_order", "before": "Read",
-             "after": {"tool": "Skill", "input_match": "bye"}}
-    assert rep.eval(condition_of(parse_grader(order))[1]).value is True
-    assert rep.eval(condition_of(parse_grader(reverse))[1]).value is False
-    assert rep.eval(condition_of(parse_grader(other))[1]).value is False
+    other = {
+        "name": "x",
+        "type": "tool_order",
+        "before": "Read",
+        "after": {"tool": "Skill", "input_match": "bye"},
+    }
+
+    def holds(data: dict[str, Any]) -> bool | None:
+        condition = CONDITION.validate_python(condition_of(parse_grader(data))[1])
+        effects = Effects(tmp_path, {}, transcript)
+        return evaluate(condition, effects, JudgeGate(lambda: False)).value
+
+    assert holds(order) is True
+    assert holds(reverse) is False
+    assert holds(other) is False
 
 
 @pytest.mark.parametrize("match", ["not_contains", "count:0"])
 def test_a_regex_that_must_not_match_is_an_absence(match: str) -> None:
     data = {"name": "quiet", "type": "regex", "pattern": "hello", "match": match}
-    assert condition_of(parse_grader(data)) == ("B", {"final": "hello"}, True)
+    spec = {"grader": "regex", "pattern": "hello", "flags": "", "target": "last_message"}
+    assert condition_of(parse_grader(data)) == ("B", {"plugin_eval": spec}, True)
 
 
 def test_a_trace_pattern_sees_tool_inputs_the_final_message_never_shows(run: Run) -> None:

@@ -1,4 +1,5 @@
-"""policy:escape is the ideal policy after its attempts, and self-test plays it on stand-ins."""
+"""policy:escape is the ideal policy's calls, then its attempts, and self-test plays it on
+stand-ins."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def test_escape_is_a_policy_that_scores_as_the_ideal_one(suite: Suite) -> None:
     ideal = suite.reference.plan_policy(suite.reference.policies[0].name, scenario)
     agent = scripted_agent(suite, "policy:escape", scenario)
     assert agent.plan.expect == ideal.expect
-    assert agent.plan.script.steps[len(escape_steps()) :] == ideal.script.steps
+    assert agent.plan.script.steps == ideal.script.steps + escape_steps()
+    assert agent.plan.script.final_text == ideal.script.final_text
 
 
 def test_every_attempt_is_there(suite: Suite) -> None:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from evalkit.run.agent import run_agent
-from evalkit.run.rep import agent_command
+from evalkit.run.agents.claude import agent_command
 
 ECHO_INPUT = "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read())"
 

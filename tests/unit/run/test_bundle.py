@@ -10,8 +10,9 @@ import pytest
 from evalkit.errors import RefusedError
 from evalkit.records.evidence import assert_secret_free, bundle_id, declarations
 from evalkit.run.agent import base_environment
+from evalkit.run.agents.claude import agent_command
 from evalkit.run.context import RunContext
-from evalkit.run.rep import agent_command, run_declarations
+from evalkit.run.rep import run_declarations
 from evalkit.run.sandbox import isolation_env
 from evalkit.scoring.judge import ClaudeJudge, CommandJudge, FixedJudge, Judge
 from evalkit.suite.config import Suite

@@ -37,9 +37,10 @@ def test_each_other_agent_names_its_own_keys_and_takes_no_other_agents() -> None
         require_credentials(["gpt-5"], environ={"ANTHROPIC_API_KEY": "k"}, agent="codex")
     message = str(refused.value)
     assert "\n" not in message and "gpt-5" in message
-    for way in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN", "policy:oracle"):
+    for way in ("OPENAI_API_KEY", "CODEX_API_KEY", "policy:oracle"):
         assert way in message
     require_credentials(["gpt-5"], environ={"CODEX_API_KEY": "k"}, agent="codex")
+    require_credentials(["gpt-5"], environ={"OPENAI_API_KEY": "k"}, agent="codex")
     with pytest.raises(PrerequisiteError, match="GEMINI_API_KEY"):
         require_credentials(["gemini-2.5-pro"], environ={"OPENAI_API_KEY": "k"}, agent="gemini")
     require_credentials(["policy:oracle"], environ={}, agent="gemini")
@@ -48,3 +49,14 @@ def test_each_other_agent_names_its_own_keys_and_takes_no_other_agents() -> None
         "GEMINI_API_KEY": "g",
         "GOOGLE_GEMINI_BASE_URL": "https://gw",
     }
+
+
+def test_a_variable_the_agent_cannot_be_given_faithfully_is_refused_naming_it() -> None:
+    """Codex 0.169.0's `exec` sends no credential from CODEX_ACCESS_TOKEN (measured against a
+    TLS stand-in): set, a real Codex model is refused naming it, even beside a key."""
+    for environ in ({"CODEX_ACCESS_TOKEN": "t"}, {"CODEX_ACCESS_TOKEN": "t", "CODEX_API_KEY": "k"}):
+        with pytest.raises(PrerequisiteError) as refused:
+            require_credentials(["gpt-5"], environ=environ, agent="codex")
+        message = str(refused.value)
+        assert "\n" not in message and "CODEX_ACCESS_TOKEN" in message
+    require_credentials(["policy:oracle"], environ={"CODEX_ACCESS_TOKEN": "t"}, agent="codex")

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.run.egress import ConnectProxy, Forwarder, allowed_hosts
+from evalkit.run.agents.registry import adapter
+from evalkit.run.egress import ConnectProxy, Forwarder
+
+
+def allowed_hosts(env: dict[str, str], agent: str = "claude") -> set[tuple[str, int]]:
+    return adapter(agent).api_hosts(env)
 
 
 @pytest.fixture
@@ -101,6 +106,4 @@ def test_another_agents_real_model_may_reach_its_own_api_host_and_not_anthropics
     assert allowed_hosts({}, "gemini") == {("generativelanguage.googleapis.com", 443)}
     gateway = {"OPENAI_BASE_URL": "https://gw.example.com:8443/v1"}
     assert allowed_hosts(gateway, "codex") == {("gw.example.com", 8443)}
-    login = allowed_hosts({"CODEX_ACCESS_TOKEN": "t"}, "codex")
-    assert login == {("api.openai.com", 443), ("chatgpt.com", 443)}
     assert allowed_hosts({"GOOGLE_GEMINI_BASE_URL": "ftp://x"}, "gemini") == set()

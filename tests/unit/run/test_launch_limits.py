@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalkit.run.rep import agent_command, tighter
+from evalkit.run.agents.claude import agent_command
+from evalkit.run.rep import tighter
 
 
 def test_the_tighter_limit_applies_whichever_side_gives_it() -> None:

@@ -130,8 +130,10 @@ def test_a_real_codex_model_gets_codexs_own_provider_and_only_the_key_it_was_giv
     )  # fmt: skip
     config = tomllib.loads((launch.home / "config.toml").read_text())
     assert "model_provider" not in config and "model_providers" not in config
+    assert "openai_base_url" not in config
     assert config["analytics"]["enabled"] is False
-    assert launch.env["OPENAI_API_KEY"] == "the-key"
+    assert launch.env["CODEX_API_KEY"] == "the-key"  # 0.169.0 sends no key from OPENAI_API_KEY
+    assert "OPENAI_API_KEY" not in launch.env
     assert "OPENAI_ORG_ID" not in launch.env and "ANTHROPIC_API_KEY" not in launch.env
     assert "EVALKIT_SCRIPTED_KEY" not in launch.env
     assert launch.command[-2:] == ["--model", "gpt-5"]
@@ -150,3 +152,17 @@ def test_a_real_gemini_model_reaches_googles_api_with_the_users_key(tmp_path: Pa
     assert child["GEMINI_API_KEY"] == "the-key"
     assert "GOOGLE_GEMINI_BASE_URL" not in child and "GOOGLE_CLOUD_PROJECT" not in child
     assert command[-2:] == ["--model", "gemini-2.5-pro"]
+
+
+def test_a_real_codex_models_base_url_is_its_openai_base_url_setting(tmp_path: Path) -> None:
+    """0.169.0 ignores the OPENAI_BASE_URL variable (measured: it calls its default host),
+    so the URL is written as its `openai_base_url` setting and the variable is not passed."""
+    scratch = tmp_path / "rep"
+    (scratch / "codex-home").mkdir(parents=True)
+    keys = {"CODEX_API_KEY": "k", "OPENAI_BASE_URL": "https://gw.example.com:8443/v1",
+            "SSL_CERT_FILE": "/ca.pem"}  # fmt: skip
+    launch = prepare_codex(Path("/c/codex"), scratch, None, "gpt-5", [], {"PATH": "/bin"}, keys)
+    config = tomllib.loads((launch.home / "config.toml").read_text())
+    assert config["openai_base_url"] == "https://gw.example.com:8443/v1"
+    assert "OPENAI_BASE_URL" not in launch.env and launch.env["CODEX_API_KEY"] == "k"
+    assert launch.env["SSL_CERT_FILE"] == "/ca.pem"

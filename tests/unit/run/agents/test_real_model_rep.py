@@ -22,7 +22,7 @@ KEY = "sk-test-0123456789abcdefghij"
 @pytest.mark.parametrize(
     ("agent", "model", "variable", "host"),
     [
-        ("codex", "gpt-5", "OPENAI_API_KEY", ("api.openai.com", 443)),
+        ("codex", "gpt-5", "CODEX_API_KEY", ("api.openai.com", 443)),
         ("gemini", "gemini-2.5-pro", "GEMINI_API_KEY", ("generativelanguage.googleapis.com", 443)),
     ],
 )
