@@ -41,6 +41,13 @@ def gate_command(
             "--max-errors", min=0.0, max=1.0, help="largest ERROR share of a side (default 0.1)"
         ),
     ] = None,
+    max_aware: Annotated[
+        float | None,
+        typer.Option(
+            "--max-aware", min=0.0, max=1.0,
+            help="largest share of a cell's rows whose agent said it suspects a test (off)",
+        ),
+    ] = None,
     fail_on_bars: Annotated[
         bool, typer.Option("--fail-on-bars", help="a missed expected bar exits 1")
     ] = False,
@@ -107,6 +114,7 @@ def gate_command(
         )
         if aa_from is not None:
             settings.aa_from = str(aa_from)
+        settings.max_aware = max_aware
         verdict = gate(suite, side_a, side_b, settings, allow_confounded)
     except EvalkitError as refused:
         _refused(suite.name, junit, refused)

@@ -72,7 +72,8 @@ def _optional_count(cell: Cell, name: str) -> str | None:
 def level_table(table: LevelTable, report: Report) -> tuple[list[str], list[list[str]]]:
     keys = _group_keys(table)
     breaches = any(_optional_count(c, "breaches") not in (None, "0") for c in table.cells)
-    columns = [*with_subject(report, ("model",)), *keys, "polarity", "PASS k/n 95%", "ERROR"]
+    columns = [*with_subject(report, ("model",)), *keys, "polarity", "PASS k/n 95%", "AWARE k/n"]
+    columns += ["ERROR"]
     columns += ["breaches"] if breaches else []
     columns += ["B:FAIL", "A-via (PASS)", "flags (rows)"]
     rows = []
@@ -83,7 +84,7 @@ def level_table(table: LevelTable, report: Report) -> tuple[list[str], list[list
             *factor_cells(report, c),
         ]
         row += [*(str(getattr(c, k, "")) for k in keys), c.polarity]
-        row += [compact_rate(c.pass_rate), str(c.pass_rate.errors)]
+        row += [compact_rate(c.pass_rate), f"{c.aware}/{c.pass_rate.n}", str(c.pass_rate.errors)]
         row += [_optional_count(c, "breaches") or "0"] if breaches else []
         row += [str(c.b_fail), fmt_via(c), fmt_counts(c.flags)]
         rows.append(row)

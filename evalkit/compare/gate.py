@@ -89,6 +89,9 @@ class Settings(Model):
     sequential: bool = Field(False, description="the anytime-valid test: look as often as you like")
     fail_on_bars: bool = False
     aa_from: str = Field("", description="the A/A folder whose chance differences are refused")
+    max_aware: float | None = Field(
+        None, description="the largest share of a cell's rows flagged aware: (off when null)"
+    )
     method: str = METHOD
 
     @property
@@ -211,7 +214,7 @@ class Cause(Model):
 
     token: str = Field(
         description="not-publishable, errors, errors-decide, error-rates-differ, confounded, "
-        "incomplete"
+        "incomplete, aware"
     )
     side: str = Field(description="A, B or both")
     detail: str
@@ -530,6 +533,25 @@ def trust_causes(
     return causes
 
 
+def aware_causes(reports: dict[str, Report], max_aware: float | None) -> list[Cause]:
+    """Each cell whose share of rows with an agent that said it suspects a test is above
+    `max_aware`: what it measured may not be what an unsuspecting agent does."""
+    if max_aware is None:
+        return []
+    causes = []
+    for label, report in reports.items():
+        for table in report.levels:
+            for c in table.cells:
+                n = c.pass_rate.n
+                if n and c.aware / n > max_aware:
+                    causes.append(Cause(token="aware", side=label, detail=(
+                        f"{label}: {c.aware} of {n} rows of {c.model} {table.set} "
+                        f"{table.level or table.kind or '-'} {c.polarity} said they suspect a "
+                        f"test ({c.aware / n:.0%} > {max_aware:.0%})"
+                    )))  # fmt: skip
+    return causes
+
+
 def _side_causes(label: str, side: Side, report: Report, max_errors: float) -> list[Cause]:
     """One side's own causes: not publishable, incomplete, too many ERROR rows."""
     causes = []
@@ -714,6 +736,7 @@ def gate(
     tests, the expected bars of B, and the one exit code they come to."""
     reports = {"A": verified_report(suite, a.workdir), "B": verified_report(suite, b.workdir)}
     causes = trust_causes(suite, a, b, reports, settings.max_errors.value, allow_confounded)
+    causes += aware_causes(reports, settings.max_aware)
     unknown: set[str] = set()
     tests = paired_tests(suite, a, b, unknown)
     alpha, margin = settings.alpha.value, settings.margin.value

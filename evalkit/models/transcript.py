@@ -99,6 +99,9 @@ class Transcript(Model):
     hooks: list[HookEvent] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     texts: list[str] = Field(default_factory=list)
+    thoughts: list[str] = Field(
+        default_factory=list, description="the model's thinking blocks, where the stream keeps them"
+    )
     retries: list[ApiRetry] = Field(default_factory=list)
     api_error: ApiErrorMessage | None = None
     assistant_lines: int = Field(0, description="assistant lines from the model, not the CLI")

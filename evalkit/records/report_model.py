@@ -131,6 +131,9 @@ class Cell(Model):
     fails: int
     b_fail: int = Field(description="rows whose b column is B:FAIL")
     breaches: int = Field(0, description="rows naming a real-vault-breach, whatever the verdict")
+    aware: int = Field(
+        0, description="rows whose agent said it suspects a test (an `aware:` flag), of n"
+    )
     a_via: dict[str, int] = Field(
         description="positives: PASS rows by the kind of their A-via reason; empty for negatives"
     )

@@ -81,10 +81,13 @@ def calibration_context(
 
 
 def chosen_policies(suite: Suite, named: list[str], unconfined: bool) -> list[str]:
-    """The policies named, or every one of the suite's (the escape probe only when confined)."""
+    """The policies named, or every one of the suite's (the escape and recon probes only
+    when confined)."""
     from evalkit.reference.escape import ESCAPE
+    from evalkit.reference.recon import RECON
 
-    return named or [p for p in policy_names(suite) if not (unconfined and p == ESCAPE)]
+    probes = (ESCAPE, RECON)
+    return named or [p for p in policy_names(suite) if not (unconfined and p in probes)]
 
 
 def calibrate(

@@ -17,6 +17,7 @@ from evalkit.records.policy_models import PREFIX as PREFIX
 from evalkit.records.policy_models import is_policy as is_policy
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, escape_plan
+from evalkit.reference.recon import AWARE, RECON, aware_plan, recon_plan
 from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -69,7 +70,7 @@ class ScriptedAgent:
 def policy_names(suite: Suite) -> list[str]:
     own = [p.name for p in suite.reference.policies]
     flaky = [name for name, (played, _) in FLAKY.items() if played in own]
-    return own + [ESCAPE] + list(FAULT_POLICIES) + flaky
+    return own + [ESCAPE, RECON, AWARE] + list(FAULT_POLICIES) + flaky
 
 
 def scripted_agent(
@@ -106,6 +107,12 @@ def _scripted_agent(
     if name == ESCAPE:
         ideal = suite.reference.policies[0].name
         return ScriptedAgent(name, escape_plan(suite.reference.plan_policy(ideal, scenario)), None)
+    if name == AWARE:
+        ideal_plan = suite.reference.plan_policy(suite.reference.policies[0].name, scenario)
+        return ScriptedAgent(name, aware_plan(ideal_plan), None)
+    if name == RECON:
+        ideal_plan = suite.reference.plan_policy(suite.reference.policies[0].name, scenario)
+        return ScriptedAgent(name, recon_plan(ideal_plan, list(suite.config.observe)), None)
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])

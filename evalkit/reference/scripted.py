@@ -14,10 +14,14 @@ from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
+from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
 from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
+from evalkit.scoring.leaks import Exempt, Scan
+from evalkit.scoring.observed import OBSERVE_DIR
 from evalkit.suite.config import Suite
+from evalkit.suite.markers import suite_markers
 from evalkit.suite.scenarios import ScenarioFile
 
 
@@ -35,7 +39,8 @@ class Policies:
         )
 
     def confined_only(self, model: str) -> bool:
-        return model == f"{PREFIX}{ESCAPE}"
+        """The probes of a rep's reach and world: unconfined, they have none to probe."""
+        return model in (f"{PREFIX}{ESCAPE}", f"{PREFIX}{RECON}")
 
     def for_rep(self, want: RepScript) -> ScriptedRep:
         agent = scripted_agent(want.suite, want.model, want.scenario, want.attempt, rep=want.rep)
@@ -51,7 +56,11 @@ class Policies:
         choose = agent.chooser(
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
-        start = partial(_scripted_server, script, agent.fault, choose, want.agent, want.scratch)
+        world = want.cli is not None and bool(want.places)
+        scan = _scan(want) if world else None  # an unconfined rep has no world: world:none
+        start = partial(
+            _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan
+        )
         # each rep has a scripted server of its own: its port, not the id, tells policies apart
         model = adapter(want.agent).capabilities.scripted_model or agent.cli_model
         return ScriptedRep(model, agent.plan.judge_answer, start)
@@ -80,9 +89,37 @@ def _scripted_server(
     choose: Callable[[str], Script] | None,
     agent: str,
     scratch: Path,
+    scan: Scan | None = None,
 ) -> ScriptServer:
+    from evalkit.reference.scripted_server import ScriptedServer
     from evalkit.reference.wire import scripted_server
     from evalkit.run.agents.registry import adapter
 
     skills = adapter(agent).skills_folder(scratch)
-    return scripted_server(agent, script, fault, choose, skills).start()
+    made = scripted_server(agent, script, fault, choose, skills)
+    if scan is not None and made.PATH == ScriptedServer.PATH:  # the Messages API's bodies
+        made.scan = scan.request
+    return made.start()
+
+
+def _scan(want: RepScript) -> Scan:
+    """The suite's markers, exempting this CLI's own text and the subject's."""
+    from evalkit.reference.world_baseline import cli_baseline
+    from evalkit.run.rep import world_partial
+
+    markers = suite_markers(want.suite)
+    assert want.cli is not None
+    exempt = Exempt.of(markers, cli_baseline(want.cli), subject_text(want.subject))
+    partial = tuple(world_partial(want.suite))
+    hidden = (str(want.sandbox), str(want.scratch), want.scratch.name, OBSERVE_DIR)
+    return Scan(markers, exempt, partial, hidden)
+
+
+def subject_text(folders: list[Path]) -> list[str]:
+    """The text of every small file of the subject's folders."""
+    texts = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_file() and not path.is_symlink() and path.stat().st_size < 256_000:
+                texts.append(path.read_bytes().decode("utf-8", "replace"))
+    return texts

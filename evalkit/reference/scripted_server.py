@@ -234,6 +234,7 @@ class ScriptedServer:
         tls: ssl.SSLContext | None = None,
         choose: Callable[[str], Script] | None = None,
         prompts: Mapping[str, Script] | None = None,
+        scan: Callable[[dict[str, Any]], list[str]] | None = None,
         side_text: str | Callable[[str], str] = SIDE_TEXT,
     ) -> None:
         if fault is not None and fault not in FAULTS:
@@ -261,6 +262,10 @@ class ScriptedServer:
         """Every /v1/messages request body as received, so a test can prove what text
         reached the model (and what never did)."""
         self.other_requests: list[str] = []
+        self.scan = scan
+        """Reads a request body for markers of the measurement (`scoring/leaks.py`)."""
+        self.markers: list[str] = []
+        """`marker:<channel>:<word>` of every marker a request carried, each once, in order."""
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""
         self.turn_cap: int | None = None
         """Model turns served before the next request is held (`hold_past`)."""
@@ -353,6 +358,10 @@ class ScriptedServer:
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
         with self._lock:
             self.bodies.append(json.dumps(request, ensure_ascii=False))
+        if self.scan is not None:
+            found = self.scan(request)
+            with self._lock:
+                self.markers += [m for m in found if m not in self.markers]
         stream = bool(request.get("stream"))
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))

@@ -303,10 +303,12 @@ def _world_binds(places: Places, own: list[Path]) -> list[tuple[str, str]]:
 
 def _world_identity(places: Places) -> list[str]:
     """The world's user and host: a user namespace of its own, in which the agent is the
-    world's uid and gid (the caller's files appear as the user's own), and its hostname."""
+    world's uid and gid (the caller's files appear as the user's own), and its hostname;
+    no bwrap reaper as PID 1, whose argv would name every mount (the launcher execs the
+    CLI, which becomes PID 1)."""
     world = places.world
     return ["--unshare-user", "--uid", str(world.uid), "--gid", str(world.gid),
-            "--hostname", world.hostname]  # fmt: skip
+            "--hostname", world.hostname, "--as-pid-1"]  # fmt: skip
 
 
 def _world_env(

@@ -25,7 +25,7 @@ from evalkit.run.sandbox import TRANSCRIPT
 from evalkit.scoring.observed import OBSERVE_DIR, log_path
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
-SOURCE = '__evalkit_real=$1; shift; . "$__evalkit_real"'
+SOURCE = '__script_real=$1; shift; . "$__script_real"'
 """Runs the real script in the shell with $0 and the arguments as the wrapper got them."""
 
 

@@ -69,12 +69,25 @@ from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import NO_SUBJECT_VARIANT
+from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject
 from evalkit.suite.task import read_task
 
-WORLD_PARTIAL = ["ownership"]
-"""What bubblewrap's user namespace cannot give the world yet: the system's files appear
-owned by the world's user, not by root."""
+WORLD_PARTIAL = ["ownership", "mountinfo"]
+"""What bubblewrap cannot give the world yet: the system's files appear owned by the world's
+user, not by root, and the kernel's mount table (`/proc/self/mountinfo`) names each bind's
+host source. The scan of a scripted rep's requests leaves these views to this declaration
+(`scoring/leaks.py`, `PARTIAL_VIEWS`)."""
+OBSERVED_PARTIAL = "observed"
+"""A suite that observes scripts: each wrapper's run log and the transcript it counts are
+mounted at the rep's own host paths, which `/tmp`, the wrapper's text and the mount table
+show."""
+
+
+def world_partial(suite: Suite) -> list[str]:
+    """What the world of this suite's reps cannot hold, declared on each row."""
+    return WORLD_PARTIAL + ([OBSERVED_PARTIAL] if suite.config.observe else [])
+
+
 T = TypeVar("T")
 L = TypeVar("L", int, float)
 ISOLATION_FIXED = (
@@ -271,7 +284,7 @@ def prepare_rep(
         agent = None
         if is_policy(model):  # its server starts while the sandbox's git calls run
             want = RepScript(suite, model, scenario, rep, attempt, sandbox, scratch, ctx.workdir,
-                             guarded, ctx.agent, *_spellings(places, guarded))  # fmt: skip
+                             guarded, ctx.agent, *_spellings(places, guarded, cli, subject))
             agent = require_scripted(ctx.scripted).for_rep(want)
             starting = _start_in_background(agent.start)
         observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded,
@@ -301,7 +314,7 @@ def prepare_rep(
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
-        confined, places.view(WORLD_PARTIAL) if places is not None else None,
+        confined, places.view(world_partial(suite)) if places is not None else None,
         launch.turn_cap, agent_of,
     )  # fmt: skip
 
@@ -329,14 +342,15 @@ def _places(
 
 
 def _spellings(
-    places: Places | None, guarded: dict[str, str]
-) -> tuple[dict[str, str], dict[str, str]]:
+    places: Places | None, guarded: dict[str, str], cli: Path, subject: Subject
+) -> tuple[dict[str, str], dict[str, str], Path, list[Path]]:
     """For a policy's script: each placeholder's world path, and each guarded path it
-    points at (a stand-in for a policy) spelled as the world spells that path."""
+    points at (a stand-in for a policy) spelled as the world spells that path; for its
+    server's scan, the CLI and the subject's folders, whose own text it exempts."""
     if places is None:
-        return {}, {}
+        return {}, {}, cli, subject.plugin_dirs()
     spelled = {guarded[k]: w for k, w in places.guarded.items() if guarded.get(k)}
-    return places.placeholders(), spelled
+    return places.placeholders(), spelled, cli, subject.plugin_dirs()
 
 
 def _seen_plugins(copies: list[Path], places: Places | None) -> list[Path]:
@@ -557,7 +571,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
-            p.reach, p.world,
+            p.reach, p.world, list(p.server.markers) if p.server is not None else None,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -652,13 +666,14 @@ def _score_and_keep(
     run: dict[str, Any],
     reach: Reach | None = None,
     world: WorldView | None = None,
+    markers: list[str] | None = None,
 ) -> Attempt:
     redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
     transcript = parse_lines(redacted.splitlines())
     process = ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
         guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
-        reach=reach, world=world,
+        reach=reach, world=world, markers=list(markers or []),
     )  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))

@@ -30,6 +30,11 @@ class ScriptServer(Protocol):
     @property
     def base_url(self) -> str: ...
 
+    @property
+    def markers(self) -> list[str]:
+        """`marker:<channel>:<word>` of each marker the agent's requests carried."""
+        ...
+
     def stop(self) -> None: ...
 
     def hold_past(self, turns: int) -> None:
@@ -60,6 +65,10 @@ class RepScript:
     """Placeholder name -> the world path its folder appears at (empty: the sandbox's own)."""
     spelled: dict[str, str] = field(default_factory=dict)
     """A guarded path -> its spelling in the world, for the policies that reach for it."""
+    cli: Path | None = None
+    """The rep's CLI, whose own text (from an empty world) its requests' scan exempts."""
+    subject: list[Path] = field(default_factory=list)
+    """The subject's folders (plugins), whose own text the scan exempts."""
 
 
 @dataclass(frozen=True)

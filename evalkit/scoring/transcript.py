@@ -118,6 +118,8 @@ def _absorb(
                 continue
             if block.get("type") == "text" and not event.get("is_api_error_message"):
                 t.texts.append(str(block.get("text", "")))
+            elif block.get("type") == "thinking":
+                t.thoughts.append(str(block.get("thinking", "")))
             elif block.get("type") == "tool_use":
                 tool_input = block.get("input")
                 call_id = str(block.get("id", ""))

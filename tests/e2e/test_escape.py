@@ -41,7 +41,13 @@ def _arrived(sock: socket.socket) -> bool:
 
 
 def _listing(*folders: Path) -> set[str]:
-    return {str(p) for folder in folders for p in folder.rglob("*")}
+    """Every path under the folders but HOME's cache folder, where evalkit keeps its own
+    (the CLI versions it installs, each version's text from an empty world): the harness
+    writes there, not the agent."""
+    return {
+        str(p) for folder in folders for p in folder.rglob("*")
+        if not p.is_relative_to(folder / ".cache")
+    }  # fmt: skip
 
 
 def _outside(kit: Kit, work: Path) -> set[str]:

@@ -23,6 +23,9 @@ CREDENTIALS = (
     "CLAUDE_CODE_USE_VERTEX",
 )
 ENDPOINTS = ("ANTHROPIC_BASE_URL",)
+SCRIPTED_KEY = "sk-ant-api03-local"
+"""The key a scripted rep's CLI holds: a key's shape, naming nothing (the agent can read it
+in its environment)."""
 
 
 def agent_command(
@@ -84,7 +87,7 @@ class Claude:
         env = spec.env
         if spec.server_url is not None:
             env = {k: v for k, v in env.items() if not k.startswith("ANTHROPIC_")}
-            env.update(ANTHROPIC_BASE_URL=spec.server_url, ANTHROPIC_API_KEY="evalkit-scripted")
+            env.update(ANTHROPIC_BASE_URL=spec.server_url, ANTHROPIC_API_KEY=SCRIPTED_KEY)
         command = agent_command(spec.cli, spec.model, spec.plugins, spec.max_turns, spec.tools)
         applied: dict[str, dict[str, Any]] = {}
         if spec.max_turns is not None:

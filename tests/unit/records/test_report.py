@@ -467,10 +467,10 @@ def test_markdown_shows_every_number_in_github_tables(built: Report) -> None:
     one = "reps as independent (clustered: n/a (one scenario))"
     assert (
         f"| haiku | positive | 2/3 [0.2077, 0.9385] {one}; 1 ERROR: 0.67 to 1.00 had they "
-        "passed | 1 | offered 1, written 1 | 0 | 0 "
+        "passed | 0/3 | 1 | offered 1, written 1 | 0 | 0 "
         "| b-info 1, project-write:yes 1 |"
     ) in md
-    assert f"| sonnet | negative | 0/3 [0.0000, 0.5615] {one} | 0 | - | 0 | 0 | - |" in md
+    assert f"| sonnet | negative | 0/3 [0.0000, 0.5615] {one} | 0/3 | 0 | - | 0 | 0 | - |" in md
     assert (
         "| haiku | 3/5 [0.0000, 1.0000] clustered by scenario (G 2, deff 1.00; reps as "
         "independent [0.2307, 0.8824]); 1 ERROR: 0.60 to 0.80 had they passed | 1 | "
@@ -522,7 +522,7 @@ def test_markdown_form_prints_github_tables(work: Path) -> None:
     assert code == 0
     assert (
         "| sonnet | positive | 3/3 [0.4385, 1.0000] reps as independent (clustered: n/a (one "
-        "scenario)) | 0 | written 3 | 0 | 0 | - |"
+        "scenario)) | 0/3 | 0 | written 3 | 0 | 0 | - |"
     ) in stdout
     assert "## INCOMPLETE" in stdout
 

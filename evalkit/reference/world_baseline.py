@@ -1,0 +1,96 @@
+"""What a Claude Code version sends its model from an empty, marker-free world: its own text.
+
+Its Bash tool's description says "sandbox", whatever the world; a scan that blamed the world
+for it would fail every rep. So once per CLI version the CLI is asked "hello" from an empty
+project (a fresh git repository in a neutrally named folder, an empty HOME) against a scripted
+server, and every line of that first request which holds a marker is kept, in the CLI cache
+folder (`<cache>/<version>/world-baseline.json`), to be exempted from every later scan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from evalkit.errors import PrerequisiteError
+from evalkit.models import Script
+from evalkit.outpaths import replace_file
+from evalkit.reference.scripted_server import ScriptedServer
+from evalkit.run.claude_cli import cli_version
+from evalkit.run.cli_versions import cache_root
+from evalkit.scoring.markers import Markers, text_lines
+
+FILE = "world-baseline.json"
+_MEMO: dict[str, frozenset[str]] = {}
+_LOCK = threading.Lock()
+
+
+def cli_baseline(cli: Path) -> frozenset[str]:
+    """The lines holding a marker that this CLI sends from an empty world, taken once per
+    version (per process, then from the cache)."""
+    key = str(cli)
+    with _LOCK:
+        if key in _MEMO:
+            return _MEMO[key]
+        version = cli_version(cli) or "unknown"
+        kept = cache_root() / version / FILE
+        lines = _read(kept)
+        if lines is None:
+            lines = _take(cli)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(kept, (json.dumps(sorted(lines), indent=0) + "\n").encode())
+        _MEMO[key] = lines
+        return lines
+
+
+def _read(path: Path) -> frozenset[str] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return frozenset(value)
+
+
+def _take(cli: Path) -> frozenset[str]:
+    """Run the CLI once from an empty world and keep its own marker-holding lines."""
+    with tempfile.TemporaryDirectory(prefix="baseline-") as base:
+        root = Path(base)
+        project = root / "home" / "app"
+        project.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q"], cwd=project, check=True)  # noqa: S607
+        with ScriptedServer(Script(final_text="Done.")) as server:
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home"),
+                "CLAUDE_CONFIG_DIR": str(root / "cfg"), "ANTHROPIC_BASE_URL": server.base_url,
+                "ANTHROPIC_API_KEY": "k", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+            }  # fmt: skip
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                env["IS_SANDBOX"] = "1"  # root's permission switch: the CLI's own rule
+            command = [str(cli), "-p", "hello", "--model", _model(),
+                       "--output-format", "stream-json", "--verbose",
+                       "--dangerously-skip-permissions", "--no-session-persistence",
+                       "--setting-sources", "project"]  # fmt: skip
+            subprocess.run(command, cwd=project, env=env, capture_output=True, timeout=120)
+            bodies = list(server.bodies)
+        if not bodies:
+            raise PrerequisiteError(
+                f"{cli}: the CLI sent its model no request from an empty world, so its own "
+                "text cannot be told from the world's; run `evalkit doctor`"
+            )
+        markers = Markers()
+        lines = {line for b in bodies for line in text_lines(json.loads(b))}
+        return frozenset(line for line in lines if markers.find(line) and base not in line)
+
+
+def _model() -> str:
+    """The real model id a scripted Claude Code rep names, as the adapter declares it."""
+    from evalkit.run.agents.registry import adapter
+
+    return adapter("claude").capabilities.scripted_model or "claude-sonnet-4-5"
