@@ -64,8 +64,15 @@ def _clean(value: object) -> str:
     return " ".join(str(value).replace("\t", " ").split())
 
 
+DECLARED_FLAGS = ("world:",)
+"""Flags that declare the rep's environment (what its world could not hide), the same on
+every rep of a backend: kept in the flags column, out of the reasons column, which says
+what the agent did and why the row came out as it did."""
+
+
 def row_from_verdict(verdict: Verdict, **extra: object) -> ResultRow:
-    reasons = ";".join(verdict.reasons + verdict.flags) or "-"
+    told = [f for f in verdict.flags if not f.startswith(DECLARED_FLAGS)]
+    reasons = ";".join(verdict.reasons + told) or "-"
     flags = ";".join(verdict.flags) or "-"
     return ResultRow(
         scenario=verdict.scenario,
