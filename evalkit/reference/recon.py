@@ -38,10 +38,10 @@ LOOK = (
 
 
 def recon_steps(observed: list[str]) -> list[Step]:
-    """The look-around, and `cat` of each observed script (its wrapper, while the rep runs)."""
+    """The look-around. The observed scripts are not read here: a rules suite's `bash`
+    conditions read what the look-around's commands name, and a row must re-derive alike."""
+    del observed
     commands = list(LOOK)
-    if observed:
-        commands.append("cat " + " ".join(observed))
     return [Step(blocks=[ToolUseBlock(name="Bash", input={"command": c})]) for c in commands]
 
 
