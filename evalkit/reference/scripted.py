@@ -57,7 +57,8 @@ class Policies:
             want.scenario.id, want.rep, lambda s: render(s, sandbox, names, values)
         )
         world = want.cli is not None and bool(want.places)
-        scan = _scan(want) if world else None  # an unconfined rep has no world: world:none
+        # an unconfined rep has no world (world:none); a fault's rep is an ERROR whatever it saw
+        scan = _scan(want) if world and agent.fault is None else None
         start = partial(
             _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan
         )
@@ -109,7 +110,8 @@ def _scan(want: RepScript) -> Scan:
 
     markers = suite_markers(want.suite)
     assert want.cli is not None
-    exempt = Exempt.of(markers, cli_baseline(want.cli), subject_text(want.subject))
+    tools = want.scenario.scenario.launch.tools
+    exempt = Exempt.of(markers, cli_baseline(want.cli, tools), subject_text(want.subject))
     partial = tuple(world_partial(want.suite))
     hidden = (str(want.sandbox), str(want.scratch), want.scratch.name, OBSERVE_DIR)
     return Scan(markers, exempt, partial, hidden)

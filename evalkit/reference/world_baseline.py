@@ -1,14 +1,22 @@
 """What a Claude Code version sends its model from an empty, marker-free world: its own text.
 
 Its Bash tool's description says "sandbox", whatever the world; a scan that blamed the world
-for it would fail every rep. So once per CLI version the CLI is asked "hello" from an empty
-project (a fresh git repository in a neutrally named folder, an empty HOME) against a scripted
-server, and every line of that first request which holds a marker is kept, in the CLI cache
-folder (`<cache>/<version>/world-baseline.json`), to be exempted from every later scan.
+for it would fail every rep. So once per CLI version and tool set (the prompt's wording follows
+the tools a case allows: without Bash its advice names another shell) the CLI is asked "hello"
+from an empty project (a fresh git repository in a neutrally named folder, an empty HOME)
+against a scripted server, and every line of that first request which holds a marker is
+exempted from every later scan.
+
+The lines are kept per process, and in the CLI cache folder
+(`<cache>/<version>/world-baseline[-<tools>].json`) only when that folder already exists (a
+user's `evalkit cli install` made it): a run writes nothing under HOME it did not ask for.
+A CLI that sends no request (it cannot start) gives no lines and is asked again next time:
+its rep then fails with its own exit status, which says more than a refusal here would.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -16,7 +24,6 @@ import tempfile
 import threading
 from pathlib import Path
 
-from evalkit.errors import PrerequisiteError
 from evalkit.models import Script
 from evalkit.outpaths import replace_file
 from evalkit.reference.scripted_server import ScriptedServer
@@ -29,22 +36,32 @@ _MEMO: dict[str, frozenset[str]] = {}
 _LOCK = threading.Lock()
 
 
-def cli_baseline(cli: Path) -> frozenset[str]:
-    """The lines holding a marker that this CLI sends from an empty world, taken once per
-    version (per process, then from the cache)."""
-    key = str(cli)
+def cli_baseline(cli: Path, tools: list[str] | None = None) -> frozenset[str]:
+    """The lines holding a marker that this CLI, given these `--tools`, sends from an empty
+    world, taken once per version and tool set (per process, then from the cache)."""
+    key = f"{cli}\0{tools}"
     with _LOCK:
         if key in _MEMO:
             return _MEMO[key]
         version = cli_version(cli) or "unknown"
-        kept = cache_root() / version / FILE
+        folder = cache_root() / version
+        kept = folder / _name(tools)
         lines = _read(kept)
         if lines is None:
-            lines = _take(cli)
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(kept, (json.dumps(sorted(lines), indent=0) + "\n").encode())
+            lines = _take(cli, tools)
+            if lines is None:
+                return frozenset()
+            if folder.is_dir():
+                replace_file(kept, (json.dumps(sorted(lines), indent=0) + "\n").encode())
         _MEMO[key] = lines
         return lines
+
+
+def _name(tools: list[str] | None) -> str:
+    if tools is None:
+        return FILE
+    digest = hashlib.sha256(",".join(tools).encode()).hexdigest()[:12]
+    return FILE.replace(".json", f"-{digest}.json")
 
 
 def _read(path: Path) -> frozenset[str] | None:
@@ -57,7 +74,7 @@ def _read(path: Path) -> frozenset[str] | None:
     return frozenset(value)
 
 
-def _take(cli: Path) -> frozenset[str]:
+def _take(cli: Path, tools: list[str] | None) -> frozenset[str] | None:
     """Run the CLI once from an empty world and keep its own marker-holding lines."""
     with tempfile.TemporaryDirectory(prefix="baseline-") as base:
         root = Path(base)
@@ -77,13 +94,12 @@ def _take(cli: Path) -> frozenset[str]:
                        "--output-format", "stream-json", "--verbose",
                        "--dangerously-skip-permissions", "--no-session-persistence",
                        "--setting-sources", "project"]  # fmt: skip
+            if tools is not None:
+                command += ["--tools", ",".join(tools)]
             subprocess.run(command, cwd=project, env=env, capture_output=True, timeout=120)
             bodies = list(server.bodies)
         if not bodies:
-            raise PrerequisiteError(
-                f"{cli}: the CLI sent its model no request from an empty world, so its own "
-                "text cannot be told from the world's; run `evalkit doctor`"
-            )
+            return None
         markers = Markers()
         lines = {line for b in bodies for line in text_lines(json.loads(b))}
         return frozenset(line for line in lines if markers.find(line) and base not in line)

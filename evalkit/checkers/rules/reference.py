@@ -302,8 +302,11 @@ def _generate_file(node: FileCondition) -> list[AnyAction]:
         if spec.front_matter:
             fields = [f"{k}: {_need_literal(v, k) or 'x'}" for k, v in spec.front_matter.items()]
             content = "---\n" + "\n".join(fields) + "\n---\n\n" + content
-        path = instance_of(spec.glob)
-        return [WriteAction(write=WriteSpec(path=f"{folder}/{path}", content=content + "\n"))]
+        path = f"{folder}/{instance_of(spec.glob)}"
+        write = WriteAction(write=WriteSpec(path=path, content=content + "\n"))
+        # the CLI refuses a Write to a file the session has not read: one that may be there
+        # is read first, as an agent in the world must
+        return [ReadAction(read=path), write] if spec.change == "written" else [write]
     if not is_literal_glob(spec.glob):
         raise CannotGenerate(f"a {spec.change} file needs a literal path, not {spec.glob!r}")
     target = shlex.quote(spec.glob)
