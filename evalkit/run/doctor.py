@@ -108,9 +108,10 @@ def check_agent_cli(agent: str) -> Check:
         path = find_agent_cli(cli.agent)
     except EvalkitError as exc:
         return Check(f"{agent} cli", False, str(exc).split(";")[0], cli.how())
-    version = agent_cli_version(path)
+    version = agent_cli_version(path, cli.agent)
     if not version:
-        return Check(f"{agent} cli", False, f"{path} does not answer --version", cli.how())
+        said = f"{path} does not answer --version as the {agent} CLI does"
+        return Check(f"{agent} cli", False, said, cli.how())
     note = "" if version == cli.version else f" (evalkit is measured with {cli.version})"
     return Check(f"{agent} cli", True, f"{version} at {path}{note}")
 

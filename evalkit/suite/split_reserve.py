@@ -1,4 +1,5 @@
-"""`evalkit split-reserve`: move a seeded random share of a suite's cases into its reserve.
+"""`evalkit split-reserve`: move a seeded random share of a suite's cases into its reserve,
+stratified by polarity.
 
 An ordinary suite's scenario files move from `scenarios/` to `scenarios-reserve/` (their
 `set:` rewritten). A plugin keeps its reserve in `<evaldir>-reserve/` beside its eval folder
@@ -35,17 +36,30 @@ class Split(Model):
     reserve: str = Field(description="the folder the reserve lives in")
 
 
-def choose(ids: list[str], share: float, seed: int) -> list[str]:
-    """The seeded share of `ids` (at least one, never all), in id order."""
+def choose(strata: dict[str, list[str]], share: float, seed: int) -> list[str]:
+    """The seeded share of the cases (at least one, never all), in id order, stratified by
+    polarity: each polarity gives its own share (the floor of it, the cases left over going
+    to the polarities with the largest remainders, ties by the seed), so a reserve of a
+    paired suite keeps its positives and negatives in the run set's proportion."""
     if not 0 < share < 1:
         raise ConfigError(f"--share {share}: must be between 0 and 1 (exclusive)")
-    count = max(1, round(share * len(ids)))
-    if len(ids) < 2 or count >= len(ids):
+    total = sum(len(ids) for ids in strata.values())
+    count = max(1, round(share * total))
+    if total < 2 or count >= total:
         raise ConfigError(
-            f"--share {share}: {len(ids)} case(s) in the run set; a split must leave at least "
+            f"--share {share}: {total} case(s) in the run set; a split must leave at least "
             "one on each side"
         )
-    return sorted(random.Random(seed).sample(sorted(ids), count))
+    rng = random.Random(seed)
+    names = sorted(strata)
+    quota = {n: int(share * len(strata[n])) for n in names}
+    order = sorted(names, key=lambda n: (-(share * len(strata[n]) - quota[n]), rng.random()))
+    for name in order[: max(0, count - sum(quota.values()))]:
+        quota[name] += 1
+    chosen: list[str] = []
+    for name in names:
+        chosen += rng.sample(sorted(strata[name]), min(quota[name], len(strata[name])))
+    return sorted(chosen)
 
 
 def split_reserve(suite_arg: str | Path | None, share: float, seed: int | None) -> Split:
@@ -64,7 +78,10 @@ def split_reserve(suite_arg: str | Path | None, share: float, seed: int | None) 
             f"({len(catalog.scenarios('reserve'))} case(s)); split-reserve makes a reserve once"
         )
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    chosen = choose([s.id for s in catalog.scenarios("run")], share, seed)
+    strata: dict[str, list[str]] = {}
+    for scenario in catalog.scenarios("run"):
+        strata.setdefault(scenario.scenario.polarity, []).append(scenario.id)
+    chosen = choose(strata, share, seed)
     if home is not None:
         folder = _move_cases(home, chosen)
     else:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from evalkit.errors import ConfigError, PrerequisiteError
 AgentName = Literal["claude", "codex", "gemini"]
 AGENTS: tuple[AgentName, ...] = ("claude", "codex", "gemini")
 CHECKOUT = Path(__file__).resolve().parents[3]
+_SEMVER = r"\d+\.\d+\.\d+[\w.+-]*"
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,9 @@ class AgentCli:
     package: str
     version: str
     command: str
+    answers: str
+    """How its `--version` answers, the version as the group: another program's answer
+    (coreutils' `true --version` says "9.1") is no version of this CLI."""
 
     @property
     def variable(self) -> str:
@@ -41,9 +46,11 @@ class AgentCli:
 
 
 CLIS: dict[AgentName, AgentCli] = {
-    "claude": AgentCli("claude", "@anthropic-ai/claude-code", "2.1.328", "claude"),
-    "codex": AgentCli("codex", "@openai/codex", "0.169.0", "codex"),
-    "gemini": AgentCli("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
+    "claude": AgentCli(
+        "claude", "@anthropic-ai/claude-code", "2.1.328", "claude", rf"({_SEMVER}) \(Claude Code\)"
+    ),
+    "codex": AgentCli("codex", "@openai/codex", "0.169.0", "codex", rf"codex-cli ({_SEMVER})"),
+    "gemini": AgentCli("gemini", "@google/gemini-cli", "0.61.0", "gemini", rf"({_SEMVER})"),
 }
 
 
@@ -71,9 +78,10 @@ def find_agent_cli(agent: AgentName) -> Path:
     raise PrerequisiteError(f"the {agent} CLI was not found; {cli.how()}")
 
 
-def agent_cli_version(path: Path) -> str:
-    """The version a CLI reports: its last word that starts with a digit ("codex-cli 0.169.0").
-    Gemini's is told not to restart itself under a larger heap, which would start it twice."""
+def agent_cli_version(path: Path, agent: AgentName) -> str:
+    """The version the agent's CLI reports, read by the shape of its own answer
+    ("codex-cli 0.169.0"); "" when it answers otherwise or not at all. Gemini's is told not to
+    restart itself under a larger heap, which would start it twice."""
     env = {**os.environ, "GEMINI_CLI_NO_RELAUNCH": "true"}
     try:
         done = subprocess.run(
@@ -81,5 +89,5 @@ def agent_cli_version(path: Path) -> str:
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""
-    words = [w for w in done.stdout.split() if w[:1].isdigit()] if done.returncode == 0 else []
-    return words[0] if words else ""
+    found = re.fullmatch(CLIS[agent].answers, done.stdout.strip()) if done.returncode == 0 else None
+    return found.group(1) if found else ""

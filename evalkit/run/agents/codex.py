@@ -153,7 +153,7 @@ class Codex:
         return find_agent_cli("codex")
 
     def version(self, path: Path) -> str:
-        version = agent_cli_version(path)
+        version = agent_cli_version(path, "codex")
         return f"{self.name}/{version}" if version else ""
 
     def launch(self, spec: LaunchSpec) -> Launch:

@@ -99,7 +99,7 @@ class Gemini:
         return find_agent_cli("gemini")
 
     def version(self, path: Path) -> str:
-        version = agent_cli_version(path)
+        version = agent_cli_version(path, "gemini")
         return f"{self.name}/{version}" if version else ""
 
     def launch(self, spec: LaunchSpec) -> Launch:

@@ -130,3 +130,26 @@ def test_an_ordinary_suite_keeps_its_plain_labels(mini_root: Path, tmp_path: Pat
     work = tmp_path / "work"
     record_one(suite, work, suite.scenarios("run")[0].id)
     assert build_report(suite, work).sets == {"run": "measurement", "reserve": "held"}
+
+
+def more_cases(root: Path, positives: int, negatives: int) -> None:
+    """Extra run-set cases of each polarity, copies of the mini suite's pair under new ids."""
+    for code, count in (("P", positives), ("N", negatives)):
+        source = root / "scenarios" / f"{code}1-L1-demo.md"
+        text = source.read_text(encoding="utf-8")
+        for n in range(2, count + 1):
+            copy = text.replace(f"{code}1-L1-demo", f"{code}{n}-L1-demo")
+            (root / "scenarios" / f"{code}{n}-L1-demo.md").write_text(copy, encoding="utf-8")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_the_reserve_takes_each_polarity_in_its_share(
+    mini_root: Path, tmp_path: Path, seed: int
+) -> None:
+    suite = shutil.copytree(mini_root, tmp_path / f"s{seed}")
+    more_cases(suite, 6, 2)
+    code, out = split(suite, "--share", "0.5", "--seed", str(seed))
+    reserve = load_catalog(suite).scenarios("reserve")
+    polarities = sorted(s.scenario.polarity for s in reserve)
+    assert code == 0, out
+    assert polarities == ["negative"] + ["positive"] * 3, [s.id for s in reserve]

@@ -35,7 +35,7 @@ def test_an_explicit_path_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     fake.chmod(0o755)
     monkeypatch.setenv("EVALKIT_CODEX", str(fake))
     assert find_agent_cli("codex") == fake.resolve()
-    assert clis.agent_cli_version(fake) == "9.9.9"
+    assert clis.agent_cli_version(fake, "codex") == "9.9.9"
 
 
 def test_a_missing_cli_names_how_to_install_it(
@@ -96,4 +96,4 @@ def test_the_version_is_asked_without_the_cli_starting_itself_again(tmp_path: Pa
     fake = tmp_path / "gemini"
     fake.write_text('#!/bin/sh\n[ "$GEMINI_CLI_NO_RELAUNCH" = true ] && echo 0.61.0\n')
     fake.chmod(0o755)
-    assert clis.agent_cli_version(fake) == "0.61.0"
+    assert clis.agent_cli_version(fake, "gemini") == "0.61.0"
