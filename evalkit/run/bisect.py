@@ -16,8 +16,10 @@ from typing import Protocol, TypeVar
 from evalkit.errors import ConfigError, EvalkitError
 from evalkit.run.cli_versions import resolve
 from evalkit.run.context import RunContext
+from evalkit.run.credentials import require_credentials
 from evalkit.run.grid import GridCell, run_cells
 from evalkit.run.rep import RepOutcome
+from evalkit.run.request import check_models, check_scenarios
 from evalkit.run.scripted import PREFIX
 from evalkit.suite.scenarios import ScenarioFile
 
@@ -64,6 +66,10 @@ def run_bisect(
     """Bisect plan.versions for the first one where plan.model's reps stop passing."""
     if not plan.scenarios:
         raise ConfigError("bisect needs at least one scenario")
+    # every refusal before the first rep: an endpoint's oracle rep writes rows
+    check_models(ctx, [plan.model])
+    check_scenarios(plan.scenarios, ctx.allow_reserve)
+    require_credentials([plan.model], agent=ctx.agent)
     oracle = PREFIX + ctx.suite.reference.policies[0].name
 
     def batch(version: str, count: int, model: str) -> list[RepOutcome]:
