@@ -8,6 +8,7 @@ each rep's declarations. The pinned version stays the default and is never prune
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.errors import ConfigError, PrerequisiteError, RefusedError
 from evalkit.records.versions import SEMVER, semver_key
 from evalkit.run.claude_cli import PINNED_VERSION
 
@@ -108,7 +109,14 @@ def install(version: str, root: Path | None = None) -> InstalledCli:
         raise PrerequisiteError(f"--cli {version}: not installed in {root}, and npm is not on PATH")
     staging = root / f".{version}.installing"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    try:
+        staging.mkdir(parents=True)
+    except OSError as exc:
+        plain = root.exists() and not root.is_dir()
+        what = "is not a folder" if plain else f"cannot be made ({exc.strerror})"
+        raise PrerequisiteError(
+            f"--cli {version}: the CLI cache {root} {what}; point {CACHE_ENV} at a folder"
+        ) from None
     command = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
                "--loglevel=error", f"{PACKAGE}@{version}"]  # fmt: skip
     try:
@@ -165,8 +173,44 @@ def resolve(versions: list[str], root: Path | None = None) -> dict[str, Installe
         if cli.folder.resolve() not in _CHECKED:
             check(cli)
             _CHECKED[cli.folder.resolve()] = cli
+        _hold(cli)
         found[version] = cli
     return found
+
+
+IN_USE = ".in-use"
+"""A file in each version's folder that every process running that version holds a shared
+lock on until it exits, so `prune` can tell a version a running grid needs."""
+_HELD: dict[Path, int] = {}
+
+
+def _hold(cli: InstalledCli) -> None:
+    folder = cli.folder.resolve()
+    if folder in _HELD:
+        return
+    try:
+        fd = os.open(folder / IN_USE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError:
+        return  # a read-only cache: nothing can prune it either
+    _HELD[folder] = fd
+
+
+def _claim(cli: InstalledCli) -> int | None:
+    """An exclusive hold on a version no process is running (its fd, kept while it is
+    removed, so no run can start on it meanwhile); None when one is."""
+    if cli.folder.resolve() in _HELD:
+        return None
+    try:
+        fd = os.open(cli.folder / IN_USE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return -1  # nothing can hold a version whose lock file cannot be made
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def registry_versions() -> list[str]:
@@ -199,14 +243,25 @@ def versions_between(good: str, bad: str, known: list[str]) -> list[str]:
 
 
 def prune(root: Path | None = None, keep: list[str] | None = None) -> list[str]:
-    """Remove every cached version but the pinned one and `keep`; return what went."""
+    """Remove every cached version but the pinned one and `keep`; return what went. A
+    version a running evalkit holds is refused, and then nothing is removed."""
     kept = {PINNED_VERSION, *(keep or [])}
-    gone = []
-    for cli in installed(root):
-        if cli.version not in kept:
+    going = [cli for cli in installed(root) if cli.version not in kept]
+    claims = {cli.version: _claim(cli) for cli in going}
+    try:
+        busy = [v for v, fd in claims.items() if fd is None]
+        if busy:
+            raise RefusedError(
+                f"cli prune: {', '.join(busy)} {'is' if len(busy) == 1 else 'are'} in use by "
+                "a running evalkit; nothing was removed: prune when it ends, or --keep it"
+            )
+        for cli in going:
             shutil.rmtree(cli.folder) if not cli.folder.is_symlink() else cli.folder.unlink()
-            gone.append(cli.version)
-    return gone
+    finally:
+        for fd in claims.values():
+            if fd is not None and fd >= 0:
+                os.close(fd)
+    return [cli.version for cli in going]
 
 
 def chosen_cli(text: str | None) -> InstalledCli | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, RefusedError
 from evalkit.run import cli_versions
 from evalkit.run.cli_versions import (
     InstalledCli,
@@ -119,3 +119,23 @@ def test_doctor_checks_the_version_it_is_given(own_cache: Path) -> None:
     assert ok.ok and ok.detail.endswith("(sha512-2.1.326)")
     old = check_cli("2.0.0")
     assert not old.ok and "lacks --output-format" in old.detail
+
+
+def test_prune_refuses_a_version_a_running_evalkit_holds(own_cache: Path) -> None:
+    import subprocess
+    import sys
+
+    fake_cli(own_cache, "2.1.326")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from evalkit.run.cli_versions import resolve; "
+         "resolve(['2.1.326']); print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(RefusedError, match="2.1.326 is in use"):
+            prune()
+        assert (own_cache / "2.1.326").is_dir()
+    finally:
+        holder.communicate("")
+    assert prune() == ["2.1.326"]

@@ -1,5 +1,6 @@
-"""bisect refuses an unknown policy or a real model with no credential before its first rep:
-an endpoint's oracle rep used to write rows into the folder first."""
+"""Refusals that come first and in one line: bisect refuses an unknown policy or a real model
+with no credential before its first rep (an endpoint's oracle rep used to write rows first);
+a CLI cache given as a file is named, never an internal error."""
 
 from __future__ import annotations
 
@@ -32,3 +33,17 @@ def test_bisect_refuses_in_one_line_and_writes_nothing(
     assert done.exit_code == 2, done.exit_code
     assert len(done.output.strip().splitlines()) == 1, model
     assert not work.exists(), work
+
+
+def test_a_cli_cache_that_is_a_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.errors import PrerequisiteError
+    from evalkit.run import cli_versions
+
+    cache = tmp_path / "cache"
+    cache.write_text("")
+    monkeypatch.setenv(cli_versions.CACHE_ENV, str(cache))
+    with pytest.raises(PrerequisiteError, match="is not a folder"):
+        cli_versions.install("2.1.326")
+    assert cache.is_file()
