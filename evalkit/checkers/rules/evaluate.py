@@ -55,6 +55,7 @@ from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.judge import final_message
 from evalkit.scoring.safefile import Unreadable
+from evalkit.scoring.shellpaths import reach
 from evalkit.scoring.transcript import succeeded
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+*?-")
@@ -318,9 +319,24 @@ def _file_events(spec: FileSpec, effects: Effects) -> Events | Outcome:
         "deleted": changes.deleted,
         "written": changes.written,
     }[spec.change]
+    unnamed = [p for p in pool if glob_matches(spec.glob, p) and p not in named]
+    for rel in list(unnamed):
+        # a changed file no Write or Edit names is placed at the Bash calls that write it by
+        # effect (a redirection into it, a command naming it that is no mere reader)
+        target = os.path.join(folder, rel)
+        shell = [c for c in effects.transcript.tool_calls if _shell_writes(c, target, project)]
+        if shell:
+            calls += [c for c in shell if c not in calls]
+            unnamed.remove(rel)
     found = of_calls(calls)
-    found.unplaced = sum(1 for p in pool if glob_matches(spec.glob, p) and p not in named)
+    found.unplaced = len(unnamed)
     return found
+
+
+def _shell_writes(call: ToolCall, target: str, project: str) -> bool:
+    if call.name != "Bash" or not succeeded(call):
+        return False
+    return bool(reach(str(call.input.get("command", "")), target, project, "").writes)
 
 
 def skill_called(call: ToolCall) -> str | None:

@@ -100,10 +100,17 @@ def test_with_no_matching_write_every_run_counts(rep: Rep) -> None:
 def test_a_file_changed_by_no_call_that_names_it_cannot_be_placed(rep: Rep) -> None:
     rep.bin_test()
     rep.edit(through="")
-    rep.call("Bash", command="sed -i s/old/new/ invoice/totals.py")
+    rep.call("Bash", command="python3 tools/fix_totals.py")
     got = rep.eval(CHECKS_AFTER_CHANGE)
     assert got.value is None
     assert got.tokens == ["order-unplaced:file-written:invoice/**"]
+
+
+def test_a_file_a_bash_call_writes_by_name_is_placed_at_that_call(rep: Rep) -> None:
+    rep.bin_test()
+    rep.edit(through="")
+    rep.call("Bash", command="sed -i s/old/new/ invoice/totals.py")
+    assert rep.eval(CHECKS_AFTER_CHANGE).value is False
 
 
 def test_a_run_without_a_place_leaves_after_undecided_but_still_ran(rep: Rep) -> None:
