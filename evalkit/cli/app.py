@@ -8,6 +8,7 @@ which took `evalkit --help` from about 0.2 s to over 0.3 s.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -15,7 +16,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 import typer.core
@@ -120,6 +121,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 INTERNAL_ERROR = 70
 """Exit code of an unexpected exception (a bug), apart from 1 (FAIL), 2 (refused), 3 (ERROR)."""
 INTERRUPTED = 130
+BROKEN_PIPE = 141
+"""As a shell reports a command its reader stopped early (128 + SIGPIPE)."""
+PLACE_ERROR = 2
+PLACE_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM})
+"""Where evalkit was told to write cannot take it (a full or read-only disk, no permission):
+the place's fault, said in one line, never an internal error."""
 _CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
 
 
@@ -176,16 +183,40 @@ def guarded_call(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         raise typer.Exit(INTERRUPTED) from None
     except (typer.Exit, typer.Abort, _CLICK_ERROR, SystemExit):
         raise
+    except BrokenPipeError:  # a reader that stopped early (`| head`): nothing more to say
+        _quiet_stdout()
+        raise typer.Exit(BROKEN_PIPE) from None
+    except OSError as exc:
+        if exc.errno not in PLACE_ERRORS:
+            _internal(exc)
+        _quiet_stdout()
+        where = exc.filename if exc.filename is not None else "a write"
+        print(f"evalkit: {where}: {exc.strerror}", file=sys.stderr)
+        raise typer.Exit(PLACE_ERROR) from None
     except Exception as exc:  # a bug: one line, and the way to see more
-        if os.environ.get("EVALKIT_DEBUG"):
-            traceback.print_exc()
-        first = (str(exc).splitlines() or [""])[0][:200]
-        print(
-            f"evalkit: internal error: {type(exc).__name__}: {first} "
-            "(set EVALKIT_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        raise typer.Exit(INTERNAL_ERROR) from None
+        _internal(exc)
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    if os.environ.get("EVALKIT_DEBUG"):
+        traceback.print_exc()
+    first = (str(exc).splitlines() or [""])[0][:200]
+    print(
+        f"evalkit: internal error: {type(exc).__name__}: {first} "
+        "(set EVALKIT_DEBUG=1 for the traceback)",
+        file=sys.stderr,
+    )
+    raise typer.Exit(INTERNAL_ERROR) from None
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what could not be
+    written raises nothing more at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
