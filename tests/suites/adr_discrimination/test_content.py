@@ -29,7 +29,7 @@ from evalkit.reference.selftest import self_test
 from evalkit.run.claude_cli import find_cli
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.scoring.judge import FixedJudge
-from evalkit.scoring.score import score
+from evalkit.scoring.decide import decide
 from evalkit.scoring.topics import topic_matches
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
@@ -477,7 +477,7 @@ def test_the_real_cli_fires_the_hook_and_reaches_the_tools(
     ][-1]
     assert "root=unset" in str(bash["content"]) and "0002  Accepted" in str(bash["content"])
     transcript = parse_lines(done.stdout.splitlines())
-    verdict = score(adr_suite.instrument(scenario), sandbox, transcript, "probe", FixedJudge("NO"))
+    verdict = decide(adr_suite.instrument(scenario), sandbox, transcript, "probe", FixedJudge("NO"))
     assert verdict.verdict == "PASS", verdict.reasons
     assert "A-via:tool:adr-find" in verdict.reasons
 

@@ -24,7 +24,7 @@ from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
 from evalkit.reference.selftest import run_case
 from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
-from evalkit.scoring.score import score
+from evalkit.scoring.decide import decide
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
@@ -69,7 +69,7 @@ def rescore(suite: Suite, tmp_path: Path, scenario: str, judge: Judge) -> Verdic
     sf = suite.resolve(scenario)
     sandbox = tmp_path / sf.id / "case"
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    return score(suite.instrument(sf), sandbox, transcript, "m", judge)
+    return decide(suite.instrument(sf), sandbox, transcript, "m", judge)
 
 
 class _Refuses(Judge):

@@ -86,10 +86,10 @@ def test_the_judge_reads_only_the_rubric_and_the_final_message(
     case = SelfTestCase("offer", script, Expectation("PASS"))
     sandbox_verdict = run_case(suite, suite.resolve("P3"), case, tmp_path / "a").verdict
     assert sandbox_verdict.verdict == "FAIL"  # the stub answered NO
-    from evalkit.scoring.score import score
+    from evalkit.scoring.decide import decide
 
     sandbox = tmp_path / "a" / "P3-L3-reporting" / "offer"
-    verdict = score(
+    verdict = decide(
         suite.instrument(suite.resolve("P3")),
         sandbox,
         read_transcript(sandbox / "transcript.jsonl"),
@@ -105,9 +105,9 @@ def test_the_judge_reads_only_the_rubric_and_the_final_message(
 def test_a_judge_that_crashes_makes_the_row_an_error(suite: Suite, tmp_path: Path) -> None:
     verdict = play(suite, tmp_path, "P1", [])
     sandbox = tmp_path / "P1-L1-reporting" / "case"
-    from evalkit.scoring.score import score
+    from evalkit.scoring.decide import decide
 
-    again = score(
+    again = decide(
         suite.instrument(suite.resolve("P1")),
         sandbox,
         read_transcript(sandbox / "transcript.jsonl"),

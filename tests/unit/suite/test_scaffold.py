@@ -13,7 +13,7 @@ from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
 from evalkit.reference.selftest import self_test
 from evalkit.scoring.judge import FixedJudge, Judge
-from evalkit.scoring.score import score
+from evalkit.scoring.decide import decide
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scaffold import TEMPLATES, init_suite
@@ -124,7 +124,7 @@ def test_no_judge_is_asked_once_a_mechanical_condition_decided(tmp_path: Path) -
     sandbox = _played(suite, tmp_path, "P1", SelfTestCase("idle", never.script, never.expect))
     sf = suite.resolve("P1")
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    verdict = score(suite.instrument(sf), sandbox, transcript, "m", _Refuses())
+    verdict = decide(suite.instrument(sf), sandbox, transcript, "m", _Refuses())
     assert (verdict.verdict, verdict.axis_a, verdict.axis_b) == ("FAIL", "A:FAIL", "B:n/a")
     assert verdict.judge is None
 
@@ -137,10 +137,10 @@ def test_the_judge_decides_when_nothing_mechanical_did(tmp_path: Path) -> None:
     sandbox = _played(suite, tmp_path, "P1", idle)
     sf = suite.resolve("P1")
     transcript = read_transcript(sandbox / "transcript.jsonl")
-    offered = score(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("YES"))
+    offered = decide(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("YES"))
     assert (offered.verdict, offered.reasons) == ("PASS", ["A-via:note-offered"])
     assert offered.judge is not None and offered.judge.answer == "YES"
-    garbled = score(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("perhaps"))
+    garbled = decide(suite.instrument(sf), sandbox, transcript, "m", FixedJudge("perhaps"))
     assert garbled.verdict == "ERROR" and garbled.reasons[0].startswith("judge-error:")
 
 
