@@ -71,8 +71,8 @@ class RepProgress:
         eta = _clock(elapsed / self.finished * left) if self.finished else "?"
         self.console.print(
             Text(
-                f"[{self.finished}/{self.total}] {outcome.scenario} {outcome.model} "
-                f"rep {outcome.rep}: {outcome.verdict.verdict} | {self._text()} | "
+                f"[{self.finished}/{self.total}] {rep_name(outcome)}: "
+                f"{outcome.verdict.verdict} | {self._text()} | "
                 f"elapsed {_clock(elapsed)} eta {eta}"
                 + (f" | {breach_message(outcome)}" if breach_reasons(outcome) else "")
             ),
@@ -97,7 +97,11 @@ def guard_changes(outcome: RepOutcome) -> list[str]:
 
 
 def rep_name(outcome: RepOutcome) -> str:
-    return f"{outcome.scenario} {outcome.model} rep {outcome.rep}"
+    """The rep as a person finds it again: a variant other than the suite's own wording is
+    named, as a grid of several variants runs them side by side."""
+    variant = outcome.row.variant
+    named = f" variant {variant}" if variant and variant != "suite" else ""
+    return f"{outcome.scenario} {outcome.model}{named} rep {outcome.rep}"
 
 
 def breach_message(outcome: RepOutcome) -> str:

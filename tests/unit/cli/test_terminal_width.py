@@ -127,6 +127,7 @@ def test_progress_prints_plain_lines_when_piped() -> None:
         return SimpleNamespace(
             scenario="P1-L1-reporting", model="policy:breach", rep=1,
             verdict=SimpleNamespace(verdict=verdict, reasons=reasons),
+            row=SimpleNamespace(variant="suite"),
         )
 
     with rep_progress(2, console) as bar:
@@ -136,3 +137,15 @@ def test_progress_prints_plain_lines_when_piped() -> None:
     assert len(lines) == 2
     assert lines[0].startswith("[1/2] P1-L1-reporting policy:breach rep 1: FAIL")
     assert "PASS 1 FAIL 1 ERROR 0 breaches 1" in lines[1] and "eta" in lines[1]
+
+
+def test_a_variants_rep_is_named_by_its_variant_in_the_progress_line() -> None:
+    console, buf = _console(120)
+    made = SimpleNamespace(
+        scenario="P1-L1-reporting", model="sonnet", rep=2,
+        verdict=SimpleNamespace(verdict="PASS", reasons=[], flags=[]),
+        row=SimpleNamespace(variant="terse"),
+    )  # fmt: skip
+    with rep_progress(1, console) as bar:
+        bar.done(made)  # type: ignore[arg-type]
+    assert buf.getvalue().startswith("[1/1] P1-L1-reporting sonnet variant terse rep 2: PASS")
