@@ -1,8 +1,10 @@
 """evalkit's own template Tasks, recognised by digest.
 
-`evalkit init` writes public placeholder Tasks. A suite still holding one measures nothing,
-so it is never frozen and no real model is run on it; the scripted policies (self-test,
-calibrate) still run there, which is how a new suite is proved before its Tasks are written.
+`evalkit init` writes public placeholder Tasks, and `claude plugin eval init --bare` one more
+(a case still holding a line of that blank template is given it as its Task). A suite still
+holding one measures nothing, so it is never frozen and no real model is run on it; the
+scripted policies (self-test, calibrate) still run there, which is how a new suite is proved
+before its Tasks are written.
 Only digests are kept here (see `task.task_digest`), never the text; the table keeps the
 digests of every Task the templates have shipped, and a test holds it to the shipped ones.
 """
@@ -26,6 +28,7 @@ TEMPLATE_TASKS = frozenset(
         "8a8f8c27e6392acbeb2c73a8605ee8f72fe25b1f7a48f54fd42892638bf96e6d",  # adr N1
         "9f630ed74f6caa3ba897d83f21ddd6fcf7a660d4f62be7e2221e959c04fd98b5",  # adr P2
         "5c136887caed0194dbaa94315b7a8e9eae76f677c0fdf15469531768c5e5c4c1",  # adr N2
+        "424aa12fa3b7507b8b0469df0eab408a4d9b917523e86978895d240c90989355",  # plugin eval --bare
     }
 )
 
@@ -43,6 +46,7 @@ def refuse_placeholders(scenarios: list[ScenarioFile], doing: str) -> None:
         return
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     raise RefusedError(
-        f"{found[0].path}{more}: its Task is still the placeholder `evalkit init` wrote; "
+        f"{found[0].path}{more}: its Task is still a template's placeholder (`evalkit init`, or "
+        "`claude plugin eval init --bare`); "
         f"write the scenario's own Task before {doing}"
     )

@@ -28,8 +28,8 @@ from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.reference.selftest import self_test
 from evalkit.run.claude_cli import find_cli
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
-from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.decide import decide
+from evalkit.scoring.judge import FixedJudge
 from evalkit.scoring.topics import topic_matches
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite

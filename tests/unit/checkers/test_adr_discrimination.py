@@ -23,8 +23,8 @@ from evalkit.checkers.adr_discrimination.scoring import (
 from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import JudgeRecord, Script, Step, ToolCall, ToolUseBlock, Verdict
 from evalkit.reference.selftest import run_case
-from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
 from evalkit.scoring.decide import decide
+from evalkit.scoring.judge import CommandJudge, FixedJudge, Judge, UnavailableJudge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from tests.conftest import REPO

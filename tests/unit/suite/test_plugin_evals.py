@@ -177,13 +177,12 @@ def test_an_unchanged_eval_folder_leaves_the_translated_suite_untouched(tmp_path
          ("context.history_file",)),
         (real("prompt: hi", "plugins: [../other]\n" + LLM), ("plugins",)),
         (real("prompt: hi, append_system_prompt: be brief"), ("execution.append_system_prompt",)),
-        (real("prompt: 'TODO: describe what the agent should do'"), ("execution.prompt", "TODO")),
     ],
     ids=["malformed", "no-schema-version", "newer-schema", "numeric-schema", "no-name",
          "no-execution", "no-prompt", "float-timeout", "runs-0", "grader-name", "duplicate",
          "unknown-type", "baseline", "glob", "lookaround", "backref", "negate", "count",
          "files-target", "llm-focus", "order-list", "max-below-min", "history", "plugins",
-         "system-prompt", "template"],
+         "system-prompt"],
 )
 def test_a_case_evalkit_cannot_honour_is_refused_in_one_line_naming_file_and_field(
     tmp_path: Path, text: str, names: tuple[str, ...]

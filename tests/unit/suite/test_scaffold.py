@@ -12,8 +12,8 @@ from evalkit.cli.main import app
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
 from evalkit.reference.selftest import self_test
-from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.decide import decide
+from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scaffold import TEMPLATES, init_suite
