@@ -48,7 +48,7 @@ def evalkit(env: dict[str, str], suite: Path, *args: str) -> subprocess.Complete
         cwd=env["HOME"],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=3600,  # a hang guard only: a whole suite on two cores beside other workers
     )
 
 

@@ -4,6 +4,7 @@ named, the oracle PASSes), and each row says what srt leaves visible."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -24,11 +25,17 @@ from tests.e2e.test_escape import (
 )
 
 __all__ = ["listener"]
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.slow,
-    pytest.mark.skipif(SandboxRuntime().unavailable() is not None, reason="srt: run `make srt`"),
-]
+_MISSING = SandboxRuntime().unavailable()
+pytestmark = [pytest.mark.e2e]
+
+
+@pytest.fixture(autouse=True)
+def _srt_installed() -> None:
+    """Skips where srt is not installed, but fails under CI=true, which installs it."""
+    if _MISSING is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(_MISSING)
+        pytest.skip(_MISSING)
 
 
 def test_escape_under_srt_lands_nothing_reads_nothing_and_is_flagged_partial(

@@ -110,6 +110,8 @@ class SandboxRuntime:
         if sys.platform == "linux":
             from evalkit.run.confine import unavailable
 
+            if shutil.which("rg") is None:  # srt will not start without it: every rep an ERROR
+                return f"srt on Linux needs ripgrep (apt-get install ripgrep), {UNCONFINED_HINT}"
             return unavailable()  # srt's Linux sandbox is bubblewrap and socat too
         return None
 
