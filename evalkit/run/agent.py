@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 PASS_THROUGH_PREFIXES = ("ANTHROPIC_",)
 PASS_THROUGH = (
@@ -36,6 +38,8 @@ PASS_THROUGH = (
 )
 KILL_GRACE_SECONDS = 3.0
 POLL_SECONDS = 0.01
+READ_CHUNK = 1 << 16
+DRAIN_SECONDS = 5.0
 
 
 @dataclass
@@ -89,18 +93,49 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def _feed(proc: subprocess.Popen[bytes], prompt: bytes) -> None:
-    """Write the prompt and close stdin; a process that ended first simply never reads it."""
-    assert proc.stdin is not None
+def _feed(sock: socket.socket, prompt: bytes | None) -> None:
+    """Write the prompt and end the stream; a process that ended first simply never reads
+    it. Without a prompt the stream ends at once, as /dev/null would."""
     try:
-        proc.stdin.write(prompt)
+        if prompt:
+            sock.sendall(prompt)
     except OSError:
         pass
     finally:
         try:
-            proc.stdin.close()
+            sock.shutdown(socket.SHUT_WR)
         except OSError:
             pass
+        sock.close()
+
+
+def _keep(sock: socket.socket, kept: BinaryIO) -> None:
+    """Copy what the process writes into the kept file, as it comes (a turn watch reads
+    the file while the agent runs), until every holder of the other end has closed it."""
+    try:
+        while chunk := sock.recv(READ_CHUNK):
+            kept.write(chunk)
+            kept.flush()
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+def _streams() -> tuple[list[socket.socket], list[socket.socket]]:
+    """Three connected socket pairs for stdin, stdout and stderr: evalkit's ends, then the
+    process's. A socket, unlike a pipe or a file, cannot be opened again through
+    `/proc/<pid>/fd/<n>`, so nothing the agent runs can rewrite, swallow or inject what its
+    CLI says: the kept files exist only outside, written here."""
+    ours, theirs = [], []
+    for _ in range(3):
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        ours.append(a)
+        theirs.append(b)
+    theirs[0].shutdown(socket.SHUT_WR)
+    for end in theirs[1:]:
+        end.shutdown(socket.SHUT_RD)
+    return ours, theirs
 
 
 def run_agent(
@@ -113,27 +148,38 @@ def run_agent(
     stop: threading.Event | None = None,
     prompt: bytes | None = None,
     watch: Callable[[], str | None] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> ProcessOutcome:
-    """Run to completion, timeout or stop; the transcript streams straight into stdout's file.
+    """Run to completion, timeout or stop; what the process writes is kept in stdout's and
+    stderr's files by evalkit, which alone holds them open.
     `prompt` is written to the process's stdin, which is then closed: a prompt given as an
     argument or in the environment would be readable by every user of the machine for the
     whole run (`ps`, `/proc/<pid>/cmdline`). `watch`, asked at every poll, names a reason
-    to stop the run (a turn cap evalkit holds), or None."""
+    to stop the run (a turn cap evalkit holds), or None. `pass_fds` are handed to the
+    process (what its sandbox's wrapper reads at start)."""
     started = time.monotonic()
+    ours, theirs = _streams()
     with stdout.open("wb") as out, stderr.open("wb") as err:
-        proc = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL if prompt is None else subprocess.PIPE,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,
-        )
-        if prompt is not None:
-            threading.Thread(
-                target=_feed, args=(proc, prompt), name="evalkit-prompt", daemon=True
-            ).start()
+        try:
+            proc = subprocess.Popen(
+                command, cwd=cwd, env=env, stdin=theirs[0].fileno(), stdout=theirs[1].fileno(),
+                stderr=theirs[2].fileno(), start_new_session=True, pass_fds=pass_fds,
+            )  # fmt: skip
+        except BaseException:
+            for end in (*ours, *theirs):
+                end.close()
+            raise
+        for end in theirs:
+            end.close()
+        threading.Thread(
+            target=_feed, args=(ours[0], prompt), name="evalkit-prompt", daemon=True
+        ).start()
+        keepers = [
+            threading.Thread(target=_keep, args=(sock, kept), name="evalkit-keep")
+            for sock, kept in ((ours[1], out), (ours[2], err))
+        ]
+        for keeper in keepers:
+            keeper.start()
         stopped: str | None = None
         try:
             while proc.poll() is None:
@@ -152,10 +198,26 @@ def run_agent(
                     pass
         except BaseException:
             kill_group(proc)
+            _drain(ours, keepers)
             raise
         # Tool processes may outlive the CLI in its group; none may be left behind.
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        _drain(ours, keepers)
     return ProcessOutcome(proc.returncode, time.monotonic() - started, stopped)
+
+
+def _drain(ours: list[socket.socket], keepers: list[threading.Thread]) -> None:
+    """Wait for the kept files to hold all the process wrote; a process outside the
+    group that still holds a stream (one that left its session) is cut off after a grace."""
+    for keeper in keepers:
+        keeper.join(DRAIN_SECONDS)
+    for sock in ours[1:]:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    for keeper in keepers:
+        keeper.join()

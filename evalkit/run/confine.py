@@ -32,8 +32,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
+from evalkit.run import exec_only
 from evalkit.run.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.launchers import interpreter, shared_libraries
+from evalkit.run.seccomp import filter_fd
 from evalkit.run.world import Places, world_env
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -178,8 +180,17 @@ class Confined:
     reach: Reach
     door: Forwarder | ConnectProxy | None = None
     sockets: Path | None = None
+    pass_fds: tuple[int, ...] = ()
+    """Descriptors the wrapper reads at its start (bubblewrap's seccomp filter): the launch
+    hands them on, and `stop` closes them."""
 
     def stop(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.pass_fds = ()
         if self.door is not None:
             self.door.stop()
         if self.sockets is not None:
@@ -240,7 +251,9 @@ def confine(
     extra = [str(cli_install(cli))]
     extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
     extra += [str(p) for p in shown or []]
-    args = [bwrap, "--unshare-all", "--die-with-parent",
+    seccomp = filter_fd()
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
+            *(["--seccomp", str(seccomp)] if seccomp is not None else []),
             *_system_mounts(readable, extra, found.binds)]  # fmt: skip
     extra += found.mounted
     home.mkdir(parents=True, exist_ok=True)
@@ -263,6 +276,8 @@ def confine(
     else:
         cwd_inside = str(cwd)
     real_cli = str(cli.resolve())
+    for copy, program in exec_only.binds(cli, cli_install(cli), inner_env.get("PATH", path)):
+        args += ["--ro-bind", copy, program]  # not dumpable: see run/exec_only.py
     args += ["--remount-ro", "/", "--chdir", cwd_inside, "--", "/bin/sh", "-c",
              _inner(inside), "sh", *bridge, "--", real_cli, *command[1:]]  # fmt: skip
     reach = Reach(
@@ -272,7 +287,8 @@ def confine(
         readable=readable + list(DEVICES) + extra,
         hidden=hidden_paths,
     )
-    return Confined(args, inner_env, reach, door, sockets)
+    fds = () if seccomp is None else (seccomp,)
+    return Confined(args, inner_env, reach, door, sockets, fds)
 
 
 def _system_mounts(

@@ -538,7 +538,7 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop, p.prompt, _turn_watch(p),
+            ctx.stop, p.prompt, _turn_watch(p), p.confined.pass_fds if p.confined else (),
         )  # fmt: skip
     return LaunchedRep(p, folder, outcome, watch.finish())
 

@@ -52,7 +52,8 @@ def test_escape_under_srt_lands_nothing_reads_nothing_and_is_flagged_partial(
     rows, lines = kit.tsv(work), kit.manifest(work)
     assert [r["verdict"] for r in rows] == ["PASS"], [r["reasons"] for r in rows]
     flags = rows[0]["flags"].split(";")
-    assert "world:partial:paths,proxy" in flags, "the srt row does not say what stays visible"
+    said = "world:partial:paths,proxy,cli-memory" in flags
+    assert said, "the srt row does not say what stays visible"
     scenario = next((kit.suite / "scenarios").glob("P1-*.md")).name
     missing = _missing_flags(kit, work, scenario, port, rows[0]["flags"])
     assert not missing, f"flags missing: {missing}"

@@ -58,6 +58,7 @@ def test_inside_a_rep_the_users_folder_beside_the_wrapper_is_absent(tmp_path: Pa
                       tmp_path / "rep" / "home", cli, [])  # fmt: skip
     try:
         done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
+                              pass_fds=wrapped.pass_fds,
                               timeout=60)  # fmt: skip
     finally:
         wrapped.stop()

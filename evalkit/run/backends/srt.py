@@ -97,8 +97,14 @@ class SandboxRuntime:
     name = "srt"
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     partial: tuple[str, ...] = (
-        ("paths", "proxy") if sys.platform != "darwin" else ("paths", "proxy", "processes")
+        ("paths", "proxy", "cli-memory")
+        if sys.platform != "darwin"
+        else ("paths", "proxy", "processes")
     )
+    """What a rep under srt can see of the machine; on Linux `cli-memory` too: srt's
+    bubblewrap runs without evalkit's system call filter and the CLI's execute-only copy
+    (run/seccomp.py, run/exec_only.py), so the agent's processes could reach its CLI's
+    memory, though not its streams (they are sockets for every backend)."""
 
     def unavailable(self) -> str | None:
         if sys.platform not in ("linux", "darwin"):

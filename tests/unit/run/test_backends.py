@@ -50,5 +50,5 @@ def test_srt_is_handed_the_allow_list_form_with_only_the_reps_door(tmp_path: Pat
     assert ["-u", "NO_PROXY"] == inner[inner.index("NO_PROXY") - 1 : inner.index("NO_PROXY") + 1]
     assert "HTTP_PROXY" not in inner and "IS_SANDBOX=1" in inner  # the door's one variable kept
     assert "NO_PROXY" not in confined.env and "world:partial" not in json.dumps(settings)
-    assert confined.reach.partial == ["paths", "proxy"]
+    assert confined.reach.partial == ["paths", "proxy", "cli-memory"]
     confined.stop()

@@ -62,6 +62,7 @@ def test_only_the_reps_own_folders_take_a_write_and_the_instrument_is_absent(
                       [paths["own"]], tmp_path / "rep" / "home", cli, hidden)  # fmt: skip
     try:
         done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
+                              pass_fds=wrapped.pass_fds,
                               timeout=60, check=False)  # fmt: skip
     finally:
         wrapped.stop()
@@ -85,6 +86,7 @@ def test_the_network_inside_is_loopback_only(tmp_path: Path) -> None:
                       tmp_path / "rep" / "home", cli, [])  # fmt: skip
     try:
         done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
+                              pass_fds=wrapped.pass_fds,
                               timeout=60, check=False)  # fmt: skip
     finally:
         wrapped.stop()

@@ -47,6 +47,7 @@ def test_the_agent_runs_as_the_world_user_at_the_world_project_with_a_plain_envi
                       places=places)  # fmt: skip
     try:
         done = subprocess.run(wrapped.command, env=wrapped.env, capture_output=True, text=True,
+                              pass_fds=wrapped.pass_fds,
                               timeout=60, check=False)  # fmt: skip
     finally:
         wrapped.stop()
