@@ -66,6 +66,7 @@ from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.scoring.judge import FixedJudge, Judge
+from evalkit.scoring.observed import OBSERVE_DIR, log_path
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
@@ -399,7 +400,7 @@ def _reach(
     guarded: dict[str, str],
 ) -> tuple[list[Path], list[Path]]:
     """What the agent may write, and what it may not see."""
-    writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir()]
+    writable = [p for p in sorted(sandbox.iterdir()) if p.is_dir() and p.name != OBSERVE_DIR]
     writable += [p for p in (config_dir, scratch / "plugins") if p.is_dir()]
     hidden = [ctx.suite.root, ctx.workdir, scratch, Path.home()]
     if not any(_inside(root, Path(p)) for p in PRIVATE):  # a private /tmp hides it anyway
@@ -459,6 +460,10 @@ def _confine(
     if observed:
         (sandbox / TRANSCRIPT).touch()
         shown.append(sandbox / TRANSCRIPT)
+        # the wrappers may append to their log, but the real scripts they run stay as
+        # the fixture has them: an agent that could swap one would pass its own test
+        writable = [*writable, log_path(sandbox)]
+        shown.append(sandbox / OBSERVE_DIR / "real")
     home = launch.home or scratch / "home"
     hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
     return backend(backend_name).confine(launch.command, env, sandbox / "project", writable,

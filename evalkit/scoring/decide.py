@@ -49,7 +49,7 @@ from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
-from evalkit.scoring.observed import LogProblem, read_runs
+from evalkit.scoring.observed import LogProblem, forged_run, read_runs
 from evalkit.scoring.preconditions import (
     agent_error,
     breach_reasons,
@@ -202,6 +202,9 @@ def _before_scoring(
             inp.observed = read_runs(inp.sandbox, list(observe))
         except LogProblem as problem:
             return error_verdict(inp, str(problem))
+        forged = forged_run(inp.observed, transcript.tool_calls)
+        if forged is not None:
+            return error_verdict(inp, forged)
     return None
 
 

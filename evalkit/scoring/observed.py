@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from evalkit.models import Model
+from evalkit.models import Model, ToolCall
 
 OBSERVE_DIR = ".evalkit-observed"
 """Beside the fixture folders of a sandbox, so no folder diff and no checker sees it."""
@@ -130,3 +130,29 @@ def _read_capped(path: Path) -> bytes:
     if len(data) > MAX_LOG_BYTES:
         raise LogProblem("observed-log-too-large")
     return data
+
+
+def forged_run(runs: list[ObservedRun], calls: list[ToolCall]) -> str | None:
+    """The reason token when a logged run cannot have come from the agent's own tool call,
+    or None. The transcript is out of the agent's reach (evalkit alone writes it) and the
+    log is not, so each run must sit inside a tool call's span there: started after its
+    tool_use line was written and no later than its result line. A run no tool call holds
+    was written by something else, a hook or a process left running, and one with no place
+    in a rep whose transcript the wrapper could read was planted; either is tampering, an
+    ERROR, never a run the agent made."""
+    for run in runs:
+        if run.start_line is None:
+            return "tampering:observed-run-unplaced"
+        if not any(_holds(call, run) for call in calls):
+            return "tampering:observed-run-outside-a-call"
+    return None
+
+
+def _holds(call: ToolCall, run: ObservedRun) -> bool:
+    """Whether the run started during the call: after its tool_use line (from 0) was
+    complete and no later than its result line. Where it ended is not asked: a script the
+    call left running in the background may end after the call's result."""
+    assert run.start_line is not None
+    if run.start_line < call.line + 1:
+        return False
+    return call.result_line is None or run.start_line <= call.result_line

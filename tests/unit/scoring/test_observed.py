@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from evalkit.scoring.observed import MAX_LOG_BYTES, LogProblem, log_path, read_runs
+from evalkit.models import ToolCall
+from evalkit.scoring.observed import (
+    MAX_LOG_BYTES,
+    LogProblem,
+    ObservedRun,
+    forged_run,
+    log_path,
+    read_runs,
+)
 
 
 def write_log(sandbox: Path, *records: dict[str, Any]) -> None:
@@ -67,3 +75,29 @@ def test_a_missing_oversized_or_linked_log_is_named(tmp_path: Path) -> None:
     log_path(tmp_path).symlink_to(tmp_path / "elsewhere")
     with pytest.raises(LogProblem, match="observed-log-not-a-file"):
         read_runs(tmp_path, ["bin/test"])
+
+
+def _call(line: int, result_line: int | None) -> ToolCall:
+    return ToolCall(id="t", name="Bash", input={}, line=line, result_line=result_line)
+
+
+def _run(start: int | None, end: int | None = None) -> ObservedRun:
+    return ObservedRun("bin/test", "/p", (), start, end, 0)
+
+
+def test_a_run_inside_the_call_that_started_it_is_the_agents() -> None:
+    # tool_use at line 7 (from 0): 8 lines complete when its script starts
+    assert forged_run([_run(8, 8)], [_call(7, 8)]) is None
+
+
+def test_a_run_a_background_call_left_ending_after_its_result_is_the_agents() -> None:
+    assert forged_run([_run(8, 12)], [_call(7, 8)]) is None
+
+
+def test_a_run_no_tool_call_holds_is_tampering() -> None:
+    assert forged_run([_run(2, 2)], [_call(7, 8)]) == "tampering:observed-run-outside-a-call"
+    assert forged_run([_run(50, 50)], [_call(7, 8)]) == "tampering:observed-run-outside-a-call"
+
+
+def test_a_run_with_no_place_is_tampering() -> None:
+    assert forged_run([_run(None)], [_call(7, 8)]) == "tampering:observed-run-unplaced"

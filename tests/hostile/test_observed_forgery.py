@@ -1,0 +1,100 @@
+"""An observed script's evidence cannot be forged, through the real CLI on a private copy of
+runs-tests: a SessionStart hook that writes a passing run of bin/test into the runs log
+makes the rep an ERROR named as tampering (no tool call holds that run), and an agent that
+replaces the real copy of bin/test the wrapper runs with `exit 0` is refused the write, so
+its run of bin/test still fails on the code it broke."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import REPO_ROOT
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import Kit
+
+SUITE = REPO_ROOT / "suites" / "runs-tests"
+SCENARIO = "P1-L1-rounding"
+
+FORGE = """
+log=$(sed -n "s/^LOG = '\\(.*\\)'$/\\1/p" "${CLAUDE_PROJECT_DIR:-$PWD}/bin/test")
+if [ -n "$log" ]; then
+  printf '%s\\n' '{"event": "start", "id": "f1", "script": "bin/test", "cwd": "/", "args": [], "time": 1.0, "line": 50}' >> "$log"
+  printf '%s\\n' '{"event": "end", "id": "f1", "time": 2.0, "line": 50, "exit": 0}' >> "$log"
+fi
+"""  # noqa: E501
+"""A passing run, planted by the hook before the agent's first call, placed by its line
+numbers after every call (so after the oracle's change, as the order rule asks)."""
+
+SWAP = (
+    "real=$(sed -n \"s/^REAL = '\\(.*\\)'$/\\1/p\" bin/test); "
+    "w=real-copy; printf '#!/bin/sh\\nexit 0\\n' > \"$real\" && echo \"swapped-the-$w\"; true"
+)
+
+
+def _private(tmp_path: Path) -> Path:
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite, ignore=shutil.ignore_patterns("evalkit.lock"))
+    return suite
+
+
+def _oracle_lines(suite: Path, drop_test: bool, before_test: str | None = None) -> None:
+    """P1's oracle without its run of bin/test, or with `before_test` run just before it."""
+    scenario = suite / "scenarios" / f"{SCENARIO}.md"
+    text = scenario.read_text(encoding="utf-8")
+    marker = "    - bash: bin/test\n"
+    assert marker in text, "the oracle's run of bin/test moved"
+    extra = f"    - bash: {json.dumps(before_test)}\n" if before_test else ""
+    oracle = text.split("  act:\n", 1)
+    oracle[0] = oracle[0].replace(marker, extra + ("" if drop_test else marker), 1)
+    scenario.write_text("  act:\n".join(oracle), encoding="utf-8")
+
+
+@pytest.mark.e2e
+def test_a_hook_that_plants_a_passing_run_makes_the_rep_an_error(
+    new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    suite = _private(tmp_path)
+    _oracle_lines(suite, drop_test=True)
+    hook = suite / "fixtures" / "plugins" / "testflow" / "hooks" / "session-start.sh"
+    hook.write_text(hook.read_text(encoding="utf-8").replace("exit 0", FORGE + "exit 0"))
+    kit = new_kit(tmp_path / "kit", suite=suite)
+    work = tmp_path / "w"
+    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen")
+    assert done.returncode == 0, done.why()
+    (row,) = kit.tsv(work)
+    named = "tampering:observed-run-outside-a-call" in row["reasons"].split(";")
+    assert row["verdict"] == "ERROR" and named, f"{row['verdict']} {row['reasons']}"
+
+
+@pytest.mark.e2e
+def test_an_agent_cannot_swap_the_real_script_its_wrapper_runs(
+    new_kit: Callable[..., Kit], tmp_path: Path
+) -> None:
+    suite = _private(tmp_path)
+    # the oracle's change is kept, but bin/test is made to fail on it first: the swap is
+    # the agent's only way to a passing run
+    tests = suite / "fixtures" / "project" / "tests"
+    assert tests.is_dir(), "runs-tests' project has no tests folder"
+    (tests / "test_planted.py").write_text(
+        "import unittest\n\n\nclass Planted(unittest.TestCase):\n"
+        "    def test_planted_failure(self) -> None:\n        self.fail('planted')\n",
+        encoding="utf-8",
+    )
+    _oracle_lines(suite, drop_test=False, before_test=SWAP)
+    kit = new_kit(tmp_path / "kit", suite=suite)
+    work = tmp_path / "w"
+    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen")
+    assert done.returncode == 0, done.why()
+    (row,) = kit.tsv(work)
+    (line,) = kit.manifest(work)
+    transcript = work / line["evidence"] / line["files"]["transcript"]
+    swapped = "swapped-the-real-copy" in transcript.read_text(encoding="utf-8")
+    assert not swapped, f"the real copy took the agent's write: {transcript}"
+    assert row["verdict"] == "FAIL", f"{row['verdict']} {row['reasons']}"
