@@ -180,22 +180,8 @@ def run_agent(
         ]
         for keeper in keepers:
             keeper.start()
-        stopped: str | None = None
         try:
-            while proc.poll() is None:
-                if time.monotonic() - started > timeout:
-                    stopped = "timeout"
-                elif stop is not None and stop.is_set():
-                    stopped = "interrupted"
-                elif watch is not None:
-                    stopped = watch()
-                if stopped:
-                    kill_group(proc)
-                    break
-                try:
-                    proc.wait(timeout=POLL_SECONDS)
-                except subprocess.TimeoutExpired:
-                    pass
+            stopped = _wait(proc, started, timeout, stop, watch)
         except BaseException:
             kill_group(proc)
             _drain(ours, keepers)
@@ -207,6 +193,32 @@ def run_agent(
             pass
         _drain(ours, keepers)
     return ProcessOutcome(proc.returncode, time.monotonic() - started, stopped)
+
+
+def _wait(
+    proc: subprocess.Popen[bytes],
+    started: float,
+    timeout: float,
+    stop: threading.Event | None,
+    watch: Callable[[], str | None] | None,
+) -> str | None:
+    """Poll until the process ends, or name why it was stopped (it is killed then)."""
+    while proc.poll() is None:
+        stopped: str | None = None
+        if time.monotonic() - started > timeout:
+            stopped = "timeout"
+        elif stop is not None and stop.is_set():
+            stopped = "interrupted"
+        elif watch is not None:
+            stopped = watch()
+        if stopped:
+            kill_group(proc)
+            return stopped
+        try:
+            proc.wait(timeout=POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+    return None
 
 
 def _drain(ours: list[socket.socket], keepers: list[threading.Thread]) -> None:

@@ -247,14 +247,9 @@ def confine(
     path = env.get("PATH", os.environ.get("PATH", ""))
     found = runtimes(path)
     front = found.front
-    readable = [s for s in SYSTEM if os.path.lexists(s)]
-    extra = [str(cli_install(cli))]
-    extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
-    extra += [str(p) for p in shown or []]
+    readable, extra = _read_only(env, cli, shown)
     seccomp = filter_fd()
-    args = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
-            *(["--seccomp", str(seccomp)] if seccomp is not None else []),
-            *_system_mounts(readable, extra, found.binds)]  # fmt: skip
+    args = [bwrap, *_unshared(seccomp), *_system_mounts(readable, extra, found.binds)]
     extra += found.mounted
     home.mkdir(parents=True, exist_ok=True)
     own = [*writable, home]
@@ -276,10 +271,9 @@ def confine(
     else:
         cwd_inside = str(cwd)
     real_cli = str(cli.resolve())
-    for copy, program in exec_only.binds(cli, cli_install(cli), inner_env.get("PATH", path)):
-        args += ["--ro-bind", copy, program]  # not dumpable: see run/exec_only.py
-    args += ["--remount-ro", "/", "--chdir", cwd_inside, "--", "/bin/sh", "-c",
-             _inner(inside), "sh", *bridge, "--", real_cli, *command[1:]]  # fmt: skip
+    args += [*_exec_only(cli, inner_env.get("PATH", path)), "--remount-ro", "/",
+             "--chdir", cwd_inside, "--", "/bin/sh", "-c", _inner(inside), "sh", *bridge,
+             "--", real_cli, *command[1:]]  # fmt: skip
     reach = Reach(
         confined=True,
         writable=[there for _, there in binds],
@@ -287,8 +281,33 @@ def confine(
         readable=readable + list(DEVICES) + extra,
         hidden=hidden_paths,
     )
-    fds = () if seccomp is None else (seccomp,)
-    return Confined(args, inner_env, reach, door, sockets, fds)
+    return Confined(args, inner_env, reach, door, sockets, () if seccomp is None else (seccomp,))
+
+
+def _read_only(
+    env: dict[str, str], cli: Path, shown: list[Path] | None
+) -> tuple[list[str], list[str]]:
+    """The system folders there are, and the further read-only mounts: the CLI install,
+    credential files the environment names, and the rep's shown files."""
+    readable = [s for s in SYSTEM if os.path.lexists(s)]
+    extra = [str(cli_install(cli))]
+    extra += [env[k] for k in CREDENTIAL_FILES if env.get(k) and os.path.isfile(env[k])]
+    return readable, extra + [str(p) for p in shown or []]
+
+
+def _unshared(seccomp: int | None) -> list[str]:
+    """Every namespace of its own, no capability left (none would override what the agent
+    may not read or trace), and the system call filter where this machine has one."""
+    args = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
+    return args + (["--seccomp", str(seccomp)] if seccomp is not None else [])
+
+
+def _exec_only(cli: Path, path: str) -> list[str]:
+    """The execute-only copies bound over what the CLI runs from: run/exec_only.py."""
+    args = []
+    for copy, program in exec_only.binds(cli, cli_install(cli), path):
+        args += ["--ro-bind", copy, program]
+    return args
 
 
 def _system_mounts(
