@@ -27,7 +27,7 @@ from _common import EVALKIT, REPO
 from plugin_grader_cases import CASES, GraderCase, judge_word, write_plugin
 
 from evalkit.models import Script, Step, TextBlock, ToolUseBlock
-from evalkit.records.results import read_rows
+from evalkit.records.folder.results import read_rows
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.context import DEFAULT_MAX_RETRIES
 from evalkit.suite.config import load_suite

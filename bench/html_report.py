@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--keep", help="build the folder here and leave it")
     args = parser.parse_args()
 
-    from evalkit.records.html_report import write_html
+    from evalkit.records.pages.html import write_html
     from evalkit.suite.config import Suite
     from tests.browser.chromium import chromium, missing, open_page
     from tests.fabricated_results import make_folder
@@ -110,7 +110,7 @@ def main() -> None:
 
 
 def _transcript_size(work: Path, row: object) -> int:
-    from evalkit.records.workdir import safe_name
+    from evalkit.records.folder.workdir import safe_name
 
     r = row  # a ResultRow
     folder = work / "evidence" / r.run_id / r.scenario / safe_name(r.model) / f"rep-{r.rep}"  # type: ignore[attr-defined]

@@ -110,7 +110,7 @@ def start_only() -> Callable[[int], tuple[float, float]]:
 
 def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     """The CLI alone, on what the runner's prepared-rep step built for it."""
-    from evalkit.records.run_ids import new_run_id
+    from evalkit.records.folder.run_ids import new_run_id
     from evalkit.reference.scripted import POLICIES
     from evalkit.run.context import RunContext
     from evalkit.run.rep import prepare_rep

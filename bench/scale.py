@@ -111,8 +111,8 @@ def fabricate(source: Path, out: Path, reps: int, shards: int = SHARDS) -> list[
     """`shards` shard folders of one grid of about `reps` reps, written through the recorder:
     cell k of the grid (scenario, model, rep) goes to shard k mod N, as `--shard` slices it."""
     from evalkit.models import PlanCell
-    from evalkit.records.results import append_row, read_rows
-    from evalkit.records.workdir import Workdir, safe_name
+    from evalkit.records.folder.results import append_row, read_rows
+    from evalkit.records.folder.workdir import Workdir, safe_name
 
     records = Workdir(source)
     (plan,) = records.read_plans().items

@@ -66,7 +66,7 @@ class Pass:
 
 def timed_pass(work: Path) -> Pass:
     """One `verify_workdir` on the folder, with a suite loaded afresh (nothing read before)."""
-    from evalkit.records.verify import verify_workdir
+    from evalkit.records.verify.rederive import verify_workdir
     from evalkit.suite.config import load_suite
 
     suite = load_suite(REPO)

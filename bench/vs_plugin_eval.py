@@ -45,10 +45,10 @@ from _common import EVALKIT, REPO, isolate
 sys.path.insert(0, str(REPO))
 
 from evalkit.models import Script  # noqa: E402
-from evalkit.records.results import read_rows  # noqa: E402
+from evalkit.records.folder.results import read_rows  # noqa: E402
 from evalkit.reference.scripted_server import ScriptedServer  # noqa: E402
-from evalkit.run.claude_cli import find_cli  # noqa: E402
 from evalkit.run.context import DEFAULT_MAX_RETRIES  # noqa: E402
+from evalkit.run.prerequisites.claude_cli import find_cli  # noqa: E402
 from evalkit.suite.config import load_suite  # noqa: E402
 from evalkit.suite.plugin_evals import GENERATED, RESULTS, eval_dir, read_cases  # noqa: E402
 from evalkit.suite.task import task_digest  # noqa: E402

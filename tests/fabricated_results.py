@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.models import PlanCell, ResultRow
-from evalkit.records.results import append_row
-from evalkit.records.workdir import safe_name
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import safe_name
 from evalkit.run.context import RunContext, record_plan
 from evalkit.run.grid import variant_rep
 from evalkit.suite.config import Suite

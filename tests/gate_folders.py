@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.models import EvidenceLine, ResultRow, VerdictValue, VerificationRecord
-from evalkit.records.results import append_row
-from evalkit.records.verification import VERDICT, record_key, seal
-from evalkit.records.workdir import EVIDENCE_INDEX, Workdir
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import EVIDENCE_INDEX, Workdir
+from evalkit.records.verify.record import VERDICT, record_key, seal
 from evalkit.suite.config import Suite
 
 DECL: dict[str, Any] = {

@@ -6,8 +6,8 @@ Only ids, counts, rates and verdict words go in; a verify problem is counted, no
 from __future__ import annotations
 
 from evalkit.ci.junit import Case, Suite
-from evalkit.records.report_model import Cell, ExpectedCheck, Report
-from evalkit.records.verify_result import VerifyReport
+from evalkit.records.report.model import Cell, ExpectedCheck, Report
+from evalkit.records.verify.result import VerifyReport
 
 
 def _rate(k: int, n: int) -> str:

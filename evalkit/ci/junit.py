@@ -71,5 +71,5 @@ def to_xml(suites: list[Suite]) -> bytes:
 
 def write(path: Path, suites: list[Suite]) -> None:
     """The file written whole beside and renamed; a path that cannot be written is one line
-    (its place was checked by `records.page_target.check_target` before the command began)."""
+    (its place was checked by `records.pages.target.check_target` before the command began)."""
     replace_file(path, to_xml(suites))

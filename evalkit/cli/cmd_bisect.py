@@ -43,7 +43,7 @@ def bisect_command(
     from evalkit.cli.app import out
     from evalkit.compare.sprt import bisect_versions
     from evalkit.errors import ConfigError
-    from evalkit.records.run_ids import default_workdir, new_run_id
+    from evalkit.records.folder.run_ids import default_workdir, new_run_id
     from evalkit.reference.scripted import POLICIES
     from evalkit.run.bisect import BisectPlan, run_bisect, versions_to_bisect
     from evalkit.run.context import RunContext

@@ -39,7 +39,7 @@ def check(
     """
     from evalkit import __version__
     from evalkit.cli.app import out
-    from evalkit.records.results import append_row, format_row, row_from_verdict
+    from evalkit.records.folder.results import append_row, format_row, row_from_verdict
     from evalkit.run.judges import default_judge
     from evalkit.run.request import check_limit
     from evalkit.run.sandbox_check import check_sandbox

@@ -21,8 +21,8 @@ def cli_command(
     Example: `evalkit cli list` or `evalkit cli prune --keep 2.1.327`
     """
     from evalkit.cli.app import out
-    from evalkit.run.claude_cli import PINNED_VERSION
-    from evalkit.run.cli_versions import cache_root, installed, parse_versions, prune
+    from evalkit.run.prerequisites.claude_cli import PINNED_VERSION
+    from evalkit.run.prerequisites.cli_versions import cache_root, installed, parse_versions, prune
 
     if action == "list":
         found = installed()

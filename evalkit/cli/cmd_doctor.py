@@ -32,7 +32,7 @@ def doctor_command(
     """
     from evalkit.cli.app import out
     from evalkit.reference.scripted import POLICIES
-    from evalkit.run.doctor import Check, doctor
+    from evalkit.run.prerequisites.doctor import Check, doctor
 
     suite_problem: Check | None = None
     try:

@@ -98,7 +98,7 @@ def gate_command(
 
     suite = state.suite()
     if junit is not None:
-        from evalkit.records.page_target import check_target
+        from evalkit.records.pages.target import check_target
 
         check_target(suite, [p.resolve() for p in (first, second) if p is not None], junit,
                      "junit")  # fmt: skip

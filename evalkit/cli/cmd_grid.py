@@ -160,7 +160,7 @@ def _aa_variants(
 ) -> str:
     """The two arms of an A/A grid; refused beside other variants, and for a real model
     without a budget cap, since the grid runs every rep twice."""
-    from evalkit.records.policy_models import is_policy
+    from evalkit.records.rows.policy_models import is_policy
     from evalkit.suite.subject import AA_VARIANT, SUITE_VARIANT
 
     if variant or variants:
@@ -197,7 +197,7 @@ def _checked(
     if len(cli_list) > 1 and (resume or shard or failing_from):
         raise typer.BadParameter("several --cli versions run as a whole grid only")
     if cli:
-        from evalkit.run.cli_versions import parse_versions
+        from evalkit.run.prerequisites.cli_versions import parse_versions
 
         cli_list = parse_versions(cli)
     return cli_list

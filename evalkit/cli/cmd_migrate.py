@@ -22,9 +22,9 @@ def migrate(
     Example: `evalkit migrate results/`
     """
     from evalkit.cli.app import out
-    from evalkit.records.migrate import migrate_workdir
-    from evalkit.records.run_ids import default_workdir
-    from evalkit.records.workdir import Workdir
+    from evalkit.records.folder.migrate import migrate_workdir
+    from evalkit.records.folder.run_ids import default_workdir
+    from evalkit.records.folder.workdir import Workdir
 
     records = Workdir(workdir or default_workdir(state.suite()))
     for done in migrate_workdir(records):

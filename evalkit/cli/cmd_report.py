@@ -47,19 +47,19 @@ def report(
     from rich.text import Text
 
     from evalkit.cli.app import err, out
-    from evalkit.records.report import build_report
-    from evalkit.records.report_text import to_markdown
-    from evalkit.records.run_ids import default_workdir
+    from evalkit.records.folder.run_ids import default_workdir
+    from evalkit.records.report.build import build_report
+    from evalkit.records.report.text import to_markdown
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()
     if junit is not None:
-        from evalkit.records.page_target import check_target
+        from evalkit.records.pages.target import check_target
 
         check_target(suite, [work], junit, "junit")
     built = build_report(suite, work)
     if html is not None:
-        from evalkit.records.html_report import parse_placement, write_html
+        from evalkit.records.pages.html import parse_placement, write_html
 
         stats = write_html(suite, work, html, parse_placement(evidence), report=built)
         where = f" and {rel(stats.sibling_dir)}/" if stats.sibling_dir else ""

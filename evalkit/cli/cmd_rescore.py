@@ -23,9 +23,9 @@ def rescore(
     Example: `evalkit rescore results/`
     """
     from evalkit.cli.app import err, out
+    from evalkit.records.folder.run_ids import default_workdir
+    from evalkit.records.folder.workdir import Workdir
     from evalkit.records.rescore import rescore_workdir
-    from evalkit.records.run_ids import default_workdir
-    from evalkit.records.workdir import Workdir
 
     suite = state.suite()
     done = rescore_workdir(suite, Workdir(workdir or default_workdir(suite)))

@@ -10,7 +10,7 @@ import typer
 from evalkit.cli.app import command, state
 
 if TYPE_CHECKING:
-    from evalkit.records.verify_result import VerifyReport
+    from evalkit.records.verify.result import VerifyReport
 
 
 @command("verify", short_help="Re-derive every recorded row from its kept evidence.")
@@ -37,13 +37,13 @@ def verify(
     Example: `evalkit verify results/`
     """
     from evalkit.cli.app import out
-    from evalkit.records.run_ids import default_workdir
-    from evalkit.records.verification import verify_and_record
+    from evalkit.records.folder.run_ids import default_workdir
+    from evalkit.records.verify.record import verify_and_record
 
     suite = state.suite()
     work = (workdir or default_workdir(suite)).resolve()
     if junit is not None:
-        from evalkit.records.page_target import check_target
+        from evalkit.records.pages.target import check_target
 
         check_target(suite, [work], junit, "junit")
     report = verify_and_record(suite, work)

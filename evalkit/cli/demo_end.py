@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from evalkit.cli.app import guarded_call, rel
 
 if TYPE_CHECKING:
-    from evalkit.records.report_model import Report
+    from evalkit.records.report.model import Report
 
 ON_PATH = 'export PATH="$PWD/.venv/bin:$PATH"'
 
@@ -23,7 +23,7 @@ def final_lines(report: Report, page: str) -> tuple[list[str], bool]:
     """The verdict the folder's own records give (held to verify's record of it) and the page
     line; and whether the demo came out as it should: every cell as expected, every row
     re-derived by verify."""
-    from evalkit.records.calibration import NOT_A_MEASUREMENT
+    from evalkit.records.verify.calibration import NOT_A_MEASUREMENT
 
     calibration = report.calibration
     if calibration is None:
@@ -48,8 +48,8 @@ def main(argv: list[str]) -> int:
 
 
 def _write_and_say(work: Path, page: Path) -> bool:
-    from evalkit.records.html_report import write_html
-    from evalkit.records.report import build_report
+    from evalkit.records.pages.html import write_html
+    from evalkit.records.report.build import build_report
     from evalkit.suite.config import load_suite
 
     suite = load_suite(None)

@@ -17,7 +17,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from evalkit.records.report_model import Rate
+from evalkit.records.report.model import Rate
 
 Row = Sequence[str]
 

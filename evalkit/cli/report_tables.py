@@ -6,14 +6,14 @@ from rich.console import Console
 from rich.text import Text
 
 from evalkit.cli.fit import compact_rate, print_fitted
-from evalkit.records.report_factors import (
+from evalkit.records.report.factors import (
     agent_line,
     factor_cells,
     judge_line,
     subject_cells,
     with_subject,
 )
-from evalkit.records.report_labels import (
+from evalkit.records.report.labels import (
     EARNED_NOTE,
     EXPECTED_NOTE,
     NOISE_TITLE,
@@ -33,8 +33,8 @@ from evalkit.records.report_labels import (
     retry_line,
     unknown_lines,
 )
-from evalkit.records.report_model import SETS, Cell, LevelTable, Report
-from evalkit.records.report_text import (
+from evalkit.records.report.model import SETS, Cell, LevelTable, Report
+from evalkit.records.report.text import (
     EARNED_COLUMNS,
     USAGE_COLUMNS,
     earned_rows,
@@ -43,7 +43,7 @@ from evalkit.records.report_text import (
     model_rows,
     usage_rows,
 )
-from evalkit.records.row_subject import short_hash
+from evalkit.records.rows.subject import short_hash
 
 _KNOWN = {"model", "polarity", "variant", "subject_hash", "cli_version", "judge", "agent"}
 _LEGEND = (

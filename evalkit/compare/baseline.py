@@ -14,8 +14,8 @@ from pathlib import Path
 
 from evalkit.compare.sides import Side, load_side
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
-from evalkit.records.verification import read_verification, verify_and_record
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.verify.record import read_verification, verify_and_record
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Baseline, read_lock, record_baseline
 

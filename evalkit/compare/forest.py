@@ -23,8 +23,8 @@ from evalkit.compare.compare import (
 )
 from evalkit.compare.render import LEGEND, short
 from evalkit.outpaths import replace_file
-from evalkit.records.html_report import shown_folder
-from evalkit.records.page_target import GENERATOR, check_page
+from evalkit.records.pages.html import shown_folder
+from evalkit.records.pages.target import GENERATOR, check_page
 from evalkit.suite.config import Suite
 
 WIDTH = 240  # pixels of the plot column, spanning B - A from -1 to +1

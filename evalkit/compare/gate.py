@@ -32,10 +32,10 @@ from evalkit.compare.sides import (
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.inference import sequential as seq
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
-from evalkit.records.report import build_report
-from evalkit.records.report_model import Report
-from evalkit.records.verification import verify_and_record
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.report.build import build_report
+from evalkit.records.report.model import Report
+from evalkit.records.verify.record import verify_and_record
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.errors import ConfigError, NotFoundError
 from evalkit.models import ResultRow
-from evalkit.records.results import read_rows
-from evalkit.records.row_agent import agent_of
-from evalkit.records.row_judge import judge_of
-from evalkit.records.row_subject import UNKNOWN, subject_hash_of, variant_of
-from evalkit.records.scenario_rows import with_scenarios as with_scenarios
-from evalkit.records.workdir import RESULTS, Workdir
+from evalkit.records.folder.results import read_rows
+from evalkit.records.folder.scenario_rows import with_scenarios as with_scenarios
+from evalkit.records.folder.workdir import RESULTS, Workdir
+from evalkit.records.rows.agent import agent_of
+from evalkit.records.rows.judge import judge_of
+from evalkit.records.rows.subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.scoring.hashing import sha256_bytes
 
 if TYPE_CHECKING:

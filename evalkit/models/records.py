@@ -19,7 +19,8 @@ EVIDENCE_FILES: dict[str, str] = {
     "checker_error": "checker-error.txt",
 }
 """The one table of a rep's evidence file names: role (a key of `EvidenceLine.files`) -> the
-file's name in its evidence folder. `records/keep.py` writes them; no other module spells one."""
+file's name in its evidence folder. `records/folder/keep.py` writes them; no other module
+spells one."""
 DIFF_SUFFIX = ".diff"
 """A fixture folder's kept diff is `<folder>.diff`, role `<folder>_diff`."""
 

@@ -24,13 +24,13 @@ from pathlib import Path
 
 from evalkit.errors import NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan
-from evalkit.records.appendlog import append_locked
-from evalkit.records.confined import Confinement, OutsideFolderError
-from evalkit.records.jsonl import json_lines
-from evalkit.records.keep import carry_file, carry_folder
-from evalkit.records.results import HEADER
-from evalkit.records.verify_verdict import FROZEN_KEYS
-from evalkit.records.workdir import PLANS, RESULTS, Workdir
+from evalkit.records.folder.appendlog import append_locked
+from evalkit.records.folder.confined import Confinement, OutsideFolderError
+from evalkit.records.folder.jsonl import json_lines
+from evalkit.records.folder.keep import carry_file, carry_folder
+from evalkit.records.folder.results import HEADER
+from evalkit.records.folder.workdir import PLANS, RESULTS, Workdir
+from evalkit.records.verify.verdict import FROZEN_KEYS
 
 
 @dataclass

@@ -19,18 +19,19 @@ from typing import Any
 from evalkit import __version__
 from evalkit.errors import EvalkitError
 from evalkit.models import EvidenceLine, PlanCell, ResultRow
-from evalkit.records.evidence import assert_secret_free
-from evalkit.records.keep import carry_files, keep_attempt
-from evalkit.records.plans import write_plan
-from evalkit.records.results import (
+from evalkit.records.folder.keep import carry_files, keep_attempt
+from evalkit.records.folder.plans import write_plan
+from evalkit.records.folder.results import (
     append_row,
     check_results_file,
     read_results,
     row_from_verdict,
 )
-from evalkit.records.run_ids import new_run_id
-from evalkit.records.verify_counts import final_lines, rescored_keys
-from evalkit.records.verify_replay import (
+from evalkit.records.folder.run_ids import new_run_id
+from evalkit.records.folder.workdir import RepKey, Workdir, evidence_key
+from evalkit.records.kept.evidence import assert_secret_free
+from evalkit.records.verify.counts import final_lines, rescored_keys
+from evalkit.records.verify.replay import (
     Kept,
     edited_files,
     read_evidence,
@@ -39,8 +40,7 @@ from evalkit.records.verify_replay import (
     scored_by_older_code,
     scoring_hash,
 )
-from evalkit.records.verify_result import Trial
-from evalkit.records.workdir import RepKey, Workdir, evidence_key
+from evalkit.records.verify.result import Trial
 from evalkit.suite.config import Suite
 
 

@@ -4,7 +4,7 @@ The harness is held against agents whose behaviour is known: the ideal one must
 pass everything, the always- and never-acting ones must pass exactly one polarity,
 and every fault mode must come out ERROR. Any other cell fails the calibration. The plan
 records every cell's expected verdict, so `verify` and `report` read the folder as a
-calibration (see `records/calibration.py`) rather than as a measurement.
+calibration (see `records/verify/calibration.py`) rather than as a measurement.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def calibration_context(
 ) -> RunContext:
     """The context a calibration runs in: a fresh run id, the scripted policies, two minutes
     a rep, the reserve allowed when it is asked for."""
-    from evalkit.records.run_ids import new_run_id
+    from evalkit.records.folder.run_ids import new_run_id
     from evalkit.reference.scripted import POLICIES
-    from evalkit.run.cli_versions import chosen_cli
+    from evalkit.run.prerequisites.cli_versions import chosen_cli
     from evalkit.suite.subject import build_subject
 
     ctx = RunContext(

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from evalkit.checkers.behaviour import Expectation, PolicyPlan
 from evalkit.errors import ConfigError
 from evalkit.models import Script
-from evalkit.records.policy_models import PREFIX as PREFIX
-from evalkit.records.policy_models import is_policy as is_policy
+from evalkit.records.rows.policy_models import PREFIX as PREFIX
+from evalkit.records.rows.policy_models import is_policy as is_policy
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.reference.recon import AWARE, RECON, aware_plan, recon_plan

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from evalkit.errors import ConfigError, EvalkitError
-from evalkit.records.versions import semver_key
+from evalkit.records.rows.versions import semver_key
 
 NAME = "regress-from:"
 _FORM = re.compile(r"^regress-from:([^:]+)(?::p=([0-9.]+))?$")

@@ -19,13 +19,13 @@ from pathlib import Path
 from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.forked import forked_map
 from evalkit.models import Verdict
-from evalkit.records.gridlock import hold_grid_lock
+from evalkit.records.folder.gridlock import hold_grid_lock
 from evalkit.reference.agent_streams import encoder_for
 from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render
-from evalkit.run.launchers import direct_folder
+from evalkit.run.backends.launchers import direct_folder
 from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
 from evalkit.run.sandbox import isolation_env as sandbox_isolation_env

@@ -27,8 +27,8 @@ from pathlib import Path
 from evalkit.models import Script
 from evalkit.outpaths import replace_file
 from evalkit.reference.scripted_server import ScriptedServer
-from evalkit.run.claude_cli import cli_version
-from evalkit.run.cli_versions import cache_root
+from evalkit.run.prerequisites.claude_cli import cli_version
+from evalkit.run.prerequisites.cli_versions import cache_root
 from evalkit.scoring.markers import Markers, text_lines
 
 FILE = "world-baseline.json"

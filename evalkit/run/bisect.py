@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from evalkit.errors import ConfigError, EvalkitError
-from evalkit.run.cli_versions import resolve
 from evalkit.run.context import RunContext
-from evalkit.run.credentials import require_credentials
 from evalkit.run.grid import GridCell, run_cells
+from evalkit.run.prerequisites.cli_versions import resolve
+from evalkit.run.prerequisites.credentials import require_credentials
 from evalkit.run.rep import RepOutcome
 from evalkit.run.request import check_models, check_scenarios
 from evalkit.run.scripted import PREFIX
@@ -104,7 +104,11 @@ def run_bisect(
 
 def versions_to_bisect(good: str, bad: str, listed: str = "") -> list[str]:
     """The versions from good to bad: those `--versions` names, else every one npm serves."""
-    from evalkit.run.cli_versions import parse_versions, registry_versions, versions_between
+    from evalkit.run.prerequisites.cli_versions import (
+        parse_versions,
+        registry_versions,
+        versions_between,
+    )
 
     known = parse_versions(listed) if listed else registry_versions()
     return versions_between(good, bad, known)

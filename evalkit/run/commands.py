@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from evalkit.errors import ConfigError
-from evalkit.run.cli_versions import chosen_cli, resolve
 from evalkit.run.context import RunContext, default_workdir, new_run_id, preflight
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.grid import (
@@ -30,6 +29,7 @@ from evalkit.run.grid import (
     validate_cells,
 )
 from evalkit.run.judges import judge_notice
+from evalkit.run.prerequisites.cli_versions import chosen_cli, resolve
 from evalkit.run.rep import RepOutcome, reps_for
 from evalkit.run.scripted import ScriptedModels
 from evalkit.run.session import run_scenario

@@ -14,15 +14,15 @@ from typing import Any, Literal
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import PlanCell
-from evalkit.records.plans import write_plan
-from evalkit.records.results import check_results_file
-from evalkit.records.run_ids import default_workdir as default_workdir
-from evalkit.records.run_ids import new_run_id as new_run_id
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.plans import write_plan
+from evalkit.records.folder.results import check_results_file
+from evalkit.records.folder.run_ids import default_workdir as default_workdir
+from evalkit.records.folder.run_ids import new_run_id as new_run_id
+from evalkit.records.folder.workdir import Workdir
 from evalkit.run.agents.registry import adapter
-from evalkit.run.cli_versions import InstalledCli
-from evalkit.run.credentials import require_credentials
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
+from evalkit.run.prerequisites.cli_versions import InstalledCli
+from evalkit.run.prerequisites.credentials import require_credentials
 from evalkit.run.retry import Backoff, RetryWait
 from evalkit.run.sandbox import contamination_above
 from evalkit.run.scripted import ScriptedModels

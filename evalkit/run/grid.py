@@ -16,9 +16,8 @@ from typing import Any
 
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
-from evalkit.records.results import read_rows
-from evalkit.records.workdir import tally
-from evalkit.run.cli_versions import resolve as resolve_versions
+from evalkit.records.folder.results import read_rows
+from evalkit.records.folder.workdir import tally
 from evalkit.run.context import (
     RunContext,
     new_run_id,
@@ -28,7 +27,8 @@ from evalkit.run.context import (
     run_options,
 )
 from evalkit.run.pipeline import pipeline_enabled, run_jobs
-from evalkit.run.preflight import prove_instrument
+from evalkit.run.prerequisites.cli_versions import resolve as resolve_versions
+from evalkit.run.prerequisites.preflight import prove_instrument
 from evalkit.run.rep import RepOutcome
 from evalkit.run.request import check_agent, check_run_id, validate_request
 from evalkit.run.session import STEPS, RepJob, run_rep, run_scenario
@@ -410,7 +410,7 @@ def run_agents_grid(
     """The same cells through each agent in turn (`grid --agents`), each agent's reps under a
     run id of their own, so rows of one scenario, model and rep never share a key. Refused
     before anything is planned when an agent is unknown or one of them cannot run a model."""
-    from evalkit.run.credentials import require_credentials
+    from evalkit.run.prerequisites.credentials import require_credentials
 
     if len(set(agents)) != len(agents) or not agents:
         raise ConfigError("--agents names each agent once, e.g. claude,codex")

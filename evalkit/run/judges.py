@@ -10,8 +10,8 @@ import os
 from collections.abc import Callable
 
 from evalkit.errors import PrerequisiteError
-from evalkit.run.claude_cli import find_cli
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT
+from evalkit.run.prerequisites.claude_cli import find_cli
 from evalkit.scoring.judge import ClaudeJudge, CommandJudge, Judge, UnavailableJudge
 from evalkit.suite.config import Suite
 

@@ -29,8 +29,7 @@ from evalkit.models import (
     Verdict,
     WorldView,
 )
-from evalkit.records.evidence import declarations, keep_folder_diffs, ready_baselines
-from evalkit.records.keep import (
+from evalkit.records.folder.keep import (
     CHECKER_ERROR,
     STDERR,
     TRANSCRIPT,
@@ -40,15 +39,16 @@ from evalkit.records.keep import (
     keep_log,
     keep_text,
 )
-from evalkit.records.redact import redact, redact_jsonl
-from evalkit.records.results import append_row, row_from_verdict
+from evalkit.records.folder.results import append_row, row_from_verdict
+from evalkit.records.kept.evidence import declarations, keep_folder_diffs, ready_baselines
+from evalkit.records.kept.redact import redact, redact_jsonl
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.agents.base import Agent, Launch, LaunchSpec
 from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.agents.turns import TurnWatch
 from evalkit.run.backends import backend
-from evalkit.run.confine import CREDENTIAL_FILES, PRIVATE, Confined, unconfined_reach
+from evalkit.run.backends.confine import CREDENTIAL_FILES, PRIVATE, Confined, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.mcp_mocks import mock_arguments, mock_folders

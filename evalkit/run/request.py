@@ -21,7 +21,7 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.template_tasks import refuse_placeholders
 
 if TYPE_CHECKING:
-    from evalkit.records.workdir import RepKey
+    from evalkit.records.folder.workdir import RepKey
     from evalkit.suite.config import Suite
 
 
@@ -136,7 +136,7 @@ def check_results(ctx: RunContext) -> None:
 def check_confinement(ctx: RunContext, models: list[str]) -> None:
     """Reps run confined unless --unconfined says otherwise; where they cannot be, refuse."""
     from evalkit.run.backends import require
-    from evalkit.run.confine import UNCONFINED_HINT, require_reachable_api
+    from evalkit.run.backends.confine import UNCONFINED_HINT, require_reachable_api
 
     if ctx.unconfined:
         policies = [m for m in models if is_policy(m)]
@@ -167,7 +167,7 @@ def check_agent(ctx: RunContext, models: list[str]) -> None:
     """An agent evalkit knows, and for a real model of one besides Claude Code, its
     credential in the environment (Claude Code's is checked with its preflight)."""
     from evalkit.run.agents.registry import is_default
-    from evalkit.run.credentials import require_credentials
+    from evalkit.run.prerequisites.credentials import require_credentials
 
     if not is_default(ctx.agent):
         require_credentials(models, agent=ctx.agent)

@@ -14,8 +14,8 @@ from pathlib import Path
 from evalkit import __version__
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import EVIDENCE_FILES, SandboxManifest
-from evalkit.records.folderimage import FolderImage
-from evalkit.records.gitutil import commit_history, pack_objects
+from evalkit.records.kept.folderimage import FolderImage
+from evalkit.records.kept.gitutil import commit_history, pack_objects
 from evalkit.run.world import history_commits, world_start
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.suite.config import Suite

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from evalkit.errors import ConfigError
-from evalkit.records.policy_models import PREFIX as PREFIX
-from evalkit.records.policy_models import is_policy as is_policy
+from evalkit.records.rows.policy_models import PREFIX as PREFIX
+from evalkit.records.rows.policy_models import is_policy as is_policy
 
 if TYPE_CHECKING:
     from evalkit.models import Verdict

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalkit.models import PlanCell
-from evalkit.records.keep import TRANSCRIPT
+from evalkit.records.folder.keep import TRANSCRIPT
 from evalkit.run.context import RunContext, preflight, record_plan, run_options
 from evalkit.run.pipeline import Retry, run_in_order, run_one
-from evalkit.run.preflight import prove_instrument
+from evalkit.run.prerequisites.preflight import prove_instrument
 from evalkit.run.rep import (
     LaunchedRep,
     PreparedRep,

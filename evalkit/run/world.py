@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from evalkit.models import WorldConfig, WorldView
-from evalkit.records.gitutil import Author
+from evalkit.records.kept.gitutil import Author
 
 COMMIT_HOUR = 16
 COMMIT_SPACING_MINUTES = 23

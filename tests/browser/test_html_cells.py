@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from evalkit.records.html_report import write_html
-from evalkit.records.page_target import evidence_folder
+from evalkit.records.pages.html import write_html
+from evalkit.records.pages.target import evidence_folder
 from evalkit.suite.config import Suite
 from evalkit.suite.task import MASK, read_task
 from tests.browser.chromium import chromium, open_page

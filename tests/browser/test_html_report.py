@@ -262,8 +262,8 @@ def test_variants_inner_loop_and_a_missed_bar_are_shown_as_text(
     driver: Any, tmp_path: Path
 ) -> None:
     from evalkit.models import ExpectedBar
-    from evalkit.records.html_report import write_html
-    from evalkit.records.report import build_report
+    from evalkit.records.pages.html import write_html
+    from evalkit.records.report.build import build_report
 
     suite = Suite(REPO)
     suite.config.expected = {"L1": ExpectedBar(positive=0.95)}
@@ -323,8 +323,8 @@ def test_each_positive_cell_draws_how_its_passes_were_earned(opened: Any, folder
 def test_the_page_names_each_judge_and_warns_when_there_are_two(
     driver: Any, tmp_path: Path
 ) -> None:
-    from evalkit.records.html_report import write_html
-    from evalkit.records.report import build_report
+    from evalkit.records.pages.html import write_html
+    from evalkit.records.report.build import build_report
 
     suite = Suite(REPO)
     work = tmp_path / "results"
@@ -340,7 +340,7 @@ def test_the_page_names_each_judge_and_warns_when_there_are_two(
 
 
 def test_rows_of_two_agents_and_two_judges_are_tabled_apart(driver: Any, tmp_path: Path) -> None:
-    from evalkit.records.html_report import write_html
+    from evalkit.records.pages.html import write_html
     from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
 
     suite = Suite(REPO)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from evalkit.records.results import read_rows
+from evalkit.records.folder.results import read_rows
 from evalkit.reference.coin import Coin
 
 if TYPE_CHECKING:

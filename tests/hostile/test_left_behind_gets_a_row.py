@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from evalkit.records.evidence import folder_diff, replay_folder
+from evalkit.records.kept.evidence import folder_diff, replay_folder
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
 
 HUGE = 64 * 1024 * 1024 + 1
-"""Larger than any file a kept diff carries (records/diff_index.py: 32 MiB)."""
+"""Larger than any file a kept diff carries (records/kept/diff_index.py: 32 MiB)."""
 
 LEAVE = (
     "git init -q sub && echo kept > sub/note.txt; "

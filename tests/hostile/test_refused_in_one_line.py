@@ -39,7 +39,7 @@ def test_a_cli_cache_that_is_a_file_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evalkit.errors import PrerequisiteError
-    from evalkit.run import cli_versions
+    from evalkit.run.prerequisites import cli_versions
 
     cache = tmp_path / "cache"
     cache.write_text("")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.run.confine import confine, runtimes, unavailable
+from evalkit.run.backends.confine import confine, runtimes, unavailable
 
 needs_bwrap = pytest.mark.skipif(unavailable() is not None, reason="no confinement here")
 
@@ -90,7 +90,7 @@ def test_doctor_names_each_runtime_file_a_rep_mounts(
 ) -> None:
     import sys
 
-    from evalkit.run.doctor import check_runtimes
+    from evalkit.run.prerequisites.doctor import check_runtimes
 
     real = Path(sys.executable).resolve()
     if str(real).startswith(("/usr/", "/bin/")):

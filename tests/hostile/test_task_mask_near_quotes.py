@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.records.html_report import write_html
+from evalkit.records.pages.html import write_html
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
-from evalkit.records.report import build_report
-from evalkit.records.verification import verify_and_record
+from evalkit.records.report.build import build_report
+from evalkit.records.verify.record import verify_and_record
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import recorded_folder
 

@@ -80,4 +80,4 @@ def test_only_the_report_page_masks_with_task_lines() -> None:
         for p in (REPO / "evalkit").rglob("*.py")
         if "task_mask(" in p.read_text()
     )
-    assert users == ["evalkit/records/html_report.py", "evalkit/suite/task.py"]
+    assert users == ["evalkit/records/pages/html.py", "evalkit/suite/task.py"]

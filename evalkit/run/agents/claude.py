@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
-from evalkit.run.claude_cli import cli_version, find_cli
-from evalkit.run.confine import api_target
-from evalkit.run.egress import anthropic_hosts
+from evalkit.run.backends.confine import api_target
+from evalkit.run.backends.egress import anthropic_hosts
+from evalkit.run.prerequisites.claude_cli import cli_version, find_cli
 
 CREDENTIALS = (
     "ANTHROPIC_API_KEY",

@@ -27,7 +27,7 @@ from typing import Any
 from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
 from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
 from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
-from evalkit.run.egress import base_url_host
+from evalkit.run.backends.egress import base_url_host
 from evalkit.scoring.streams.gemini import HOOK_EVENTS as EVENTS
 
 FLAGS = ["--skip-trust", "--output-format", "stream-json", "--yolo"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from evalkit.errors import ConfigError, PrerequisiteError
-from evalkit.run.confine import UNCONFINED_HINT, Confined
+from evalkit.run.backends.confine import UNCONFINED_HINT, Confined
 from evalkit.run.world import Places
 
 NAMES = ("bwrap", "srt", "docker", "podman")

@@ -1,4 +1,4 @@
-"""bubblewrap, the Linux default: the rules of `run/confine.py` as a backend."""
+"""bubblewrap, the Linux default: the rules of `run/backends/confine.py` as a backend."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-from evalkit.run import confine as bubble
-from evalkit.run.confine import Confined
+import evalkit.run.backends.confine as bubble
+from evalkit.run.backends.confine import Confined
 from evalkit.run.world import Places
 
 

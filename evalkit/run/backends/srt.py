@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from evalkit.models import Reach
-from evalkit.run.confine import (
+from evalkit.run.backends.confine import (
     CREDENTIAL_FILES,
     MAX_SOCKET_PATH,
     SYSTEM,
@@ -39,7 +39,7 @@ from evalkit.run.confine import (
     cli_install,
     runtimes,
 )
-from evalkit.run.egress import anthropic_hosts
+from evalkit.run.backends.egress import anthropic_hosts
 from evalkit.run.world import Places
 
 VERSION = "0.0.83"
@@ -103,7 +103,7 @@ class SandboxRuntime:
     )
     """What a rep under srt can see of the machine; on Linux `cli-memory` too: srt's
     bubblewrap runs without evalkit's system call filter and the CLI's execute-only copy
-    (run/seccomp.py, run/exec_only.py), so the agent's processes could reach its CLI's
+    (`seccomp.py`, `exec_only.py` here), so the agent's processes could reach its CLI's
     memory, though not its streams (they are sockets for every backend)."""
 
     def unavailable(self) -> str | None:
@@ -114,7 +114,7 @@ class SandboxRuntime:
         if node() is None:
             return f"srt needs Node >= 22.12: {FIX}, {UNCONFINED_HINT}"
         if sys.platform == "linux":
-            from evalkit.run.confine import unavailable
+            from evalkit.run.backends.confine import unavailable
 
             if shutil.which("rg") is None:  # srt will not start without it: every rep an ERROR
                 return f"srt on Linux needs ripgrep (apt-get install ripgrep), {UNCONFINED_HINT}"

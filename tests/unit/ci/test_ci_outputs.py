@@ -15,7 +15,7 @@ from evalkit.ci.github import append_summary, error_annotation, escape_data, esc
 from evalkit.ci.junit import write
 from evalkit.cli.main import app
 from evalkit.models import VerdictValue
-from evalkit.records.verify_result import Trial, VerifyReport
+from evalkit.records.verify.result import Trial, VerifyReport
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate, writes_always
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.cli.demo_end import ON_PATH, final_lines, main
-from evalkit.records.report import build_report
-from evalkit.records.verification import verify_and_record
+from evalkit.records.report.build import build_report
+from evalkit.records.verify.record import verify_and_record
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import CALIBRATION, calibration_folder
 

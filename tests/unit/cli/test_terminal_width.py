@@ -13,9 +13,9 @@ from evalkit.cli.calibration_table import print_matrix
 from evalkit.cli.fit import compact_rate, print_fitted, short_ids
 from evalkit.cli.progress import rep_progress
 from evalkit.models import ResultRow
-from evalkit.records.report import build_report
-from evalkit.records.report_tally import rate
-from evalkit.records.results import append_row
+from evalkit.records.folder.results import append_row
+from evalkit.records.report.build import build_report
+from evalkit.records.report.tally import rate
 from evalkit.reference.policy import policy_names
 from evalkit.suite.config import Suite
 

@@ -18,7 +18,7 @@ from evalkit.compare.gate import gate, settings_for
 from evalkit.compare.sides import load_side
 from evalkit.inference.aa import lower_p
 from evalkit.models import ResultRow
-from evalkit.records.results import append_row
+from evalkit.records.folder.results import append_row
 from evalkit.reference.coin import Coin
 from evalkit.stats import holm, sign_flip_lower_p
 from evalkit.suite.config import Suite

@@ -14,9 +14,9 @@ from evalkit.cli.main import app
 from evalkit.compare.baseline import choose_baseline
 from evalkit.errors import RefusedError
 from evalkit.models import PlanCell, ResultRow
-from evalkit.records.results import append_row
-from evalkit.records.verification import read_verification
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.verify.record import read_verification
 from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import ensure_frozen, freeze, lock_state, read_lock, record_baseline

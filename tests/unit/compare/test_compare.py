@@ -15,8 +15,8 @@ from evalkit.compare.compare import Comparison, Entry, compare
 from evalkit.compare.sides import load_side
 from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, ResultRow, VerdictValue
-from evalkit.records.results import append_row
-from evalkit.records.workdir import EVIDENCE_INDEX as MANIFEST
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import EVIDENCE_INDEX as MANIFEST
 from evalkit.suite.config import Suite
 
 DECL: dict[str, Any] = {

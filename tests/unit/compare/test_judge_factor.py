@@ -12,8 +12,8 @@ from evalkit.compare.compare import compare
 from evalkit.compare.gate import gate, settings_for
 from evalkit.compare.sides import load_side
 from evalkit.errors import RefusedError
-from evalkit.records.report import build_report
-from evalkit.records.report_text import to_markdown
+from evalkit.records.report.build import build_report
+from evalkit.records.report.text import to_markdown
 from evalkit.run.judges import judge_notice
 from evalkit.suite.config import Suite
 from tests.unit.compare.test_compare import ALL_PASS, fabricate

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from evalkit.models import GuardRecord, PlanCell
-from evalkit.records.results import append_row
+from evalkit.records.folder.results import append_row
 from evalkit.reference.cases import self_test_cases
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.placeholders import render

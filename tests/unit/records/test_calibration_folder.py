@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from evalkit.cli.main import app
 from evalkit.errors import RefusedError
 from evalkit.models import PlanCell, ResultRow
+from evalkit.records.folder.results import append_row
 from evalkit.records.merge import merge
-from evalkit.records.report import build_report
-from evalkit.records.report_text import to_markdown
-from evalkit.records.results import append_row
-from evalkit.records.verification import verify_and_record
+from evalkit.records.report.build import build_report
+from evalkit.records.report.text import to_markdown
+from evalkit.records.verify.record import verify_and_record
 from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from tests.conftest import REPO

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.records.confined import Confinement, confined
-from evalkit.records.html_report import write_html
-from evalkit.records.verify import verify_workdir
+from evalkit.records.folder.confined import Confinement, confined
+from evalkit.records.pages.html import write_html
+from evalkit.records.verify.rederive import verify_workdir
 from evalkit.suite.config import Suite
 
 MARK = "planted-outside-7c1e"

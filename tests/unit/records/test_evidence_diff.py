@@ -6,8 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
-from evalkit.records.evidence import folder_diff, replay_folder
-from evalkit.records.folderimage import FolderImage
+from evalkit.records.kept.evidence import folder_diff, replay_folder
+from evalkit.records.kept.folderimage import FolderImage
 from evalkit.scoring.hashing import tree_hash
 
 

@@ -1,5 +1,5 @@
 """A rep's evidence files are named in one table (`models.EVIDENCE_FILES`) and written by one
-writer (`records/keep.py`): no other module spells a name, so a writer and a reader can never
+writer (`records/folder/keep.py`): no other module spells a name, so a writer and a reader can never
 disagree about one."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import evalkit
 from evalkit.models import DIFF_SUFFIX, EVIDENCE_FILES, EvidenceLine, Verdict
-from evalkit.records.keep import keep_attempt, keep_text
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.keep import keep_attempt, keep_text
+from evalkit.records.folder.workdir import Workdir
 from evalkit.scoring.hashing import sha256_file
 
 PACKAGE = Path(evalkit.__file__).parent

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evalkit.records.folderimage import FolderImage
+from evalkit.records.kept.folderimage import FolderImage
 from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.scoring.hashing import tree_hash
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import EvalkitError
-from evalkit.records.gitutil import GitError, git
+from evalkit.records.kept.gitutil import GitError, git
 
 
 def test_a_git_failure_is_one_line_naming_the_command_and_its_first_complaint(

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.records.gridlock import GridBusyError
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.gridlock import GridBusyError
+from evalkit.records.folder.workdir import Workdir
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 with Workdir(Path(sys.argv[1])).hold_grid("grid --models policy:oracle --reps 2"):
     print("held", flush=True)
     time.sleep(60)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from evalkit.records.html_report import (
+from evalkit.records.pages.html import (
     mask_transcript_line,
     script_json,
     shown_folder,
@@ -121,7 +121,7 @@ def test_evidence_too_big_to_inline_is_written_out_as_it_is_read(
 ) -> None:
     """Past the inline limit the page streams each rep's evidence to its sibling folder,
     so a 100,000-rep folder is never held in memory whole."""
-    import evalkit.records.html_report as html_report
+    import evalkit.records.pages.html as html_report
 
     suite = Suite(REPO)
     work = tmp_path / "w"

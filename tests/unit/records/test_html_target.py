@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
-from evalkit.records.verification import record_key
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.verify.record import record_key
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
 from tests.fabricated_results import make_folder

@@ -46,7 +46,7 @@ def test_records_imports_nothing_from_run_reference_or_compare() -> None:
 def test_a_planted_upward_import_is_named_wherever_it_hides() -> None:
     planted = (
         "from typing import TYPE_CHECKING\n"
-        "from evalkit.records.workdir import Workdir\n"
+        "from evalkit.records.folder.workdir import Workdir\n"
         "if TYPE_CHECKING:\n"
         "    from evalkit.run.runner import RunContext\n"
         "def f():\n"

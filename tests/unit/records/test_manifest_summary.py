@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from evalkit.models import EvidenceLine
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 
 
 def _line(rep: int, suite: str = "s", bundle: str = "b") -> EvidenceLine:

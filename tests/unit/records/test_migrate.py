@@ -8,19 +8,19 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
-import evalkit.records.migrate as migrate_module
+import evalkit.records.folder.migrate as migrate_module
 from evalkit.cli.main import app
 from evalkit.errors import ConfigError
 from evalkit.models import ResultRow
-from evalkit.records.migrate import migrate_workdir
-from evalkit.records.results import (
+from evalkit.records.folder.migrate import migrate_workdir
+from evalkit.records.folder.results import (
     COLUMNS,
     MAY_BE_ABSENT,
     absent_defaults,
     append_row,
     read_results,
 )
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 from tests.conftest import REPO
 
 OLD_HEADER = "scenario\tmodel\ta\tb\tverdict\treasons\trep\trun_id\n"

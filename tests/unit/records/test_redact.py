@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evalkit.records.redact import redact, redact_jsonl
+from evalkit.records.kept.redact import redact, redact_jsonl
 
 SECRETS = [
     "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",

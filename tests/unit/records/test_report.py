@@ -9,19 +9,19 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
-import evalkit.records.report as report_module
-import evalkit.records.verification as verification_module
+import evalkit.records.report.build as report_module
+import evalkit.records.verify.record as verification_module
 from evalkit.cli.main import app
 from evalkit.errors import NotFoundError
 from evalkit.models import Plan, PlanCell, ResultRow
-from evalkit.records.report import build_report
-from evalkit.records.report_model import REPORT_SCHEMA_VERSION, Cell, Rate, Report
-from evalkit.records.report_tally import flag_key
-from evalkit.records.report_text import LEVEL_COLUMNS, to_markdown
-from evalkit.records.results import append_row
-from evalkit.records.verification import verify_and_record
-from evalkit.records.verify_result import Trial, VerifyReport
-from evalkit.records.workdir import PLANS
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import PLANS
+from evalkit.records.report.build import build_report
+from evalkit.records.report.model import REPORT_SCHEMA_VERSION, Cell, Rate, Report
+from evalkit.records.report.tally import flag_key
+from evalkit.records.report.text import LEVEL_COLUMNS, to_markdown
+from evalkit.records.verify.record import verify_and_record
+from evalkit.records.verify.result import Trial, VerifyReport
 from evalkit.run.context import RunContext, record_plan
 from evalkit.stats import wilson
 from evalkit.suite.config import Suite

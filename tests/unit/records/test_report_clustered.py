@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import VerdictValue
-from evalkit.records.report import build_report
-from evalkit.records.report_text import to_markdown
+from evalkit.records.report.build import build_report
+from evalkit.records.report.text import to_markdown
 from evalkit.stats import clustered_interval
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate

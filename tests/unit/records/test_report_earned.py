@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.models import ResultRow, VerdictValue
-from evalkit.records.report import build_report
-from evalkit.records.report_text import to_markdown
-from evalkit.records.results import append_row
+from evalkit.records.folder.results import append_row
+from evalkit.records.report.build import build_report
+from evalkit.records.report.text import to_markdown
 from evalkit.suite.config import Suite
 
 # (axis A, verdict, reasons) per rep of the run set's L1 positive

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
 from evalkit.cli.report_tables import print_report
-from evalkit.records.report import build_report
-from evalkit.records.report_model import Report
-from evalkit.records.report_text import to_markdown
+from evalkit.records.report.build import build_report
+from evalkit.records.report.model import Report
+from evalkit.records.report.text import to_markdown
 from evalkit.suite.config import Suite
 from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
 

@@ -12,9 +12,9 @@ import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
 from evalkit.errors import RefusedError
 from evalkit.models import Plan, PlanCell
-from evalkit.records.report import build_report
-from evalkit.records.results import read_results
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.results import read_results
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.report.build import build_report
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 

@@ -12,10 +12,10 @@ import pytest
 
 from evalkit.inference.variance import next_grid, one_way
 from evalkit.models import ResultRow
-from evalkit.records.report import build_report
-from evalkit.records.report_model import REPORT_SCHEMA_VERSION
-from evalkit.records.report_text import to_markdown
-from evalkit.records.results import append_row
+from evalkit.records.folder.results import append_row
+from evalkit.records.report.build import build_report
+from evalkit.records.report.model import REPORT_SCHEMA_VERSION
+from evalkit.records.report.text import to_markdown
 from evalkit.suite.config import Suite
 from tests.minisuite import write_suite
 

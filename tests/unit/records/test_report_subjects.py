@@ -14,13 +14,13 @@ from evalkit.cli.main import app
 from evalkit.cli.report_tables import print_report
 from evalkit.errors import ConfigError
 from evalkit.models import EvidenceLine, ExpectedBar, PlanCell, ResultRow
-from evalkit.records.report import build_report
-from evalkit.records.report_expected import expected_verdict
-from evalkit.records.report_model import Rate, Report
-from evalkit.records.report_tally import rate
-from evalkit.records.report_text import to_markdown
-from evalkit.records.results import COLUMNS, append_row, format_row
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.results import COLUMNS, append_row, format_row
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.report.build import build_report
+from evalkit.records.report.expected import expected_verdict
+from evalkit.records.report.model import Rate, Report
+from evalkit.records.report.tally import rate
+from evalkit.records.report.text import to_markdown
 from evalkit.run.context import RunContext, record_plan
 from evalkit.suite.config import Suite
 from tests.conftest import REPO

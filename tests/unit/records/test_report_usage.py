@@ -3,8 +3,8 @@ scripted model, so its cost cell says so instead of the CLI's estimate of a bill
 
 from __future__ import annotations
 
-from evalkit.records.report_model import Report, Usage
-from evalkit.records.report_text import SCRIPTED_COST, USAGE_COLUMNS, usage_rows
+from evalkit.records.report.model import Report, Usage
+from evalkit.records.report.text import SCRIPTED_COST, USAGE_COLUMNS, usage_rows
 
 
 def _cost(model: str) -> str:

@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
 from evalkit.models import EvidenceLine, PlanCell, Verdict
-from evalkit.records.evidence import bundle_id
-from evalkit.records.report import build_report
+from evalkit.records.folder.results import read_results
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.kept.evidence import bundle_id
+from evalkit.records.report.build import build_report
 from evalkit.records.rescore import rescore_workdir, rescored_declarations
-from evalkit.records.results import read_results
-from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import verify_workdir
-from evalkit.records.workdir import Workdir
+from evalkit.records.verify.record import verify_and_record
+from evalkit.records.verify.rederive import verify_workdir
 from evalkit.run.context import record_plan
 from evalkit.scoring.hashing import sha256_file
 from evalkit.suite.config import Suite

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from evalkit.models import ResultRow
-from evalkit.records.results import COLUMNS, append_row, read_rows
+from evalkit.records.folder.results import COLUMNS, append_row, read_rows
 
 
 def _writer(target: Path, n: int, go: int) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.records.appendlog import append_locked
+from evalkit.records.folder.appendlog import append_locked
 from evalkit.records.merge import merge
-from evalkit.records.report import build_report
-from evalkit.records.verify import verify_workdir
+from evalkit.records.report.build import build_report
+from evalkit.records.verify.rederive import verify_workdir
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import shard_folder
 

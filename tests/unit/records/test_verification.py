@@ -12,14 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
-import evalkit.records.verify as verify_module
+import evalkit.records.verify.rederive as verify_module
 from evalkit.cli.main import app
 from evalkit.models import ResultRow
-from evalkit.records.report import build_report
-from evalkit.records.results import append_row
-from evalkit.records.verification import verify_and_record
-from evalkit.records.verify_result import VerifyReport
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.results import append_row
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.report.build import build_report
+from evalkit.records.verify.record import verify_and_record
+from evalkit.records.verify.result import VerifyReport
 from evalkit.suite.config import Suite
 
 
@@ -77,7 +77,7 @@ def test_other_scoring_code_makes_the_record_stale(
     suite: Suite, verified: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        "evalkit.records.verification.scoring_hash", lambda _suite: "sha256:other"
+        "evalkit.records.verify.record.scoring_hash", lambda _suite: "sha256:other"
     )
     got = build_report(suite, verified).publishability
     assert not got.publishable and "scoring code changed" in got.verdict

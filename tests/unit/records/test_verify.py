@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import ResultRow
-from evalkit.records import verify
-from evalkit.records.report import build_report
-from evalkit.records.results import COLUMNS, append_row
-from evalkit.records.verification import verify_and_record
-from evalkit.records.verify import REPLAYS_AT_ONCE, verify_workdir
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.results import COLUMNS, append_row
+from evalkit.records.folder.workdir import Workdir
+from evalkit.records.report.build import build_report
+from evalkit.records.verify import rederive as verify
+from evalkit.records.verify.record import verify_and_record
+from evalkit.records.verify.rederive import REPLAYS_AT_ONCE, verify_workdir
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import recorded_folder
 

@@ -4,7 +4,7 @@ turn cap needs a cap evalkit held."""
 
 from __future__ import annotations
 
-from evalkit.records.verify_capabilities import capability_problems
+from evalkit.records.verify.capabilities import capability_problems
 from evalkit.scoring.decide import ProcessRecord
 
 CLI_CAP = {"max_turns": {"value": 1, "by": "cli", "flag": "--max-turns"}}

@@ -6,8 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-from evalkit.records.verify import verify_workdir
-from evalkit.records.workdir import EVIDENCE_INDEX
+from evalkit.records.folder.workdir import EVIDENCE_INDEX
+from evalkit.records.verify.rederive import verify_workdir
 from evalkit.suite.config import Suite
 
 COMMAND = "command:sha256:" + "ab" * 32

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import PlanCell, ResultRow
-from evalkit.records.verify import verify_workdir
+from evalkit.records.verify.rederive import verify_workdir
 from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze

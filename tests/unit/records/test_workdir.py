@@ -9,8 +9,8 @@ import pytest
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
-from evalkit.records.results import append_row, read_results
-from evalkit.records.workdir import Workdir, grid_gaps, tally
+from evalkit.records.folder.results import append_row, read_results
+from evalkit.records.folder.workdir import Workdir, grid_gaps, tally
 from evalkit.run.context import RunContext, record_plan
 from evalkit.suite.config import Suite
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.records.evidence import assert_secret_free, bundle_id, declarations
+from evalkit.records.kept.evidence import assert_secret_free, bundle_id, declarations
 from evalkit.run.agent import base_environment
 from evalkit.run.agents.claude import agent_command
 from evalkit.run.context import RunContext

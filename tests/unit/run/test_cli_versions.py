@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError, RefusedError
-from evalkit.run import cli_versions
-from evalkit.run.cli_versions import (
+from evalkit.run.prerequisites import cli_versions
+from evalkit.run.prerequisites.cli_versions import (
     InstalledCli,
     cache_root,
     check,
@@ -111,7 +111,7 @@ def test_cli_list_and_prune_through_the_command(own_cache: Path) -> None:
 
 
 def test_doctor_checks_the_version_it_is_given(own_cache: Path) -> None:
-    from evalkit.run.doctor import check_cli
+    from evalkit.run.prerequisites.doctor import check_cli
 
     fake_cli(own_cache, "2.1.326")
     fake_cli(own_cache, "2.0.0", help_text="--model")
@@ -127,7 +127,8 @@ def test_prune_refuses_a_version_a_running_evalkit_holds(own_cache: Path) -> Non
 
     fake_cli(own_cache, "2.1.326")
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from evalkit.run.cli_versions import resolve; "
+        [sys.executable, "-c", "import sys; "
+         "from evalkit.run.prerequisites.cli_versions import resolve; "
          "resolve(['2.1.326']); print('held', flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError, EvalkitError
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.reference.scripted import POLICIES
 from evalkit.run.commands import GridRequest, Limits, OnDone, RunRequest, run_grid, run_reps
 from evalkit.suite.config import Suite

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.run.confine import api_target, cli_install, confine, unavailable
+from evalkit.run.backends.confine import api_target, cli_install, confine, unavailable
 
 needs_bwrap = pytest.mark.skipif(unavailable() is not None, reason="no confinement here")
 
@@ -121,7 +121,7 @@ def test_the_cli_install_is_the_folder_above_its_topmost_node_modules(tmp_path: 
 def test_doctor_fails_confinement_without_bwrap_and_names_the_fix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalkit.run.doctor import check_confinement
+    from evalkit.run.prerequisites.doctor import check_confinement
 
     monkeypatch.setenv("PATH", str(tmp_path))
     check = check_confinement()
@@ -130,7 +130,7 @@ def test_doctor_fails_confinement_without_bwrap_and_names_the_fix(
 
 
 def test_on_macos_nothing_confines_a_rep_and_it_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    import evalkit.run.confine as confine_module
+    import evalkit.run.backends.confine as confine_module
 
     monkeypatch.setattr(confine_module.sys, "platform", "darwin")
     confine_module._unavailable.cache_clear()
@@ -144,8 +144,8 @@ def test_on_macos_nothing_confines_a_rep_and_it_says_so(monkeypatch: pytest.Monk
 def test_doctor_s_fix_where_nothing_confines_is_to_pass_unconfined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import evalkit.run.confine as confine_module
-    from evalkit.run.doctor import check_confinement
+    import evalkit.run.backends.confine as confine_module
+    from evalkit.run.prerequisites.doctor import check_confinement
 
     monkeypatch.setattr(confine_module.sys, "platform", "darwin")
     confine_module._unavailable.cache_clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.errors import PrerequisiteError
-from evalkit.run.credentials import credentials_present, require_credentials
+from evalkit.run.prerequisites.credentials import credentials_present, require_credentials
 
 
 def test_no_credential_for_a_real_model_is_one_line_naming_every_way() -> None:
@@ -31,7 +31,7 @@ def test_policy_models_need_no_credential_and_an_empty_value_is_none() -> None:
 
 
 def test_each_other_agent_names_its_own_keys_and_takes_no_other_agents() -> None:
-    from evalkit.run.credentials import agent_credentials
+    from evalkit.run.prerequisites.credentials import agent_credentials
 
     with pytest.raises(PrerequisiteError) as refused:
         require_credentials(["gpt-5"], environ={"ANTHROPIC_API_KEY": "k"}, agent="codex")

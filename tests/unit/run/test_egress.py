@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.run.agents.registry import adapter
-from evalkit.run.egress import ConnectProxy, Forwarder
+from evalkit.run.backends.egress import ConnectProxy, Forwarder
 
 
 def allowed_hosts(env: dict[str, str], agent: str = "claude") -> set[tuple[str, int]]:

@@ -8,7 +8,7 @@ import pytest
 
 from evalkit.errors import RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.run.context import RunContext
 from evalkit.run.grid import GridCell, expand_cells, plan_cells, resume_cells
 from evalkit.suite.config import Suite

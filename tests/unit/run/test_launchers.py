@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalkit.run.launchers import direct_folder
+from evalkit.run.backends.launchers import direct_folder
 
 ASK = ["-c", "import sys; print(sys.executable)"]
 

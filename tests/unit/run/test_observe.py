@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.records.evidence import replay_log
-from evalkit.records.gitutil import init_with_commit
-from evalkit.records.keep import keep_log
+from evalkit.records.folder.keep import keep_log
+from evalkit.records.kept.evidence import replay_log
+from evalkit.records.kept.gitutil import init_with_commit
 from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.scoring.observed import log_path, read_runs
 

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
 from evalkit.models import Script
-from evalkit.records.workdir import Workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.reference.scripted import Policies
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.context import RunContext
-from evalkit.run.preflight import prove_instrument
+from evalkit.run.prerequisites.preflight import prove_instrument
 from evalkit.run.rep import RepOutcome
 from evalkit.suite.config import Suite
 

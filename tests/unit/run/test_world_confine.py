@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.models import WorldConfig
-from evalkit.run.confine import confine, unavailable
+from evalkit.run.backends.confine import confine, unavailable
 from evalkit.run.world import lay_out_home, rep_places
 
 needs_bwrap = pytest.mark.skipif(unavailable() is not None, reason="no confinement here")

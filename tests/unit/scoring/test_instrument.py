@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalkit.models import PlanCell, Verdict
-from evalkit.records import evidence
+from evalkit.records.kept import evidence
 from evalkit.run.context import record_plan
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.fsdiff import FolderFiles, read_files

@@ -18,7 +18,7 @@ from evalkit.checkers.adr_eval_b.scoring import AdrEvalBChecker
 from evalkit.checkers.rules.scoring import RulesChecker
 from evalkit.checkers.vault_write.scoring import VaultWriteChecker
 from evalkit.errors import ConfigError
-from evalkit.records.evidence import folder_diff, replay_folder
+from evalkit.records.kept.evidence import folder_diff, replay_folder
 from evalkit.reference.cases import self_test_cases
 from evalkit.run.sandbox import build_sandbox
 from evalkit.scoring.codehash import SCORING_PACKAGE, scoring_files

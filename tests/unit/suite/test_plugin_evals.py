@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError
-from evalkit.records.run_ids import default_workdir
+from evalkit.records.folder.run_ids import default_workdir
 from evalkit.suite.config import load_suite
 from evalkit.suite.lock import lock_path
 from evalkit.suite.task import read_task

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
-from evalkit.records.report import build_report
-from evalkit.records.report_text import to_markdown
+from evalkit.records.report.build import build_report
+from evalkit.records.report.text import to_markdown
 from evalkit.suite.catalog import load_catalog
 from evalkit.suite.config import Suite, load_suite
 from evalkit.suite.lock import freeze
@@ -113,7 +113,7 @@ def test_a_plugin_eval_suites_sets_are_labelled_open_and_author_written(tmp_path
 def test_the_html_page_carries_the_open_label(tmp_path: Path) -> None:
     import json
 
-    from evalkit.records.html_report import write_html
+    from evalkit.records.pages.html import write_html
 
     suite = load_suite(two_cases(tmp_path))
     work = tmp_path / "work"

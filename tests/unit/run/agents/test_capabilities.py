@@ -118,7 +118,7 @@ def test_every_declared_credential_reaches_a_real_rep_in_its_form_or_is_refused(
 ) -> None:
     """Each documented variable, set alone, is in the real rep's environment or config in
     the form the bundle's `variables` names; a variable the agent cannot take is refused."""
-    from evalkit.run.credentials import require_credentials
+    from evalkit.run.prerequisites.credentials import require_credentials
 
     caps = adapter(agent).capabilities
     for name in (*caps.credentials, *caps.endpoints):

@@ -11,7 +11,7 @@ import pytest
 from evalkit.errors import ConfigError, PrerequisiteError
 from evalkit.run.agents import clis
 from evalkit.run.agents.clis import CLIS, agent_name, find_agent_cli
-from evalkit.run.claude_cli import PINNED_VERSION
+from evalkit.run.prerequisites.claude_cli import PINNED_VERSION
 
 MAKEFILE = Path(__file__).resolve().parents[4] / "Makefile"
 
@@ -56,7 +56,7 @@ def test_an_unknown_agent_is_refused() -> None:
 def test_doctor_checks_the_chosen_agents_cli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalkit.run.doctor import doctor
+    from evalkit.run.prerequisites.doctor import doctor
 
     fake = tmp_path / "codex"
     fake.write_text("#!/bin/sh\necho 'codex-cli 0.1.0'\n")
@@ -73,7 +73,7 @@ def test_doctor_checks_the_chosen_agents_cli(
 def test_doctor_checks_the_chosen_agents_own_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalkit.run.doctor import doctor
+    from evalkit.run.prerequisites.doctor import doctor
 
     fake = tmp_path / "cli"
     fake.write_text("#!/bin/sh\necho 'cli 0.1.0'\n")

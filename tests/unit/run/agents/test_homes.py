@@ -96,7 +96,7 @@ def test_an_agents_adapter_is_part_of_the_runner_source(
 
 def test_a_folder_of_several_agents_is_one_instrument_when_each_ran_one_version() -> None:
     from evalkit.models import EvidenceLine
-    from evalkit.records.verify_verdict import mixed_instruments
+    from evalkit.records.verify.verdict import mixed_instruments
 
     def line(agent: str, version: str) -> EvidenceLine:
         decl = {"checker": "vault-write@1", "cli_version": version}

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.run.backends.egress import ConnectProxy
 from evalkit.run.context import RunContext
-from evalkit.run.egress import ConnectProxy
 from evalkit.run.rep import prepare_rep
 from evalkit.suite.config import Suite
 

@@ -1,0 +1,1 @@
+"""The self-contained HTML page, its per-cell files and where a page may be written."""

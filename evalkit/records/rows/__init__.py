@@ -1,0 +1,1 @@
+"""What a row says beyond its verdict: which agent, judge, subject, policy and CLI version."""
