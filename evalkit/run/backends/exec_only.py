@@ -61,8 +61,11 @@ def _interpreter(script: Path, path: str) -> Path | None:
 
 @lru_cache(maxsize=16)
 def _install_natives(install: Path) -> tuple[Path, ...]:
-    """The native executables in a CLI's install folder (a vendored binary a launcher
-    starts, its helpers)."""
+    """The native executables in a CLI's npm install folder (a vendored binary a launcher
+    starts, its helpers), shared libraries left out; none for a CLI that is no npm install
+    (one in a system folder is its own file alone, never the folder's every program)."""
+    if not (install / "node_modules").is_dir():
+        return ()
     found = []
     for folder, _, names in os.walk(install):
         for name in names:
@@ -71,7 +74,8 @@ def _install_natives(install: Path) -> tuple[Path, ...]:
                 st = file.lstat()
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o111 and _native(file):
+            library = ".so" in name
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o111 and not library and _native(file):
                 found.append(file)
     return tuple(sorted(found))
 
