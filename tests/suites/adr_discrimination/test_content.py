@@ -26,7 +26,7 @@ from evalkit.errors import PrerequisiteError
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.reference.selftest import self_test
-from evalkit.run.claude_cli import find_cli
+from evalkit.run.prerequisites.claude_cli import find_cli
 from evalkit.run.sandbox import TRANSCRIPT, build_sandbox
 from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import FixedJudge
