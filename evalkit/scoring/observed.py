@@ -149,10 +149,13 @@ def forged_run(runs: list[ObservedRun], calls: list[ToolCall]) -> str | None:
 
 
 def _holds(call: ToolCall, run: ObservedRun) -> bool:
-    """Whether the run started during the call: after its tool_use line (from 0) was
-    complete and no later than its result line. Where it ended is not asked: a script the
-    call left running in the background may end after the call's result."""
+    """Whether the run started during the call: once its tool_use line (from 0) was written
+    and no later than its result line. The call's own line may still be on its way when
+    the script starts (the CLI writes it and starts the tool at once; evalkit copies the
+    socket into the kept file a moment later, and Codex's pinned CLI beat that copy on a
+    loaded machine), so a run that saw every line before it is held too. Where it ended is
+    not asked: a script the call left running in the background may end after its result."""
     assert run.start_line is not None
-    if run.start_line < call.line + 1:
+    if run.start_line < call.line:
         return False
     return call.result_line is None or run.start_line <= call.result_line

@@ -90,6 +90,15 @@ def test_a_run_inside_the_call_that_started_it_is_the_agents() -> None:
     assert forged_run([_run(8, 8)], [_call(7, 8)]) is None
 
 
+def test_a_run_that_started_before_its_calls_line_was_kept_is_the_agents() -> None:
+    # the CLI wrote line 7 and started the tool before evalkit had copied the line
+    assert forged_run([_run(7, 8)], [_call(7, 8)]) is None
+
+
+def test_a_run_that_started_before_any_line_of_its_call_is_tampering() -> None:
+    assert forged_run([_run(6, 8)], [_call(7, 8)]) == "tampering:observed-run-outside-a-call"
+
+
 def test_a_run_a_background_call_left_ending_after_its_result_is_the_agents() -> None:
     assert forged_run([_run(8, 12)], [_call(7, 8)]) is None
 
