@@ -21,7 +21,7 @@ from evalkit.run.context import RunContext
 from evalkit.run.grid import GridCell, run_cells
 from evalkit.run.rep import RepOutcome
 from evalkit.suite.config import Suite, Which
-from evalkit.suite.subject import NO_SUBJECT_VARIANT
+from evalkit.suite.subject import WITHOUT_SUBJECT
 
 HANG_TIMEOUT = 5.0
 CALIBRATION_RETRIES = 1
@@ -101,14 +101,14 @@ def calibrate(
     suite = ctx.suite
     ctx.max_retries = min(ctx.max_retries, CALIBRATION_RETRIES)
     chosen = policies or policy_names(suite)
-    bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
+    without_subject = ctx.the_subject().variant == WITHOUT_SUBJECT
     scenarios = suite.scenarios(which)
     expect: dict[tuple[str, str], tuple[Expectation, int]] = {}
     cells = []
     for scenario in scenarios:
         for policy in chosen:
             model = PREFIX + policy
-            agent = scripted_agent(suite, model, scenario, without_subject=bare)
+            agent = scripted_agent(suite, model, scenario, without_subject=without_subject)
             expect[(scenario.id, model)] = (agent.plan.expect, agent.expected_attempt)
             timeout = HANG_TIMEOUT if FAULT_POLICIES.get(policy) == "hang" else None
             retries = agent.expected_attempt - 1 if policy in FLAKY else None

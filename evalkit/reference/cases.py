@@ -11,7 +11,7 @@ from evalkit.checkers.behaviour import CheckerReference, Expectation, SelfTestCa
 from evalkit.models import ScenarioFile
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.scoring.checker import Checker
-from evalkit.suite.subject import NO_SUBJECT_VARIANT
+from evalkit.suite.subject import WITHOUT_SUBJECT
 
 
 def self_test_cases(ref: CheckerReference[Checker], scenario: ScenarioFile) -> list[SelfTestCase]:
@@ -42,7 +42,7 @@ def self_test_cases(ref: CheckerReference[Checker], scenario: ScenarioFile) -> l
     ]
     cases += [
         SelfTestCase(
-            f"{p.name}@{NO_SUBJECT_VARIANT}",
+            f"{p.name}@{WITHOUT_SUBJECT}",
             plan.script,
             ref.expect_without_subject(p.name, scenario, plan),
             plan.judge_answer,

@@ -58,6 +58,12 @@ REQUIRED_INPUT = {"Write": "file_path", "Edit": "file_path", "Read": "file_path"
 CLI answers one (a generated `tool: Read` step names no file), never a crash."""
 
 
+def _at(project: Path, named: str) -> Path:
+    """Where a file tool's path lands: a relative one against the project, the CLI's working
+    directory, never against evalkit's own (a fabricated case must not write beside it)."""
+    return project / named
+
+
 def _apply(
     block: ToolUseBlock, project: Path, env: dict[str, str], plugins: bool = True
 ) -> tuple[str, bool | None]:
@@ -70,12 +76,12 @@ def _apply(
                 f"following issue: The required parameter `{needed}` is missing"
                 "</tool_use_error>"), True  # fmt: skip
     if block.name == "Write":
-        path = Path(data["file_path"])
+        path = _at(project, data["file_path"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(data["content"], encoding="utf-8")
         return f"File created successfully at: {path}", None
     if block.name == "Edit":
-        path = Path(data["file_path"])
+        path = _at(project, data["file_path"])
         if not path.is_file():
             return f"<tool_use_error>File does not exist: {path}</tool_use_error>", True
         text = path.read_text(encoding="utf-8")
@@ -86,7 +92,7 @@ def _apply(
         path.write_text(text.replace(old, new, count), encoding="utf-8")
         return f"The file {path} has been updated.", None
     if block.name == "Read":
-        path = Path(data["file_path"])
+        path = _at(project, data["file_path"])
         if not path.is_file():
             return f"<tool_use_error>File does not exist: {path}</tool_use_error>", True
         return path.read_text(encoding="utf-8", errors="replace"), None

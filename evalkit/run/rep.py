@@ -70,7 +70,7 @@ from evalkit.scoring.observed import OBSERVE_DIR, log_path
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from evalkit.suite.subject import NO_SUBJECT_VARIANT, Subject
+from evalkit.suite.subject import WITHOUT_SUBJECT, Subject
 from evalkit.suite.task import read_task
 
 WORLD_PARTIAL = ["ownership", "mountinfo"]
@@ -682,9 +682,9 @@ def _score_and_keep(
     )  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
-    bare = ctx.the_subject().variant == NO_SUBJECT_VARIANT
+    without = ctx.the_subject().variant == WITHOUT_SUBJECT
     verdict = decide(
-        instrument, sandbox, transcript, model, judge, process, folder, without_subject=bare
+        instrument, sandbox, transcript, model, judge, process, folder, without_subject=without
     )
     files = _keep_files(ctx, sandbox, folder, redacted, process, guard, instrument.fixtures)
     version = transcript.cli_version or ctx.cli_version(cli)

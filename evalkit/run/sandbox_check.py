@@ -11,8 +11,8 @@ from evalkit.run.sandbox import TRANSCRIPT, read_sandbox_json
 from evalkit.scoring.checker import CheckInput
 from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import Judge
-from evalkit.scoring.preconditions import error_verdict
 from evalkit.scoring.transcript import read_transcript
+from evalkit.scoring.validity import error_verdict
 from evalkit.suite.config import Suite
 
 

@@ -90,7 +90,7 @@ class Checker(ABC):
     def source_hash(self) -> str:
         """sha256 over every file of the code that scores, found by where it lives: the
         scoring package and this checker's own package less its reference parts."""
-        from evalkit.scoring.codehash import scoring_code_hash
+        from evalkit.scoring.hashing import scoring_code_hash
 
         return scoring_code_hash(type(self))
 

@@ -44,22 +44,22 @@ from evalkit.models import (
     Verdict,
     WorldView,
 )
-from evalkit.scoring.aware import aware_flags
+from evalkit.scoring.breaches import breach_reasons
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
+from evalkit.scoring.markers import aware_flags
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
-from evalkit.scoring.preconditions import (
+from evalkit.scoring.transcript import invalid_reason
+from evalkit.scoring.validity import (
     agent_error,
-    breach_reasons,
     error_verdict,
     failed_hooks,
     hooks_for,
     missing_hooks,
     unrunnable_hooks,
 )
-from evalkit.scoring.transcript import invalid_reason
 from evalkit.scoring.world import to_rep
 
 CHECKER_ERROR = EVIDENCE_FILES["checker_error"]

@@ -1,5 +1,8 @@
-"""A file's leading ``---`` YAML block, read from text the agent under test may have written:
-a safe loader that refuses aliases, over a capped prefix."""
+"""A file's leading ``---`` YAML block, read from text the agent under test may have written.
+
+It is hostile input: an alias lets a few hundred bytes expand into billions of values that
+the next `str()` walks for hours, so aliases are refused, and the text is capped, before
+anything is built."""
 
 from __future__ import annotations
 
@@ -7,7 +10,23 @@ from typing import Any
 
 import yaml
 
-from evalkit.scoring.untrusted_yaml import MAX_CHARS, load_untrusted
+MAX_CHARS = 64_000
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases are not read", None)
+        return super().compose_node(parent, index)
+
+
+def load_untrusted(text: str) -> Any:
+    """The YAML document in text; yaml.YAMLError when it does not parse, holds an alias or
+    is longer than MAX_CHARS."""
+    if len(text) > MAX_CHARS:
+        raise yaml.YAMLError(f"longer than {MAX_CHARS} characters")
+    return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506
+
 
 FRONT_MATTER_CAP = MAX_CHARS
 

@@ -14,12 +14,12 @@ Each hit is a reason `marker:<channel>:<word>`, channel one of `CHANNELS`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.scoring.jstext import input_text
 from evalkit.scoring.markers import Markers
 
 CHANNELS = ("system-prompt", "env-context", "tool-result", "hook-output")
@@ -142,7 +142,7 @@ def request_pieces(body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
         if message.get("role") == "assistant":
             for block in blocks:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
-                    calls[str(block.get("id"))] = json.dumps(block.get("input"))
+                    calls[str(block.get("id"))] = input_text(block.get("input"))
             continue
         for block in blocks:
             yield from _user_block(block, calls)

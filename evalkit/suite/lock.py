@@ -4,7 +4,7 @@ baseline results folder `compare` measures against.
 Frozen: the instrument, that is the fixtures (their subject files aside), the plugins that
 are not the subject, both scenario sets, the rubric, ``evalkit.yaml`` itself (checker
 options, required hooks, the judge; its ``variants`` aside) and the code that scores, found
-by location (see ``evalkit.scoring.codehash``). The subject (the wording under test) is
+by location (see ``evalkit.scoring.hashing``). The subject (the wording under test) is
 never frozen. Once frozen, a run refuses to start when any of the instrument changed,
 naming what changed. A rep run without a lock, or past a drift with --allow-unfrozen, says
 so in its declarations and is never publishable. Recording contamination moves the

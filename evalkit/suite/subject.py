@@ -29,10 +29,10 @@ from evalkit.suite.config import Suite
 SUBJECTS = "subjects"
 """WORKDIR/subjects/<hash>/: each distinct subject a rep ran with, kept once."""
 SUITE_VARIANT = RESERVED_VARIANTS[0]
+"""The variant name of the suite's own wording (no overlay)."""
 AA_VARIANT = RESERVED_VARIANTS[2]
 """The suite's own wording, byte for byte, as a second arm: what an A/A run compares with."""
-"""The variant name of the suite's own wording (no overlay)."""
-NO_SUBJECT_VARIANT = "none"
+WITHOUT_SUBJECT = "none"
 """The no-plugin arm: no plugin loaded and every subject path left out of the sandbox, so a
 rate with it against one with the suite's wording says what the wording itself causes."""
 
@@ -220,8 +220,8 @@ def build_subject(
     plugin_rels = [Path(p).as_posix().strip("/") for p in suite.config.plugins]
     root = Path(tempfile.mkdtemp(prefix="evalkit-subject-"))
     atexit.register(shutil.rmtree, root, True)
-    if variant == NO_SUBJECT_VARIANT:
-        return _no_subject(root, entries, plugins)
+    if variant == WITHOUT_SUBJECT:
+        return _without_subject(root, entries, plugins)
     for rel in entries:
         source = suite.root / rel
         if source.is_dir():
@@ -255,11 +255,11 @@ def build_subject(
     return Subject(root, entries, plugin_rels, name, tree_hash(root), outside)
 
 
-def _no_subject(root: Path, entries: list[str], plugins: list[Path] | None) -> Subject:
+def _without_subject(root: Path, entries: list[str], plugins: list[Path] | None) -> Subject:
     """An empty subject: applied to a sandbox, each subject path is removed from it."""
     if plugins:
         raise ConfigError("--plugin: --variant none loads no plugin; drop one of the two")
-    return Subject(root, entries, [], NO_SUBJECT_VARIANT, tree_hash(root))
+    return Subject(root, entries, [], WITHOUT_SUBJECT, tree_hash(root))
 
 
 def _apply_variant(suite: Suite, variant: str, root: Path, allowed: list[str]) -> None:

@@ -76,7 +76,7 @@ def test_a_hook_that_cannot_start_is_an_error_with_its_exit_code(
     failed = [h for h in hooks if h["hook_event"] == "SessionStart"]
     assert failed and failed[0]["exit_code"] not in (0, None), failed
     from evalkit.models import RequiredHook
-    from evalkit.scoring.preconditions import failed_hooks
+    from evalkit.scoring.validity import failed_hooks
 
     transcript = parse_lines([json.dumps(h) for h in hooks])
     reasons = failed_hooks(transcript, [RequiredHook(event="SessionStart", output_contains="x")])

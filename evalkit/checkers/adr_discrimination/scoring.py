@@ -35,10 +35,10 @@ from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.frontmatter import split_front_matter
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.judge import final_message
-from evalkit.scoring.preconditions import ask_judge
 from evalkit.scoring.safefile import Unreadable, agent_text, read_capped
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
+from evalkit.scoring.validity import ask_judge
 
 
 def _record_id(value: Any) -> Any:

@@ -32,10 +32,10 @@ from evalkit.checkers.adr_discrimination.scoring import (
 from evalkit.errors import ConfigError
 from evalkit.models import Strict, ToolCall, Verdict
 from evalkit.scoring.checker import CheckInput
-from evalkit.scoring.preconditions import ask_judge
 from evalkit.scoring.safefile import agent_text
 from evalkit.scoring.topics import check_topic_patterns, topic_matches
 from evalkit.scoring.transcript import failed
+from evalkit.scoring.validity import ask_judge
 
 if TYPE_CHECKING:
     from evalkit.models import ScenarioFile

@@ -130,7 +130,9 @@ class FileCondition(_Event):
 
 class ToolSpec(StrictAliased):
     name: str = Field(description="tool name; a glob, e.g. Write or mcp__*")
-    input: Pattern | None = Field(None, description="RE2 pattern over the input as JSON")
+    input: Pattern | None = Field(
+        None, description="RE2 pattern over the input as compact JSON (JSON.stringify)"
+    )
     ok: bool | None = Field(None, description="true: succeeded; false: failed; absent: either")
     min: int | None = Field(None, ge=0, description="at least this many matching calls (default 1)")
     max: int | None = Field(None, ge=0, description="at most this many matching calls")

@@ -6,7 +6,6 @@ safe YAML loader that refuses aliases (``evalkit.scoring.frontmatter``)."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
+from evalkit.scoring.jstext import input_text
 from evalkit.scoring.observed import ObservedRun
 from evalkit.scoring.safefile import read_capped
 
@@ -41,7 +41,8 @@ def scalar_texts(value: Any) -> list[str] | None:
 
 
 def tool_input_text(call: ToolCall) -> str:
-    return json.dumps(call.input, ensure_ascii=False, sort_keys=True, default=str)[:MAX_TEXT]
+    """The text an `input:` pattern searches: the call's input as `input_text` writes it."""
+    return input_text(call.input)[:MAX_TEXT]
 
 
 @dataclass

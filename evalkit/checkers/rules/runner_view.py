@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.checkers.rules.conditions import RunnerSpec
-from evalkit.checkers.rules.jsjson import js_stringify
 from evalkit.checkers.rules.jsregex import js_test
 from evalkit.models import Transcript
+from evalkit.scoring.jstext import input_text, js_stringify
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def runner_run(transcript: Transcript) -> RunnerRun:
                 continue
             if block.get("type") == "tool_use":
                 given = block.get("input")
-                text = "" if "input" not in block else js_stringify(given)
+                text = "" if "input" not in block else input_text(given)
                 calls.append(RunnerCall(str(block.get("name") or ""), text))
             elif block.get("type") == "text":
                 texts.append(str(block.get("text") or ""))

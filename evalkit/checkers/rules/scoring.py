@@ -25,7 +25,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
 from evalkit.scoring.checker import Checker, CheckerOptions, CheckInput
 from evalkit.scoring.judge import build_prompt, final_message
-from evalkit.scoring.preconditions import error_verdict
+from evalkit.scoring.validity import error_verdict
 
 if TYPE_CHECKING:
     from evalkit.models import ScenarioFile

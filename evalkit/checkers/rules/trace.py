@@ -7,21 +7,13 @@ The transcript is parsed once for scoring; the trace is rebuilt from what was pa
 
 from __future__ import annotations
 
-import json
-
 from evalkit.models import Transcript
+from evalkit.scoring.jstext import js_stringify, tool_use_line
 from evalkit.scoring.judge import final_message
 
 
 def trace_text(transcript: Transcript) -> str:
-    lines = [json.dumps({"type": "text", "text": t}, ensure_ascii=False) for t in transcript.texts]
-    for call in transcript.tool_calls:
-        lines.append(
-            json.dumps(
-                {"type": "tool_use", "name": call.name, "input": call.input, "result": call.result},
-                ensure_ascii=False,
-                sort_keys=True,
-            )
-        )
-    lines.append(json.dumps({"type": "result", "result": final_message(transcript)}))
+    lines = [js_stringify({"type": "text", "text": t}) for t in transcript.texts]
+    lines += [tool_use_line(c.name, c.input, c.result) for c in transcript.tool_calls]
+    lines.append(js_stringify({"type": "result", "result": final_message(transcript)}))
     return "\n".join(lines)

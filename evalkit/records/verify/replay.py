@@ -33,8 +33,8 @@ from evalkit.scoring.transcript import parse_transcript
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import (
-    NO_SUBJECT_VARIANT,
     SUBJECTS,
+    WITHOUT_SUBJECT,
     fixture_subject_paths,
     kept_subject,
     subject_baselines,
@@ -268,7 +268,7 @@ def replay_decide(
             line.model,
             ReplayJudge(kept.judge),
             kept.process,
-            without_subject=line.declarations.get("variant") == NO_SUBJECT_VARIANT,
+            without_subject=line.declarations.get("variant") == WITHOUT_SUBJECT,
         )
 
 

@@ -196,7 +196,7 @@ def test_a_regex_that_must_not_match_is_an_absence(match: str) -> None:
 def test_a_trace_pattern_sees_tool_inputs_the_final_message_never_shows(run: Run) -> None:
     run.called("Bash", command="make lint")
     run.said("All good.")
-    assert run.eval({"trace": '"command": "make lint"'}).value
+    assert run.eval({"trace": '"command":"make lint"'}).value
     assert not run.eval({"final": "make lint"}).value
 
 

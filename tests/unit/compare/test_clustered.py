@@ -1,4 +1,4 @@
-"""The scenario-clustered interval of a pooled rate: R's survey package as the reference, and
+"""The scenario-clustered interval of a pooled rate: R's survey package as the outside oracle, and
 a seeded coverage simulation over clustered (beta-binomial) data."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from evalkit.stats import clustered_interval, wilson
 
-REFERENCE = Path(__file__).with_name("reference")
+EXPECTED = Path(__file__).with_name("expected_values")
 CASES = {
     "c3_mixed": ([3, 2, 0], [3, 3, 3]),
     "c3_uneven": ([1, 4, 9], [2, 5, 10]),
@@ -23,12 +23,12 @@ CASES = {
 }
 
 
-def _reference() -> list[dict[str, str]]:
-    with (REFERENCE / "clustered_interval.csv").open() as handle:
+def _expected() -> list[dict[str, str]]:
+    with (EXPECTED / "clustered_interval.csv").open() as handle:
         return list(csv.DictReader(handle))
 
 
-@pytest.mark.parametrize("row", _reference(), ids=lambda r: r["case"])
+@pytest.mark.parametrize("row", _expected(), ids=lambda r: r["case"])
 def test_matches_r_survey(row: dict[str, str]) -> None:
     """Variance and df from svydesign(ids = ~scenario) / svymean / degf; the bounds are
     svyciprop(method = "beta")'s on the design effect clamped to [1, N/G], computed in

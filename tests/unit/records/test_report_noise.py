@@ -19,8 +19,8 @@ from evalkit.records.report.text import to_markdown
 from evalkit.suite.config import Suite
 from tests.minisuite import write_suite
 
-REFERENCE = Path(__file__).parents[1] / "compare" / "reference" / "variance_components.csv"
-CASES = list(csv.DictReader(REFERENCE.open(encoding="utf-8")))
+EXPECTED = Path(__file__).parents[1] / "compare" / "expected_values" / "variance_components.csv"
+CASES = list(csv.DictReader(EXPECTED.open(encoding="utf-8")))
 
 
 def _suite_of(root: Path, scenarios: int) -> Suite:
@@ -71,7 +71,7 @@ def test_the_mean_squares_are_anova_lms(case: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
-def test_a_fabricated_folders_components_match_the_reference(
+def test_a_fabricated_folders_components_match_statsmodels(
     case: dict[str, str], tmp_path: Path
 ) -> None:
     counts = _counts(case)
@@ -82,11 +82,11 @@ def test_a_fabricated_folders_components_match_the_reference(
     assert noise is not None and noise.scenarios == len(counts)
     for name in ("between", "within", "deff", "effective_n"):
         assert getattr(noise, name) == pytest.approx(float(case[name]), rel=0, abs=1e-9), name
-    reference_icc = float(case["icc"])
-    if math.isnan(reference_icc):
+    expected_icc = float(case["icc"])
+    if math.isnan(expected_icc):
         assert noise.icc is None
     else:
-        assert noise.icc == pytest.approx(reference_icc, rel=0, abs=1e-9)
+        assert noise.icc == pytest.approx(expected_icc, rel=0, abs=1e-9)
     assert report.schema_version == REPORT_SCHEMA_VERSION == 2
     assert noise.next_grid in to_markdown(report)
 

@@ -21,8 +21,7 @@ from evalkit.errors import ConfigError
 from evalkit.records.kept.evidence import folder_diff, replay_folder
 from evalkit.reference.cases import self_test_cases
 from evalkit.run.sandbox import build_sandbox
-from evalkit.scoring.codehash import SCORING_PACKAGE, scoring_files
-from evalkit.scoring.hashing import tree_hash
+from evalkit.scoring.hashing import SCORING_PACKAGE, scoring_files, tree_hash
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import contaminate, drift, freeze, lock_state, read_lock
 
@@ -49,7 +48,8 @@ def test_the_hashed_set_is_the_scoring_package_and_the_checkers_scoring_code(cls
     }
     assert every_scoring_module <= labels
     # the rules that once lived elsewhere are in it by where they live now
-    for module in ("decide.py", "transcript.py", "fixturefiles.py", "preconditions.py", "judge.py"):
+    for module in ("decide.py", "transcript.py", "fixturefiles.py", "breaches.py", "validity.py",
+                   "judge.py", "jstext.py"):
         assert f"scoring/{module}" in labels
     assert "checker/scoring.py" in labels
     assert "checker/reference.py" not in labels

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.scoring.breaches import breach_calls
 from evalkit.scoring.judge import final_message
-from evalkit.scoring.preconditions import breach_calls
 from evalkit.scoring.streams.codex import inner_command, skill_read
 from evalkit.scoring.transcript import agent_error_words, invalid_reason, parse_transcript
 

@@ -1,4 +1,4 @@
-"""Reference values for evalkit's variance components (evalkit/inference/variance.py,
+"""Expected values from outside for evalkit's variance components (inference/variance.py,
 one_way), computed once with statsmodels' `anova_lm` and committed beside the tests as
 variance_components.csv. evalkit does not depend on statsmodels: run this from a scratch
 environment that has it (pip install statsmodels pandas), from this folder:

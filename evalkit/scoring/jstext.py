@@ -1,5 +1,7 @@
 """`JSON.stringify` of a value `JSON.parse` made: the text a `claude plugin eval` grader
-matches a tool call's input and the trace's events against.
+matches a tool call's input and the trace's events against, and the one text evalkit reads a
+tool call's input as (`input_text`), so a pattern means the same in a rules condition, a
+plugin grader and the scan of what the model was sent.
 
 Compact (no spaces), keys in JavaScript's order (array-index keys first, ascending, then the
 rest as inserted), numbers as JavaScript writes its doubles (`1e+21`, `0.000001`, `1e-7`,
@@ -91,3 +93,19 @@ def js_stringify(value: Any) -> str:
         parts = [f"{js_string(str(k))}:{js_stringify(value[k])}" for k in _keys(value)]
         return "{" + ",".join(parts) + "}"
     return js_string(str(value))
+
+
+def input_text(value: Any) -> str:
+    """A tool call's input as text: the one serialisation of a call, everywhere a rule or a
+    scan reads one (held by `tests/unit/scoring/test_one_reading.py`). It is the runner's
+    own, so a regex written against `claude plugin eval` matches here alike."""
+    return js_stringify(value)
+
+
+def tool_use_line(name: str, given: Any, result: str | None) -> str:
+    """One tool call as a trace line, its input through `input_text`: what a `trace`
+    condition searches for a call."""
+    return (
+        f'{{"type":"tool_use","name":{js_string(name)},"input":{input_text(given)},'
+        f'"result":{js_stringify(result)}}}'
+    )

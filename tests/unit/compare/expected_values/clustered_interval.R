@@ -1,4 +1,4 @@
-# Reference values for evalkit's scenario-clustered interval (evalkit/stats.py,
+# Expected values (the outside oracle) for evalkit's scenario-clustered interval (evalkit/stats.py,
 # clustered_interval), computed once with the R survey package and committed beside the tests.
 # Run from this folder: Rscript clustered_interval.R > clustered_interval.csv
 #
