@@ -1,5 +1,5 @@
-"""Every credential and base-URL variable the docs name for Codex and Gemini reaches the
-pinned CLI in the form it reads, proved against a stand-in API of this file's own (not
+"""Every credential and base-URL variable the docs name for Claude Code, Codex and Gemini
+reaches the pinned CLI in the form it reads, proved against a stand-in API of this file's own (not
 evalkit's scripted servers) served over TLS on loopback and reached through the confined
 rep's one door, evalkit's CONNECT proxy. Its certificate comes from a CA made here and
 trusted through the agent's own CA variable, in this test's environment only.
@@ -66,6 +66,26 @@ def _responses_answer() -> bytes:
     )
 
 
+def _messages_answer() -> bytes:
+    """A streamed Messages API answer: one text block, the turn ended."""
+    start = {"id": "msg_s1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+             "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {"input_tokens": 3, "output_tokens": 1}}  # fmt: skip
+    return _sse(
+        [
+            {"type": "message_start", "message": start},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0,
+             "delta": {"type": "text_delta", "text": "Nothing to do."}},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+             "usage": {"output_tokens": 3}},
+            {"type": "message_stop"},
+        ],
+        named=True,
+    )  # fmt: skip
+
+
 def _gemini_answer(stream: bool) -> bytes:
     candidate = {"content": {"role": "model", "parts": [{"text": "Nothing to do."}]},
                  "finishReason": "STOP", "index": 0}  # fmt: skip
@@ -99,6 +119,8 @@ class _StandIn(BaseHTTPRequestHandler):
         if credential != KEY:
             error = {"error": {"message": "no key", "type": "invalid_request_error"}}
             self._reply(401, "application/json", json.dumps(error).encode())
+        elif self.path.startswith("/v1/messages") and "count_tokens" not in self.path:
+            self._reply(200, "text/event-stream", _messages_answer())
         elif self.path.startswith("/v1/responses"):
             self._reply(200, "text/event-stream", _responses_answer())
         elif ":streamGenerateContent" in self.path:
@@ -110,7 +132,7 @@ class _StandIn(BaseHTTPRequestHandler):
 
     def _credential(self) -> str:
         bearer = self.headers.get("Authorization", "").removeprefix("Bearer ")
-        return bearer or self.headers.get("x-goog-api-key", "")
+        return bearer or self.headers.get("x-api-key") or self.headers.get("x-goog-api-key", "")
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +181,12 @@ def stand_in(certificates: tuple[Path, Path, Path]) -> Iterator[tuple[str, Seen]
 
 
 CASES = [
+    pytest.param("claude", "sonnet", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "",
+                 "NODE_EXTRA_CA_CERTS", "POST /v1/messages", id="claude-ANTHROPIC_API_KEY"),
+    pytest.param("claude", "sonnet", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "",
+                 "NODE_EXTRA_CA_CERTS", "POST /v1/messages", id="claude-ANTHROPIC_AUTH_TOKEN"),
+    pytest.param("claude", "sonnet", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "",
+                 "NODE_EXTRA_CA_CERTS", "POST /v1/messages", id="claude-CLAUDE_CODE_OAUTH_TOKEN"),
     pytest.param("codex", "gpt-5", "OPENAI_API_KEY", "OPENAI_BASE_URL", "/v1", "SSL_CERT_FILE",
                  "POST /v1/responses", id="codex-OPENAI_API_KEY"),
     pytest.param("codex", "gpt-5", "CODEX_API_KEY", "OPENAI_BASE_URL", "/v1",
