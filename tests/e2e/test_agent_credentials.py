@@ -1,6 +1,6 @@
 """Every credential and base-URL variable the docs name for Claude Code, Codex and Gemini
-reaches the pinned CLI in the form it reads, proved against a stand-in API of this file's own (not
-evalkit's scripted servers) served over TLS on loopback and reached through the confined
+reaches the pinned CLI in the form it reads, proved against a stand-in API of this file's
+own (not evalkit's scripted servers) served over TLS on loopback and reached through the confined
 rep's one door, evalkit's CONNECT proxy. Its certificate comes from a CA made here and
 trusted through the agent's own CA variable, in this test's environment only.
 
@@ -74,7 +74,8 @@ def _messages_answer() -> bytes:
     return _sse(
         [
             {"type": "message_start", "message": start},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_start", "index": 0,
+             "content_block": {"type": "text", "text": ""}},
             {"type": "content_block_delta", "index": 0,
              "delta": {"type": "text_delta", "text": "Nothing to do."}},
             {"type": "content_block_stop", "index": 0},
