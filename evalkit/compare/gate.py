@@ -128,6 +128,9 @@ def settings_for(
 
     if superiority and margin:
         raise ConfigError("gate: --superiority decides 'better by more than D'; drop --margin")
+    if min_delta is not None and not superiority:
+        raise ConfigError("gate: --min-delta is the floor of --superiority; add --superiority "
+                          "or drop --min-delta")  # fmt: skip
     if sequential and (superiority or margin):
         raise ConfigError("gate: --sequential decides a regression only; drop --margin")
     chosen_margin = pick("margin", None if superiority else margin, frozen.margin, 0.0)

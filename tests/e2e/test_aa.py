@@ -1,5 +1,6 @@
 """An A/A run through the real CLI: `grid --aa` with the seeded `policy:coin`, read back by
-`evalkit aa`, and its folder handed to `gate --aa-from`."""
+`evalkit aa`. What `gate --aa-from` makes of such a folder is held in
+`tests/unit/compare/test_aa.py`."""
 
 from __future__ import annotations
 

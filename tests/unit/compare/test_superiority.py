@@ -72,6 +72,26 @@ def test_superiority_and_a_margin_together_are_refused(suite: Suite) -> None:
         settings_for(suite, margin=0.1, superiority=True)
 
 
+def test_a_floor_without_superiority_is_refused_rather_than_ignored(suite: Suite) -> None:
+    with pytest.raises(ConfigError, match="add --superiority"):
+        settings_for(suite, min_delta=0.3)
+
+
+def test_the_suites_frozen_floor_decides_when_the_command_names_none(
+    suite: Suite, tmp_path: Path
+) -> None:
+    a = fabricate(suite, tmp_path / "a", "policy:oracle", passing(5), reps=10)
+    b = fabricate(suite, tmp_path / "b", "policy:oracle", passing(7), reps=10)
+    frozen = suite.config.gate.model_copy(update={"min_delta": 0.3})
+    held = suite.config.model_copy(update={"gate": frozen})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suite, "config", held)
+        settings = settings_for(suite, superiority=True)
+        verdict = gate(suite, load_side("A", a), load_side("B", b), settings)
+    assert (settings.min_delta.value, settings.min_delta.source) == (0.3, "evalkit.yaml")
+    assert verdict.exit_code == 1, verdict.line  # 0.2 better is not better by more than 0.3
+
+
 def test_compare_says_better_by_more_than_d(suite: Suite, tmp_path: Path) -> None:
     # three scenarios a set and polarity: at nine reps the score test can show it, where the
     # sign-flip test's floor (1/8) could not
