@@ -4,8 +4,9 @@
 Proof that nothing the agent can observe names the measurement. Before the ideal policy's
 work, the script asks what a curious agent would: where it is, who, on which host, what
 runs, what the file system, git and the kernel's views show, and the text of every file
-evalkit placed inside (the home's dotfiles, the config home, each observed script's
-wrapper). Every result reaches the scripted server, whose scan (`scoring/leaks.py`) makes
+evalkit placed inside (the home's dotfiles, the config home); not the observed scripts'
+wrappers, which a suite that observes scripts declares as `world:partial:observed`. Every
+result reaches the scripted server, whose scan (`scoring/leaks.py`) makes
 the rep an ERROR `marker:<channel>:<word>` if one names the measurement; otherwise the
 verdict is the ideal policy's. It runs only confined: unconfined it has no world to look at.
 """

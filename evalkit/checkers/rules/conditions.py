@@ -298,8 +298,9 @@ class After(StrictAliased):
 
 
 class OrderCondition(_Node):
-    """Events that happened in this order (each after the previous one ended). The
-    `tool_order` condition maps onto this: a list of `tool` events."""
+    """Events that happened in this order (each after the previous one ended). A plugin
+    case's `tool_order` grader is not this: it is the runner's first-call rule
+    (`runner_view`)."""
 
     order: list[Condition] = Field(min_length=2)
 

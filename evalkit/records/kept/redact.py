@@ -18,6 +18,7 @@ _WHOLE = [
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),  # a Google API key (Gemini's)
     re.compile(r"\bya29\.[0-9A-Za-z_\-.]{16,}"),  # a Google OAuth access token
+    re.compile(r"(?<![\w/])1//0[0-9A-Za-z_\-]{20,}"),  # a Google OAuth refresh token
     re.compile(r"\beyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),
 ]
 _AFTER = [

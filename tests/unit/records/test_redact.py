@@ -12,6 +12,7 @@ SECRETS = [
     "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
     "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "ya29.a0AfH6SMBx3kL9vQ2nR7tY1uP4wZ8cE5jD",
+    "1//0gLq3xT7bK2mN9pR4sV6wY8zA1cE3fH5jL7nP9rT",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
 ]
