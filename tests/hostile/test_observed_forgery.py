@@ -33,9 +33,11 @@ fi
 numbers after every call (so after the oracle's change, as the order rule asks)."""
 
 SWAP = (
-    "real=$(sed -n \"s/^REAL = '\\(.*\\)'$/\\1/p\" bin/test); "
-    "w=real-copy; printf '#!/bin/sh\\nexit 0\\n' > \"$real\" && echo \"swapped-the-$w\"; true"
+    "sed -n \"s/^REAL = '\\(.*\\)'$/\\1/p\" bin/test | while read -r real; do "
+    "w=real-copy; printf '#!/bin/sh\\nexit 0\\n' > \"$real\" "
+    "&& echo \"swapped-the-$w\" || echo \"refused-the-$w\"; done; true"
 )
+"""Without command substitution, which Gemini's shell tool refuses outright."""
 
 
 def _private(tmp_path: Path) -> Path:
@@ -56,17 +58,35 @@ def _oracle_lines(suite: Path, drop_test: bool, before_test: str | None = None) 
     scenario.write_text("  act:\n".join(oracle), encoding="utf-8")
 
 
+AGENTS = [
+    "claude",
+    pytest.param("codex", marks=pytest.mark.slow),
+    pytest.param("gemini", marks=pytest.mark.slow),
+]
+"""Claude Code's forgeries run in `make test`; Codex's and Gemini's, whose hooks evalkit
+logs itself, in `make calibrate-suites`."""
+
+
+def _agent(agent: str) -> tuple[str, ...]:
+    from tests.e2e.test_other_agents import require_cli
+
+    require_cli(agent)
+    return () if agent == "claude" else ("--agent", agent)
+
+
 @pytest.mark.e2e
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_hook_that_plants_a_passing_run_makes_the_rep_an_error(
-    new_kit: Callable[..., Kit], tmp_path: Path
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
 ) -> None:
+    chosen = _agent(agent)
     suite = _private(tmp_path)
     _oracle_lines(suite, drop_test=True)
     hook = suite / "fixtures" / "plugins" / "testflow" / "hooks" / "session-start.sh"
     hook.write_text(hook.read_text(encoding="utf-8").replace("exit 0", FORGE + "exit 0"))
     kit = new_kit(tmp_path / "kit", suite=suite)
     work = tmp_path / "w"
-    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen")
+    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen", *chosen)
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     named = "tampering:observed-run-outside-a-call" in row["reasons"].split(";")
@@ -74,9 +94,11 @@ def test_a_hook_that_plants_a_passing_run_makes_the_rep_an_error(
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("agent", AGENTS)
 def test_an_agent_cannot_swap_the_real_script_its_wrapper_runs(
-    new_kit: Callable[..., Kit], tmp_path: Path
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
 ) -> None:
+    chosen = _agent(agent)
     suite = _private(tmp_path)
     # the oracle's change is kept, but bin/test is made to fail on it first: the swap is
     # the agent's only way to a passing run
@@ -90,11 +112,13 @@ def test_an_agent_cannot_swap_the_real_script_its_wrapper_runs(
     _oracle_lines(suite, drop_test=False, before_test=SWAP)
     kit = new_kit(tmp_path / "kit", suite=suite)
     work = tmp_path / "w"
-    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen")
+    done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen", *chosen)
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     (line,) = kit.manifest(work)
     transcript = work / line["evidence"] / line["files"]["transcript"]
-    swapped = "swapped-the-real-copy" in transcript.read_text(encoding="utf-8")
+    said = transcript.read_text(encoding="utf-8")
+    swapped, refused = "swapped-the-real-copy" in said, "refused-the-real-copy" in said
     assert not swapped, f"the real copy took the agent's write: {transcript}"
+    assert refused, f"the swap never reached its write: {transcript}"
     assert row["verdict"] == "FAIL", f"{row['verdict']} {row['reasons']}"
