@@ -148,11 +148,11 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
             )
         return
     require(ctx.backend)
-    from evalkit.run.agents.registry import adapter, is_default
+    from evalkit.run.agents.registry import adapter
 
     agent = adapter(ctx.agent)
     real = [m for m in models if not is_policy(m)]
-    if is_default(ctx.agent):
+    if agent.capabilities.preflight_checked:
         for model in models:
             require_reachable_api(dict(os.environ), is_policy(model))
     elif real and not agent.reachable(os.environ):
@@ -166,10 +166,10 @@ def check_confinement(ctx: RunContext, models: list[str]) -> None:
 def check_agent(ctx: RunContext, models: list[str]) -> None:
     """An agent evalkit knows, and for a real model of one besides Claude Code, its
     credential in the environment (Claude Code's is checked with its preflight)."""
-    from evalkit.run.agents.registry import is_default
+    from evalkit.run.agents.registry import adapter
     from evalkit.run.prerequisites.credentials import require_credentials
 
-    if not is_default(ctx.agent):
+    if not adapter(ctx.agent).capabilities.preflight_checked:
         require_credentials(models, agent=ctx.agent)
 
 

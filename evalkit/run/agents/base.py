@@ -52,6 +52,12 @@ class Capabilities:
     scripted_model: str | None = None
     """The model id its scripted reps are given: one a real session would name (the CLI
     puts it in the system prompt); None while it has none, and the policy's id is used."""
+    preflight_checked: bool = False
+    """Whether a real model's credential and API door are proved by a preflight rep through
+    the CLI itself (which knows every way it logs in) rather than by reading variables."""
+    credential_ways: str = ""
+    """How a user gives it a credential, as a line of advice; empty: set one of
+    `credentials`."""
     world: bool = False
     """Whether its reps live in the suite's world (world paths, a user's home); an agent
     without it runs confined at its rep folders' own paths, its rows `world:partial`."""

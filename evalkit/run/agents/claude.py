@@ -23,6 +23,11 @@ CREDENTIALS = (
     "CLAUDE_CODE_USE_VERTEX",
 )
 ENDPOINTS = ("ANTHROPIC_BASE_URL",)
+CREDENTIAL_WAYS = (
+    "set ANTHROPIC_API_KEY, or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_OAUTH_TOKEN "
+    "(`claude setup-token` prints one), or point ANTHROPIC_BASE_URL at a gateway; "
+    "or use policy:oracle, the offline scripted model"
+)
 SCRIPTED_KEY = "sk-ant-api03-local"
 """The key a scripted rep's CLI holds: a key's shape, naming nothing (the agent can read it
 in its environment)."""
@@ -73,6 +78,8 @@ class Claude:
         ca_files=("NODE_EXTRA_CA_CERTS",),
         config_home="~/.claude",
         scripted_model="claude-sonnet-4-5",
+        preflight_checked=True,
+        credential_ways=CREDENTIAL_WAYS,
         world=True,
     )
 

@@ -13,14 +13,13 @@ import os
 from collections.abc import Mapping
 
 from evalkit.errors import PrerequisiteError
-from evalkit.run.agents.registry import adapter, is_default
+from evalkit.run.agents.claude import CREDENTIAL_WAYS
+from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import is_policy
 
-WAYS = (
-    "set ANTHROPIC_API_KEY, or ANTHROPIC_AUTH_TOKEN, or CLAUDE_CODE_OAUTH_TOKEN "
-    "(`claude setup-token` prints one), or point ANTHROPIC_BASE_URL at a gateway; "
-    "or use policy:oracle, the offline scripted model"
-)
+WAYS = CREDENTIAL_WAYS
+"""Claude Code's ways to a credential: the advice `doctor` gives for a rep that was not
+logged in."""
 
 
 def credential_variables(agent: str = "claude") -> tuple[str, ...]:
@@ -50,8 +49,8 @@ def require_credentials(
             raise PrerequisiteError(f"--agent {agent} with {real[0]}: {name} is set, but {why}")
     if credentials_present(env, agent):
         return
-    if is_default(agent):
-        raise PrerequisiteError(f"no credential reaches the Claude Code CLI for {real[0]}: {WAYS}")
+    if ways := adapter(agent).capabilities.credential_ways:
+        raise PrerequisiteError(f"no credential reaches the {agent} CLI for {real[0]}: {ways}")
     names = " or ".join(credential_variables(agent))
     raise PrerequisiteError(
         f"--agent {agent} with {real[0]} needs {names} set; none is "

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evalkit.errors import EvalkitError
 from evalkit.run.agent import base_environment, run_agent
-from evalkit.run.agents.registry import is_default
+from evalkit.run.agents.registry import adapter
 from evalkit.run.prerequisites.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
 from evalkit.run.prerequisites.cli_versions import chosen_cli
 from evalkit.run.prerequisites.credentials import WAYS, credential_variables, credentials_present
@@ -119,7 +119,8 @@ def check_agent_cli(agent: str) -> Check:
 def check_credentials(agent: str = "claude") -> Check:
     present = credentials_present(agent=agent)
     if not present:
-        ways = WAYS if is_default(agent) else "set " + " or ".join(credential_variables(agent))
+        named = "set " + " or ".join(credential_variables(agent))
+        ways = adapter(agent).capabilities.credential_ways or named
         return Check("credentials", False, "none reaches the CLI", ways)
     return Check("credentials", True, "set (values not shown): " + ", ".join(present))
 
@@ -208,7 +209,7 @@ def doctor(
     For another agent, its CLI stands where Claude Code's does, its own credentials where
     Claude Code's do, and its self-test reads that agent's own stream."""
     checks = [
-        check_cli(cli) if is_default(agent) else check_agent_cli(agent),
+        check_cli(cli) if adapter(agent).capabilities.cli_versions else check_agent_cli(agent),
         check_confinement(confine),
         check_runtimes(),
         check_credentials(agent),

@@ -54,3 +54,22 @@ def test_the_scan_finds_a_planted_comparison() -> None:
     planted = 'if agent == "codex":\n    pass\nx = agent in ("claude", "gemini")\n'
     planted += 'y = {"gemini": 1}.get(agent)\nmatch agent:\n    case "claude":\n        pass\n'
     assert name_uses(ast.parse(planted)) == [1, 3, 4, 6]
+
+
+def test_the_default_agent_is_asked_for_only_where_a_bundle_decides_to_name_its_agent() -> None:
+    """`is_default` is a name comparison by another spelling: outside the adapters it may
+    decide only whether a rep's bundle names its agent (Claude Code's rows predate the
+    field); a behaviour asks a declared capability instead."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(ADAPTER_HOMES) or "is_default" not in path.read_text(encoding="utf-8"):
+            continue
+        calls = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "is_default"
+        ]
+        if rel != "run/rep.py" or len(calls) != 1:
+            found += [f"evalkit/{rel}:{line}" for line in calls]
+    assert found == []
