@@ -296,40 +296,33 @@ def _order(node: OrderCondition, effects: Effects) -> Outcome:
 
 
 def _file_events(spec: FileSpec, effects: Effects) -> Events | Outcome:
-    """The tool calls that wrote files the spec matches; a matching file no call names
-    was changed some other way (a Bash command), which has no place."""
-    changes = effects.changes(spec.in_)
-    if changes is None:
-        return Outcome(None, [f"no-such-folder:{token(spec.in_)}"])
+    """The calls that wrote each file the spec matches (`_matching_files`, the one reading
+    of a file condition), on the timeline: every file tool call naming it, and every Bash
+    call writing it by effect (a redirection into it, `sed -i` on it, a command naming it
+    that is no mere reader), so a late shell change to a file an Edit first wrote is seen
+    late. A matching file no call wrote was changed some other way (a script): no place."""
+    matching = _matching_files(spec, effects)
+    if isinstance(matching, Outcome):
+        return matching
     # The calls name paths in the sandbox the agent ran in (a replay lays it out elsewhere).
     init = effects.transcript.init
     project = init.cwd if init is not None and os.path.isabs(init.cwd) else ""
     project = project or str(effects.sandbox / "project")
     folder = os.path.join(os.path.dirname(project), spec.in_)
-    calls = []
-    named: set[str] = set()
-    for call in effects.transcript.tool_calls:
-        rel = written_path(call, folder, project)
-        if rel is not None and succeeded(call) and glob_matches(spec.glob, rel):
-            calls.append(call)
-            named.add(rel)
-    pool = {
-        "created": changes.added,
-        "changed": changes.changed,
-        "deleted": changes.deleted,
-        "written": changes.written,
-    }[spec.change]
-    unnamed = [p for p in pool if glob_matches(spec.glob, p) and p not in named]
-    for rel in list(unnamed):
-        # a changed file no Write or Edit names is placed at the Bash calls that write it by
-        # effect (a redirection into it, a command naming it that is no mere reader)
+    calls: list[ToolCall] = []
+    unplaced = 0
+    for rel in matching:
         target = os.path.join(folder, rel)
-        shell = [c for c in effects.transcript.tool_calls if _shell_writes(c, target, project)]
-        if shell:
-            calls += [c for c in shell if c not in calls]
-            unnamed.remove(rel)
-    found = of_calls(calls)
-    found.unplaced = len(unnamed)
+        wrote = [
+            c
+            for c in effects.transcript.tool_calls
+            if (written_path(c, folder, project) == rel and succeeded(c))
+            or _shell_writes(c, target, project)
+        ]
+        calls += [c for c in wrote if c not in calls]
+        unplaced += not wrote
+    found = of_calls(sorted(calls, key=lambda c: c.line))
+    found.unplaced = unplaced
     return found
 
 
@@ -360,6 +353,20 @@ def skill_matches(wanted: str, called: str) -> bool:
 
 
 def _file(spec: FileSpec, effects: Effects) -> Outcome:
+    matching = _matching_files(spec, effects)
+    if isinstance(matching, Outcome):
+        return matching
+    kind = f"file-{spec.change}"
+    if matching:
+        return Outcome(True, [f"{kind}:{token(matching[0])}"])
+    return Outcome(False, [f"{kind}:{token(spec.glob)}"])
+
+
+def _matching_files(spec: FileSpec, effects: Effects) -> list[str] | Outcome:
+    """The files of the spec's folder that changed as it asks (created, changed, deleted or
+    written), match its glob and hold its content and front matter: the one reading of a
+    file condition, plain or on the timeline. Undecided (an Outcome) when the folder is
+    missing, or when no file matches but one could not be read."""
     changes = effects.changes(spec.in_)
     if changes is None:
         return Outcome(None, [f"no-such-folder:{token(spec.in_)}"])
@@ -369,22 +376,22 @@ def _file(spec: FileSpec, effects: Effects) -> Outcome:
         "deleted": changes.deleted,
         "written": changes.written,
     }[spec.change]
-    kind = f"file-{spec.change}"
     candidates = [p for p in pool if glob_matches(spec.glob, p)]
+    if spec.content is None and spec.front_matter is None:
+        return candidates
+    matching: list[str] = []
     unreadable: list[str] = []
     for rel in candidates:
-        if spec.content is None and spec.front_matter is None:
-            return Outcome(True, [f"{kind}:{token(rel)}"])
         try:
             text = read_text(effects.sandbox / spec.in_ / rel)
         except Unreadable as exc:
             unreadable.append(f"file-unreadable:{token(rel)}:{exc}")
             continue
         if _content_matches(spec, text):
-            return Outcome(True, [f"{kind}:{token(rel)}"])
-    if unreadable:
+            matching.append(rel)
+    if unreadable and not matching:
         return Outcome(None, unreadable)
-    return Outcome(False, [f"{kind}:{token(spec.glob)}"])
+    return matching
 
 
 def _content_matches(spec: FileSpec, text: str) -> bool:

@@ -113,6 +113,30 @@ def test_a_file_a_bash_call_writes_by_name_is_placed_at_that_call(rep: Rep) -> N
     assert rep.eval(CHECKS_AFTER_CHANGE).value is False
 
 
+def test_a_late_shell_change_to_a_file_an_edit_first_wrote_is_seen_late(rep: Rep) -> None:
+    rep.edit()
+    rep.bin_test()
+    rep.call("Bash", command="sed -i s/new/newer/ invoice/totals.py")
+    (rep.sandbox / "project" / "invoice" / "totals.py").write_text("newer\n")
+    assert rep.eval(CHECKS_AFTER_CHANGE).value is False
+
+
+def test_an_edit_of_a_file_that_was_there_is_no_creation_on_the_timeline(rep: Rep) -> None:
+    rep.bin_test()
+    rep.edit()
+    created = {"ran": "bin/test", "after": {"last": {"file": {"created": "invoice/**"}}}}
+    assert rep.eval(created).value is True  # nothing was created: every run counts
+
+
+def test_a_file_condition_on_the_timeline_holds_its_content(rep: Rep) -> None:
+    rep.bin_test()
+    rep.edit()
+    other = {"file": {"written": "invoice/**", "content": "absent"}}
+    assert rep.eval({"ran": "bin/test", "after": {"last": other}}).value is True
+    same = {"file": {"written": "invoice/**", "content": "new"}}
+    assert rep.eval({"ran": "bin/test", "after": {"last": same}}).value is False
+
+
 def test_a_run_without_a_place_leaves_after_undecided_but_still_ran(rep: Rep) -> None:
     rep.edit()
     rep.bin_test(placed=False)
