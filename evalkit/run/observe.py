@@ -72,8 +72,18 @@ def wrapper_text(
         if shell
         else "[REAL, *ARGS]"
     )
+    py = shlex.quote(python)
+    # sourced (`. bin/test` in bash): the real script is sourced as it would be unwrapped,
+    # its start and end logged around it; one that exits the shell logs no end
+    sourced = (
+        f'if [ -n "${{BASH_SOURCE-}}" ] && [ "${{BASH_SOURCE-}}" != "$0" ]; then '
+        f'__w_id=$(__w_phase=start {py} -IS "$BASH_SOURCE" "$@"); '
+        f'. {shlex.quote(str(real))} "$@"; __w_code=$?; '
+        f'__w_phase=end __w_id="$__w_id" __w_code="$__w_code" {py} -IS "$BASH_SOURCE"; '
+        f'eval "unset __w_id __w_code; return $__w_code"; fi; '
+    )
     return f"""#!/bin/sh
-''''exec {shlex.quote(python)} -IS "$0" "$@" # '''
+''''true; {sourced}exec {py} -IS "$0" "$@" # '''
 import json, os, subprocess, sys, time
 SCRIPT = {script!r}
 REAL = {str(real)!r}
@@ -100,12 +110,24 @@ def note(record):
 
 
 ID = '%d-%d' % (os.getpid(), time.time_ns())
+PHASE = os.environ.pop('__w_phase', '')
+if PHASE == 'end':
+    try:
+        CODE = int(os.environ.get('__w_code', ''))
+    except ValueError:
+        sys.exit(0)
+    note({{'event': 'end', 'id': os.environ.get('__w_id', ''), 'time': time.time(),
+          'line': lines(), 'exit': CODE}})
+    sys.exit(0)
 try:
     CWD = os.getcwd()
 except OSError:
     CWD = ''
 note({{'event': 'start', 'id': ID, 'script': SCRIPT, 'cwd': CWD, 'args': ARGS,
       'time': time.time(), 'line': lines()}})
+if PHASE == 'start':
+    print(ID)
+    sys.exit(0)
 try:
     CODE = subprocess.call({run})
 except OSError:

@@ -128,3 +128,51 @@ def test_a_python_script_is_observed_when_run_directly_or_by_python(sandbox: Pat
         done = sh(command, sandbox / "project")
         assert (done.returncode, done.stdout) == (0, "tool ['1']\n"), command
     assert [r.args for r in read_runs(sandbox, ["bin/tool"])] == [("1",), ("1",)]
+
+
+
+SOURCED = """# Sets the checks up in the caller's shell: meant to be sourced.
+echo "set up: $*"
+test "${CHECK_EXIT:-0}" = 0
+"""
+SOURCED_COMMANDS = [
+    ". bin/setup; echo after-$?",
+    "source bin/setup a b; echo after-$?",
+    "CHECK_EXIT=3 . bin/setup; echo after-$?",
+    "set -- kept; . bin/setup; echo after-$? $1",
+    ". bin/test; echo after-$?",
+]
+
+
+def _sourcing(tmp_path: Path, wrapped: bool) -> list[tuple[int, str]]:
+    """What bash does with each sourcing command in a fresh project, through the wrappers
+    or with the scripts as the fixture has them."""
+    sandbox = tmp_path / ("wrapped" if wrapped else "plain") / "sandbox"
+    project = sandbox / "project"
+    (project / "bin").mkdir(parents=True)
+    for name, text in (("setup", SOURCED), ("test", SCRIPT)):
+        (project / "bin" / name).write_text(text)
+        (project / "bin" / name).chmod(0o755)
+    init_with_commit(project, "fixture")
+    (sandbox / "transcript.jsonl").write_text('{"type":"system"}\n' * 3)
+    if wrapped:
+        place_wrappers(["bin/setup", "bin/test"], sandbox)
+    return [(d.returncode, d.stdout) for d in (sh(c, project) for c in SOURCED_COMMANDS)]
+
+
+def test_a_sourced_script_does_through_its_wrapper_what_bash_does_unwrapped(
+    tmp_path: Path,
+) -> None:
+    same = _sourcing(tmp_path, wrapped=True) == _sourcing(tmp_path, wrapped=False)
+    assert same, "sourcing through the wrapper differs from sourcing the script itself"
+
+
+def test_a_sourced_run_is_recorded_and_one_that_exits_the_shell_never_passes(
+    tmp_path: Path,
+) -> None:
+    _sourcing(tmp_path, wrapped=True)
+    runs = read_runs(tmp_path / "wrapped" / "sandbox", ["bin/setup", "bin/test"])
+    setups = [(r.args, r.exit_code) for r in runs if r.script == "bin/setup"]
+    assert setups == [((), 0), (("a", "b"), 0), ((), 1), (("kept",), 0)]
+    (test,) = [r for r in runs if r.script == "bin/test"]
+    assert (test.exit_code, test.ok) == (None, False)  # its `exit` ended the shell: no end
