@@ -63,6 +63,43 @@ def real_command(script: bytes) -> list[str] | None:
     return [shell, *words[1:]] if shell else None
 
 
+_STARTS = """ID = '%d-%d' % (os.getpid(), time.time_ns())
+PHASE = os.environ.pop('__w_phase', '')
+if PHASE == 'end':
+    try:
+        CODE = int(os.environ.get('__w_code', ''))
+    except ValueError:
+        sys.exit(0)
+    note({'event': 'end', 'id': os.environ.get('__w_id', ''), 'time': time.time(),
+          'line': lines(), 'exit': CODE})
+    sys.exit(0)
+try:
+    CWD = os.getcwd()
+except OSError:
+    CWD = ''
+note({'event': 'start', 'id': ID, 'script': SCRIPT, 'cwd': CWD, 'args': ARGS,
+      'time': time.time(), 'line': lines()})
+if PHASE == 'start':
+    print(ID)
+    sys.exit(0)
+"""
+"""The wrapper's start: a run's start line, or, for the shell half of a sourced run
+(`__w_phase`), only its start (printing the id) or only its end."""
+
+
+def _sourced_branch(py: str, real: Path) -> str:
+    """The wrapper's shell line for being sourced (`. bin/test` in bash): the real script
+    is sourced as it would be unwrapped, its start and end logged around it by the wrapper's
+    Python half; a script that exits the shell logs no end. Run as a program, it is skipped."""
+    return (
+        f'if [ -n "${{BASH_SOURCE-}}" ] && [ "${{BASH_SOURCE-}}" != "$0" ]; then '
+        f'__w_id=$(__w_phase=start {py} -IS "$BASH_SOURCE" "$@"); '
+        f'. {shlex.quote(str(real))} "$@"; __w_code=$?; '
+        f'__w_phase=end __w_id="$__w_id" __w_code="$__w_code" {py} -IS "$BASH_SOURCE"; '
+        f'eval "unset __w_id __w_code; return $__w_code"; fi; '
+    )
+
+
 def wrapper_text(
     script: str, real: Path, log: Path, transcript: Path, shell: list[str] | None
 ) -> str:
@@ -73,15 +110,7 @@ def wrapper_text(
         else "[REAL, *ARGS]"
     )
     py = shlex.quote(python)
-    # sourced (`. bin/test` in bash): the real script is sourced as it would be unwrapped,
-    # its start and end logged around it; one that exits the shell logs no end
-    sourced = (
-        f'if [ -n "${{BASH_SOURCE-}}" ] && [ "${{BASH_SOURCE-}}" != "$0" ]; then '
-        f'__w_id=$(__w_phase=start {py} -IS "$BASH_SOURCE" "$@"); '
-        f'. {shlex.quote(str(real))} "$@"; __w_code=$?; '
-        f'__w_phase=end __w_id="$__w_id" __w_code="$__w_code" {py} -IS "$BASH_SOURCE"; '
-        f'eval "unset __w_id __w_code; return $__w_code"; fi; '
-    )
+    sourced = _sourced_branch(py, real)
     return f"""#!/bin/sh
 ''''true; {sourced}exec {py} -IS "$0" "$@" # '''
 import json, os, subprocess, sys, time
@@ -109,26 +138,7 @@ def note(record):
         pass
 
 
-ID = '%d-%d' % (os.getpid(), time.time_ns())
-PHASE = os.environ.pop('__w_phase', '')
-if PHASE == 'end':
-    try:
-        CODE = int(os.environ.get('__w_code', ''))
-    except ValueError:
-        sys.exit(0)
-    note({{'event': 'end', 'id': os.environ.get('__w_id', ''), 'time': time.time(),
-          'line': lines(), 'exit': CODE}})
-    sys.exit(0)
-try:
-    CWD = os.getcwd()
-except OSError:
-    CWD = ''
-note({{'event': 'start', 'id': ID, 'script': SCRIPT, 'cwd': CWD, 'args': ARGS,
-      'time': time.time(), 'line': lines()}})
-if PHASE == 'start':
-    print(ID)
-    sys.exit(0)
-try:
+{_STARTS}try:
     CODE = subprocess.call({run})
 except OSError:
     CODE = 126
