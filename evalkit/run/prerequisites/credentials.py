@@ -13,13 +13,8 @@ import os
 from collections.abc import Mapping
 
 from evalkit.errors import PrerequisiteError
-from evalkit.run.agents.claude import CREDENTIAL_WAYS
 from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import is_policy
-
-WAYS = CREDENTIAL_WAYS
-"""Claude Code's ways to a credential: the advice `doctor` gives for a rep that was not
-logged in."""
 
 
 def credential_variables(agent: str = "claude") -> tuple[str, ...]:

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from evalkit.errors import EvalkitError
 from evalkit.run.agent import base_environment, run_agent
+from evalkit.run.agents.claude import CREDENTIAL_WAYS
 from evalkit.run.agents.registry import adapter
 from evalkit.run.prerequisites.claude_cli import HOW, PINNED_VERSION, cli_version, find_cli
 from evalkit.run.prerequisites.cli_versions import chosen_cli
-from evalkit.run.prerequisites.credentials import WAYS, credential_variables, credentials_present
+from evalkit.run.prerequisites.credentials import credential_variables, credentials_present
 from evalkit.run.scripted import ScriptedModels
 from evalkit.scoring.transcript import invalid_reason, read_transcript
 from evalkit.suite.config import Suite
@@ -27,7 +28,7 @@ from evalkit.suite.lock import drift, lock_path, read_lock
 PING_PROMPT = "Reply with the single word OK."
 PING_TIMEOUT = 120.0
 FIXES = {
-    "agent-error:not-logged-in": WAYS,
+    "agent-error:not-logged-in": CREDENTIAL_WAYS,
     "agent-error:auth-failed": "the credential was refused: check the key or token, or the "
     "gateway at ANTHROPIC_BASE_URL",
     "agent-error:rate-limited": "the API is rate-limiting this key: wait, or run fewer --jobs",
