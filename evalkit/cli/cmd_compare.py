@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, state
-from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB
+from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB, Wide
 from evalkit.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def compare_command(
             help="also write a forest plot page to OUT: one row per cell, B-A with its interval",
         ),
     ] = None,
+    wide: Wide = False,
 ) -> None:
     """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
     sign-flip test, and what the current n could detect. Given one folder and no --a, A is
@@ -99,27 +100,40 @@ def compare_command(
     elif fmt is Format.markdown:
         print(to_markdown(built), end="")
     else:
-        _print_table(built)
+        _print_table(built, wide)
 
 
-def _print_table(built: Comparison) -> None:
-    from rich.table import Table
+def _print_table(built: Comparison, wide: bool) -> None:
     from rich.text import Text
 
     from evalkit.cli.app import out
-    from evalkit.compare.render import COLUMNS, LEGEND, after_lines, entry_row, side_line
+    from evalkit.cli.fit import print_fitted, print_wide
+    from evalkit.compare.render import (
+        COLUMNS,
+        COMPACT_COLUMNS,
+        COMPACT_LEGEND,
+        LEGEND,
+        after_lines,
+        compact_rows,
+        entry_row,
+        side_line,
+    )
 
     out.print(Text(f"evalkit compare: {built.suite}"))
     out.print(Text(side_line("A", built.a)))
     out.print(Text(side_line("B", built.b)))
-    out.print(Text(LEGEND))
     for note in built.notes:
         out.print(Text(note, style="bold red" if note.startswith("CONFOUNDED") else ""))
-    table = Table(title_justify="left")
-    for column in COLUMNS:
-        table.add_column(Text(column))
-    for entry in built.comparisons:
-        table.add_row(*(Text(cell) for cell in entry_row(entry)))
-    out.print(table)
-    for line in after_lines(built):
+    out.print()
+    if wide:
+        rows = [list(entry_row(entry)) for entry in built.comparisons]
+        print_wide(out, "", COLUMNS, rows)
+        notes: list[str] = []
+        legend = LEGEND
+    else:
+        rows, notes = compact_rows(built)
+        print_fitted(out, "", COMPACT_COLUMNS, rows)
+        legend = COMPACT_LEGEND
+    for line in [*notes, *after_lines(built)]:
         out.print(Text(line))
+    out.print(Text(legend, style="dim"))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB
+from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB, Wide
 
 if TYPE_CHECKING:
     from evalkit.compare.gate import Verdict
@@ -79,6 +79,7 @@ def gate_command(
     junit: Annotated[
         Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
     ] = None,
+    wide: Wide = False,
 ) -> None:
     """Exit 2 when the comparison cannot be trusted (not PUBLISHABLE, too many ERROR rows,
     ERROR rows that could change the decision or ERROR shares that differ between the arms,
@@ -126,7 +127,7 @@ def gate_command(
     elif fmt is Format.markdown:
         print(to_markdown(verdict), end="")
     else:
-        _print_table(verdict)
+        _print_table(verdict, wide)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         stream = sys.stderr if fmt is Format.json else sys.stdout
         for line in error_lines(verdict):
@@ -148,28 +149,35 @@ def _refused(suite: str, junit: Path | None, refused: Exception) -> NoReturn:
     raise refused
 
 
-def _print_table(verdict: Verdict) -> None:
-    from rich.table import Table
+def _print_table(verdict: Verdict, wide: bool) -> None:
     from rich.text import Text
 
     from evalkit.cli.app import out
+    from evalkit.cli.fit import print_fitted, print_wide
     from evalkit.compare.gate_render import (
+        COMPACT_TEST_COLUMNS,
         TEST_COLUMNS,
+        against_lines,
+        compact_test_row,
         error_lines_text,
+        headline,
         settings_line,
         test_row,
     )
 
+    good = verdict.status == "pass"
+    out.print(Text(headline(verdict), style="bold green" if good else "bold red"))
     out.print(Text(f"evalkit gate: {verdict.suite}"))
     out.print(Text(f"A: {verdict.a}"))
     out.print(Text(f"B: {verdict.b}"))
-    out.print(Text(settings_line(verdict)))
-    table = Table(title_justify="left")
-    for column in TEST_COLUMNS:
-        table.add_column(Text(column))
-    for test in verdict.tests:
-        table.add_row(*(Text(cell) for cell in test_row(test)))
-    out.print(table)
+    out.print(Text(settings_line(verdict), style="dim"))
+    out.print()
+    if wide:
+        print_wide(out, "", TEST_COLUMNS, [list(test_row(t)) for t in verdict.tests])
+    else:
+        print_fitted(out, "", COMPACT_TEST_COLUMNS, [compact_test_row(t) for t in verdict.tests])
+        for line in against_lines(verdict):
+            out.print(Text(line))
     for bar in verdict.bars:
         out.print(Text(f"expected {bar.cell}: {bar.k}/{bar.n} against {bar.bar}: {bar.verdict}"))
     for line in error_lines_text(verdict):

@@ -126,6 +126,21 @@ def print_fitted(console: Console, title: str, columns: Sequence[str], rows: Seq
     return "records"
 
 
+def print_wide(console: Console, title: str, columns: Sequence[str], rows: Sequence[Row]) -> str:
+    """Every column in one table at its own width (`--wide`), past the terminal's edge if it
+    must be: a person who asked for it scrolls or pipes it, and nothing is cut."""
+    table = _table(columns, rows, title)
+    unbounded = console.options.update_width(1_000_000)
+    natural = Measurement.get(console, unbounded, table).maximum
+    before = console.width
+    console.width = max(before, natural)
+    try:
+        console.print(table)
+    finally:
+        console.width = before
+    return "wide"
+
+
 def _pick(
     columns: Sequence[str], rows: Sequence[Row], chosen: list[int]
 ) -> tuple[list[str], list[list[str]]]:

@@ -97,3 +97,11 @@ class Format(StrEnum):
     table = "table"
     markdown = "markdown"
     json = "json"
+Wide = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="every column in one table, however wide the terminal (default: a compact "
+        "table that fits 80 columns, long notes below it)",
+    ),
+]

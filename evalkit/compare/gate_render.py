@@ -188,3 +188,53 @@ def refused_suites(suite: str, why: str) -> list[junit.Suite]:
 
 def refused_markdown(suite: str, why: str) -> str:
     return f"## evalkit gate: {suite}: exit 2 (refused)\n\n{why}\n"
+
+
+# --------------------------------------------------------------------------- 80 columns
+
+COMPACT_TEST_COLUMNS = ("test", "G", "B-A", "p", "Holm level", "floor", "decision")
+"""The default terminal table: the scenarios that moved against B are listed below it, one
+line a test, since a list of ids has no width a column could hold at 80."""
+
+
+def compact_test_row(test: Test) -> list[str]:
+    return list(test_row(test)[:-1])
+
+
+def against_lines(verdict: Verdict) -> list[str]:
+    return [f"{t.name}: against B: {', '.join(t.against_b)}" for t in verdict.tests if t.against_b]
+
+
+def _scenarios(tests: list[Test]) -> str:
+    sizes = sorted({t.scenarios for t in tests})
+    if not sizes:
+        return "no scenario both sides ran"
+    counted = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+    return f"{counted} scenario(s) a test"
+
+
+def headline(verdict: Verdict) -> str:
+    """One sentence a person can act on, said before any table: better, worse, holds or
+    cannot tell; why; and how many scenarios it rests on."""
+    tests, rests = verdict.tests, _scenarios(verdict.tests)
+    if verdict.status == "untrusted":
+        causes = ", ".join(sorted({f"{c.token} ({c.side})" for c in verdict.causes}))
+        return f"CANNOT BE TRUSTED (exit 2): {causes}; the tests below decide nothing."
+    if verdict.status == "underpowered":
+        short = [t for t in tests if t.decision == "underpowered"]
+        needed = max((t.needed for t in short), default=0)
+        return (
+            f"CANNOT TELL (exit 3): {len(short)} of {len(tests)} test(s) rest on too few "
+            f"scenarios to show a change ({rests}; {needed} needed). Add scenarios, not reps."
+        )
+    against = [t.name for t in tests if t.decision in SHOWN]
+    if verdict.status == "regression":
+        what = ", ".join(against) or "an expected bar"
+        return f"WORSE (exit 1): B is shown worse than A on {what}, resting on {rests}."
+    if verdict.settings.superiority:
+        return (
+            f"BETTER (exit 0): B is shown better than A by more than "
+            f"{verdict.settings.min_delta.value:g} on all {len(tests)} test(s), resting on "
+            f"{rests}."
+        )
+    return f"HOLDS (exit 0): no regression shown on {len(tests)} test(s), resting on {rests}."

@@ -129,3 +129,52 @@ def to_markdown(comparison: Comparison) -> str:
         out += ["", *(f"- {x}" for x in after)]
     out += ["", LEGEND]
     return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- 80 columns
+
+COMPACT_COLUMNS = ("cell", "by", "A k/n", "B k/n", "B-A", "95% interval", "p", "n")
+"""The default terminal table: every number whole at 80 columns. "What this n can show" is
+long prose, so it moves below the table as numbered notes, one per distinct text."""
+
+COMPACT_LEGEND = (
+    "by rep: Fisher exact p and Newcombe interval, reps taken as independent (optimistic "
+    "when scenarios differ); by scenario: exact sign-flip test over the scenarios both sides "
+    "ran. n: the note below on what this n can show. --wide: every column in one table."
+)
+
+
+def _compact_count(entry: Entry, side: str) -> str:
+    c = entry.a if side == "a" else entry.b
+    return f"{c.k}/{c.n}" + (f" ({c.errors} ERR)" if c.errors else "")
+
+
+def compact_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
+    """The compact rows, and the notes they point to (`[1]` ... in the `n` column)."""
+    notes: list[str] = []
+    rows = []
+    for entry in comparison.comparisons:
+        said = strength(entry)
+        ref = "-"
+        if said != "-":
+            if said not in notes:
+                notes.append(said)
+            ref = f"[{notes.index(said) + 1}]"
+        interval = (
+            "-"
+            if entry.interval is None
+            else f"[{entry.interval[0]:+.3f}, {entry.interval[1]:+.3f}]"
+        )
+        rows.append(
+            [
+                f"{entry.set} {entry.level} {entry.measure}",
+                "rep" if entry.analysis == "per-rep" else "scenario",
+                _compact_count(entry, "a"),
+                _compact_count(entry, "b"),
+                _num(entry.difference),
+                interval,
+                _p(entry.p_value),
+                ref,
+            ]
+        )
+    return rows, [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
