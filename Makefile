@@ -2,16 +2,18 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-CLAUDE_VERSION := 2.1.328
+# The pinned agent CLIs: read from evalkit/pins.toml, the one file that holds them
+pin = $(shell sed -n 's/^$(1) *= *"\(.*\)"/\1/p' evalkit/pins.toml)
+CLAUDE_VERSION := $(call pin,claude)
 CLAUDE := .tools/claude/node_modules/.bin/claude
 # The versions the CLI-version tests run (the pinned one and the two before it), in the cache
 # folder the tests point EVALKIT_CLI_CACHE at; tests never reach the registry themselves.
 CLI_CACHE := .tools/cli-cache
 CLI_VERSIONS := 2.1.326 2.1.327 $(CLAUDE_VERSION)
 CACHED_CLIS := $(foreach v,$(CLI_VERSIONS),$(CLI_CACHE)/$(v)/node_modules/.bin/claude)
-CODEX_VERSION := 0.169.0
+CODEX_VERSION := $(call pin,codex)
 CODEX := .tools/codex/node_modules/.bin/codex
-GEMINI_VERSION := 0.61.0
+GEMINI_VERSION := $(call pin,gemini)
 GEMINI := .tools/gemini/node_modules/.bin/gemini
 # The vendor's sandbox runtime (srt), the macOS backend and a second Linux one, exactly
 # pinned: 0.0.79 and later need Node >= 22.12, so a Node 22 from npm is installed beside it

@@ -15,7 +15,7 @@ from pathlib import Path
 import evalkit
 
 PACKAGE = Path(evalkit.__file__).resolve().parent
-FOUNDATION = ("errors", "forked", "outpaths", "models", "stats", "inference")
+FOUNDATION = ("errors", "forked", "outpaths", "models", "stats", "inference", "pins")
 LAYERS = ("scoring", "checkers", "suite", "records", "run", "reference", "ci", "compare", "cli")
 NOT_CODE = ("templates",)
 """Folders of data that happens to hold .py files (the suites `init` writes)."""

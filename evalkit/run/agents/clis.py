@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.pins import pinned
 
 AgentName = Literal["claude", "codex", "gemini"]
 AGENTS: tuple[AgentName, ...] = ("claude", "codex", "gemini")
@@ -49,8 +50,8 @@ CLIS: dict[AgentName, AgentCli] = {
     "claude": AgentCli(
         "claude", "@anthropic-ai/claude-code", "2.1.328", "claude", rf"({_SEMVER}) \(Claude Code\)"
     ),
-    "codex": AgentCli("codex", "@openai/codex", "0.169.0", "codex", rf"codex-cli ({_SEMVER})"),
-    "gemini": AgentCli("gemini", "@google/gemini-cli", "0.61.0", "gemini", rf"({_SEMVER})"),
+    "codex": AgentCli("codex", "@openai/codex", pinned("codex"), "codex", rf"codex-cli ({_SEMVER})"),
+    "gemini": AgentCli("gemini", "@google/gemini-cli", pinned("gemini"), "gemini", rf"({_SEMVER})"),
 }
 
 

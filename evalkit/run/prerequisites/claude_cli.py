@@ -8,8 +8,9 @@ import subprocess
 from pathlib import Path
 
 from evalkit.errors import PrerequisiteError
+from evalkit.pins import pinned
 
-PINNED_VERSION = "2.1.328"
+PINNED_VERSION = pinned("claude")
 CHECKOUT = Path(__file__).resolve().parents[3]
 LOCAL_COPY = CHECKOUT / ".tools" / "claude" / "node_modules" / ".bin"
 NPM = (

@@ -17,10 +17,9 @@ MAKEFILE = Path(__file__).resolve().parents[4] / "Makefile"
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
-def test_make_setup_installs_each_cli_at_its_pin(agent: str) -> None:
+def test_make_setup_installs_each_cli(agent: str) -> None:
+    """At its pin: tests/unit/test_pins.py reads the versions from make's own database."""
     text = MAKEFILE.read_text(encoding="utf-8")
-    pinned = re.search(rf"^{agent.upper()}_VERSION := (\S+)$", text, re.M)
-    assert pinned is not None and pinned.group(1) == CLIS[agent].version  # type: ignore[index]
     setup = re.search(r"^setup:(.*)$", text, re.M)
     assert setup is not None and f"$({agent.upper()})" in setup.group(1)
 
