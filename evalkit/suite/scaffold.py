@@ -16,6 +16,8 @@ from pathlib import Path
 
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.outpaths import blocking_file, cannot_write, make_folder
+from evalkit.suite.catalog import CONFIG_NAME
+from evalkit.suite.schemas import EDITOR_LINE, write_schemas
 
 TEMPLATES = ("blank", "vault-write", "adr")
 _DOTTED = {"_claude-plugin": ".claude-plugin"}
@@ -64,13 +66,21 @@ def init_suite(dest: Path, template: str = "blank") -> Scaffold:
         for rel, source in files:
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+            target.write_bytes(_template_bytes(rel, source))
             if rel.endswith(".sh") or "/bin/" in f"/{rel}":
                 mode = target.stat().st_mode
                 os.chmod(target, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     except OSError as exc:
         raise cannot_write(dest, exc) from None
-    return Scaffold(dest, template, [rel for rel, _ in files])
+    schemas = write_schemas(dest)
+    return Scaffold(dest, template, [rel for rel, _ in files] + schemas)
+
+
+def _template_bytes(rel: str, source: Traversable) -> bytes:
+    """A template file as the new suite gets it: its `evalkit.yaml` opens with the line that
+    points an editor at the schema written beside it (a comment, so no hash sees it)."""
+    data = source.read_bytes()
+    return (EDITOR_LINE + "\n").encode() + data if rel == CONFIG_NAME else data
 
 
 def next_steps(folder: str) -> list[str]:

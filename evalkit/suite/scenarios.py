@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -60,6 +61,22 @@ def check_premise(sf: ScenarioFile, root: Path) -> None:
         raise ConfigError(f"{sf.path}: premise.file: {premise.file} does not exist in the suite")
     if premise.marker.encode("utf-8") not in target.read_bytes():
         raise ConfigError(f"{sf.path}: premise.marker: {premise.marker!r} is not in {premise.file}")
+
+
+def read_front_matter(path: Path) -> Any:
+    """A scenario's front matter as `parse_scenario` loads it (libyaml, else the round-trip
+    parser) and nothing after it: for a check of the front matter alone, which must never
+    hold the Task."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    front, _, _ = split_front_matter(decode_utf8(raw, path), path)
+    refuse_anchors(front, path, first_line=2)
+    try:
+        return yaml.load(front, Loader=LIBYAML)
+    except yaml.YAMLError:
+        return load_text(front, path, first_line=2)
 
 
 def parse_scenario(path: Path) -> ScenarioFile:

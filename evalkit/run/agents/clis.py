@@ -48,10 +48,18 @@ class AgentCli:
 
 CLIS: dict[AgentName, AgentCli] = {
     "claude": AgentCli(
-        "claude", "@anthropic-ai/claude-code", "2.1.328", "claude", rf"({_SEMVER}) \(Claude Code\)"
+        "claude",
+        "@anthropic-ai/claude-code",
+        pinned("claude"),
+        "claude",
+        rf"({_SEMVER}) \(Claude Code\)",
     ),
-    "codex": AgentCli("codex", "@openai/codex", pinned("codex"), "codex", rf"codex-cli ({_SEMVER})"),
-    "gemini": AgentCli("gemini", "@google/gemini-cli", pinned("gemini"), "gemini", rf"({_SEMVER})"),
+    "codex": AgentCli(
+        "codex", "@openai/codex", pinned("codex"), "codex", rf"codex-cli ({_SEMVER})"
+    ),
+    "gemini": AgentCli(
+        "gemini", "@google/gemini-cli", pinned("gemini"), "gemini", rf"({_SEMVER})"
+    ),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,18 @@ from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
+from evalkit.suite.lock import drift, freeze
 from evalkit.suite.scaffold import TEMPLATES, init_suite
+from evalkit.suite.schemas import (
+    CONFIG_SCHEMA,
+    EDITOR_LINE,
+    FRONT_MATTER_SCHEMA,
+    SCHEMA_FOLDER,
+    config_schema,
+    front_matter_schema,
+)
 from evalkit.suite.task import read_task
+from tests.own_tasks import own_tasks
 
 
 class _Refuses(Judge):
@@ -191,3 +202,27 @@ def test_the_blank_templates_observed_script_example_loads_once_uncommented(
     assert suite.config.observe == ["bin/test"]
     names = [p.name for p in suite.reference.policies]
     assert names[-2:] == ["checks-first", "checks-from-subfolder"]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_init_writes_the_schemas_its_config_points_an_editor_at(
+    tmp_path: Path, template: str
+) -> None:
+    made = init_suite(tmp_path / "s", template)
+    first = (made.root / "evalkit.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == EDITOR_LINE
+    pointed = made.root / first.split("$schema=", 1)[1]
+    assert json.loads(pointed.read_text(encoding="utf-8")) == config_schema()
+    front = made.root / SCHEMA_FOLDER / FRONT_MATTER_SCHEMA
+    assert json.loads(front.read_text(encoding="utf-8")) == front_matter_schema()
+    listed = {(SCHEMA_FOLDER / n).as_posix() for n in (CONFIG_SCHEMA, FRONT_MATTER_SCHEMA)}
+    assert listed <= set(made.files)
+
+
+def test_the_editor_line_never_moves_the_lock(tmp_path: Path) -> None:
+    root = init_suite(tmp_path / "s", "blank").root
+    own_tasks(root)
+    lock = freeze(Suite(root))
+    config = root / "evalkit.yaml"
+    config.write_text(config.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    assert drift(Suite(root), lock) == []
