@@ -22,6 +22,8 @@ from pathlib import Path
 
 from evalkit.errors import ConfigError
 from evalkit.run.sandbox import TRANSCRIPT
+from evalkit.scoring import treehash
+from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.observed import OBSERVE_DIR, log_path
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
@@ -64,14 +66,16 @@ def real_command(script: bytes) -> list[str] | None:
 
 
 _STARTS = """ID = '%d-%d' % (os.getpid(), time.time_ns())
+WHERE = os.path.realpath(sys.argv[0])
 PHASE = os.environ.pop('__w_phase', '')
 if PHASE == 'end':
     try:
         CODE = int(os.environ.get('__w_code', ''))
     except ValueError:
         sys.exit(0)
-    note({'event': 'end', 'id': os.environ.get('__w_id', ''), 'time': time.time(),
-          'line': lines(), 'exit': CODE})
+    RUN, _, WHERE = os.environ.get('__w_id', '').partition('\t')
+    note({'event': 'end', 'id': RUN, 'time': time.time(), 'line': lines(), 'exit': CODE,
+          'tree': tree(WHERE) if WHERE else None})
     sys.exit(0)
 try:
     CWD = os.getcwd()
@@ -80,11 +84,12 @@ except OSError:
 note({'event': 'start', 'id': ID, 'script': SCRIPT, 'cwd': CWD, 'args': ARGS,
       'time': time.time(), 'line': lines()})
 if PHASE == 'start':
-    print(ID)
+    print(ID + '\t' + WHERE)
     sys.exit(0)
 """
 """The wrapper's start: a run's start line, or, for the shell half of a sourced run
-(`__w_phase`), only its start (printing the id) or only its end."""
+(`__w_phase`), only its start (printing the id and where the wrapper was found, since a
+sourced script may change the shell's folder) or only its end."""
 
 
 def _sourced_branch(py: str, real: Path) -> str:
@@ -100,9 +105,23 @@ def _sourced_branch(py: str, real: Path) -> str:
     )
 
 
+def _tree_source() -> str:
+    """The tree hash's own module text, run inside the wrapper (its future import is the
+    wrapper's, which must come first)."""
+    text = Path(treehash.__file__).read_text(encoding="utf-8")
+    return text.replace("from __future__ import annotations\n", "", 1)
+
+
 def wrapper_text(
-    script: str, real: Path, log: Path, transcript: Path, shell: list[str] | None
+    script: str,
+    real: Path,
+    log: Path,
+    transcript: Path,
+    shell: list[str] | None,
+    originals: dict[str, str] | None = None,
 ) -> str:
+    """The wrapper of one script; originals maps each observed script (project-relative) to
+    its real copy, so the tree hashed at a run's end is the one the kept diff shows."""
     python = system_python()
     run = (
         f"[{', '.join(repr(w) for w in shell)}, '-c', {SOURCE!r}, sys.argv[0], REAL, *ARGS]"
@@ -113,7 +132,11 @@ def wrapper_text(
     sourced = _sourced_branch(py, real)
     return f"""#!/bin/sh
 ''''true; {sourced}exec {py} -IS "$0" "$@" # '''
+from __future__ import annotations
 import json, os, subprocess, sys, time
+{_tree_source()}
+TREE_SKIP = {SKIPPED_NAMES!r}
+ORIGINALS = {dict(originals or {})!r}
 SCRIPT = {script!r}
 REAL = {str(real)!r}
 LOG = {str(log)!r}
@@ -127,6 +150,15 @@ def lines():
             return handle.read(1 << 27).count(b'\\n')
     except OSError:
         return None
+
+
+def tree(where):
+    # the project is the folder this wrapper sits in, SCRIPT's depth up from where it was
+    # found as the run started: the agent's world may show it at another path than evalkit's
+    project = where
+    for _ in SCRIPT.split('/'):
+        project = os.path.dirname(project)
+    return tree_hash(project, TREE_SKIP, ORIGINALS)
 
 
 def note(record):
@@ -144,7 +176,8 @@ except OSError:
     CODE = 126
 if CODE < 0:
     CODE = 128 - CODE
-note({{'event': 'end', 'id': ID, 'time': time.time(), 'line': lines(), 'exit': CODE}})
+note({{'event': 'end', 'id': ID, 'time': time.time(), 'line': lines(), 'exit': CODE,
+      'tree': tree(WHERE)}})
 sys.exit(CODE)
 """
 
@@ -158,7 +191,7 @@ def place_wrappers(scripts: list[str], sandbox: Path) -> list[Placed]:
     (folder / "real").mkdir(parents=True, exist_ok=True)
     log = log_path(sandbox)
     log.write_bytes(b"")
-    placed = []
+    moved = []
     for index, script in enumerate(scripts):
         target = sandbox / "project" / script
         if not target.is_file() or target.is_symlink():
@@ -168,7 +201,12 @@ def place_wrappers(scripts: list[str], sandbox: Path) -> list[Placed]:
         real = folder / "real" / f"{index}-{target.name}"
         real.write_bytes(original)
         real.chmod(mode | 0o500)
-        text = wrapper_text(script, real, log, sandbox / TRANSCRIPT, real_command(original))
+        moved.append((script, target, original, mode, real))
+    originals = {script: str(real) for script, _, _, _, real in moved}
+    placed = []
+    for script, target, original, mode, real in moved:
+        shell = real_command(original)
+        text = wrapper_text(script, real, log, sandbox / TRANSCRIPT, shell, originals)
         wrapper = text.encode("utf-8")
         target.write_bytes(wrapper)
         target.chmod(mode | 0o555)

@@ -35,6 +35,11 @@ diff baseline and replay, so a stray cache can neither slip past the lock nor br
 
 
 _SKIP_PATTERN = re.compile("|".join(fnmatch.translate(p) for p in SKIP_PATTERNS))
+SKIPPED_NAMES = "|".join(
+    [*(re.escape(n) for n in sorted(SKIP_NAMES)), *(fnmatch.translate(p) for p in SKIP_PATTERNS)]
+)
+"""`skipped` as one regular expression over a whole name, for code that cannot import this
+module (an observed script's wrapper hashing the project's tree)."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -49,6 +49,9 @@ class StartLine(_Line):
 class EndLine(_Line):
     event: Literal["end"]
     exit: int
+    tree: str | None = Field(None, pattern=r"^[0-9a-f]{40}$")
+    """Git's tree hash of the project as the run ended (`scoring/treehash.py`); None where
+    it could not be taken, or in a log written before it was recorded."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,8 @@ class ObservedRun:
     end_line: int | None
     exit_code: int | None
     """None: it never ended (killed with the agent)."""
+    end_tree: str | None = None
+    """The project's tree hash as it ended; None when it never ended or had none."""
 
     @property
     def ok(self) -> bool:
@@ -107,6 +112,7 @@ def read_runs(sandbox: Path, scripts: list[str]) -> list[ObservedRun]:
                 start_line=start.line,
                 end_line=end.line if end is not None else None,
                 exit_code=end.exit if end is not None else None,
+                end_tree=end.tree if end is not None else None,
             )
         )
     return runs

@@ -53,10 +53,10 @@ def evalkit(env: dict[str, str], suite: Path, *args: str) -> subprocess.Complete
 
 
 def seen_by_effect_and_in_order(work: Path) -> None:
-    """runs-tests' observed bin/test: a positive that ran it only before its edit fails on the
-    order rule; one that reached it from its own folder, through a variable and `bash -c`
-    passes; a negative fails on either (the run set's two pairs); every rep kept the run log
-    verify re-derived from."""
+    """runs-tests' observed bin/test: a positive that ran it only before its edit fails (its
+    run did not end on the final tree); one that reached it from its own folder, through a
+    variable and `bash -c` passes; a negative fails on either (the run set's two pairs); every
+    rep kept the run log verify re-derived from."""
     with (work / "results.tsv").open(encoding="utf-8") as handle:
         rows = {
             (r["scenario"].split("-")[0], r["model"].removeprefix("policy:")): r
@@ -65,7 +65,7 @@ def seen_by_effect_and_in_order(work: Path) -> None:
     for pair in ("1", "2"):
         first = rows[(f"P{pair}", "checks-first")]
         assert (first["verdict"], first["a"]) == ("FAIL", "A:FAIL"), pair
-        assert "A-fail:checks-after-change" in first["reasons"].split(";"), pair
+        assert "A-fail:checks-on-final-tree" in first["reasons"].split(";"), pair
         assert rows[(f"P{pair}", "checks-from-subfolder")]["verdict"] == "PASS", pair
         for policy in ("checks-first", "checks-from-subfolder"):
             negative = rows[(f"N{pair}", policy)]
@@ -171,4 +171,4 @@ def test_a_small_calibration_through_each_agent(agent: str, tmp_path: Path) -> N
     with (work / "results.tsv").open(encoding="utf-8") as handle:
         rows = {(r["scenario"][:2], r["model"]): r for r in csv.DictReader(handle, delimiter="\t")}
     first = rows[("P1", "policy:checks-first")]
-    assert "A-fail:checks-after-change" in first["reasons"].split(";"), first["reasons"]
+    assert "A-fail:checks-on-final-tree" in first["reasons"].split(";"), first["reasons"]

@@ -168,6 +168,11 @@ class BashCondition(_Event):
 class RanSpec(StrictAliased):
     script: str = Field(description="an observed script, as the suite's `observe` names it")
     ok: bool | None = Field(None, description="true: it exited 0; false: it did not")
+    final: bool | None = Field(
+        None,
+        description="true: it ended on the project as the agent left it (git's tree hash at "
+        "its end equals the final tree's); false: on another tree",
+    )
 
 
 class RanCondition(_Event):

@@ -13,10 +13,12 @@ from typing import Any
 
 from evalkit.checkers.rules.patterns import MAX_TEXT
 from evalkit.models import ToolCall, Transcript
+from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.fsdiff import FolderChanges, FolderFiles, compare
 from evalkit.scoring.jstext import input_text
 from evalkit.scoring.observed import ObservedRun
 from evalkit.scoring.safefile import read_capped
+from evalkit.scoring.treehash import tree_hash
 
 
 def read_text(path: Path) -> str:
@@ -57,6 +59,14 @@ class Effects:
     observe: tuple[str, ...] = ()
     """The scripts the suite observes."""
     _changes: dict[str, FolderChanges] = field(default_factory=dict)
+    _final_tree: list[str | None] = field(default_factory=list)
+
+    def final_tree(self) -> str | None:
+        """Git's tree hash of the project as the agent left it (in a replay, as the kept diff
+        rebuilt it), taken once; None when it cannot be taken whole."""
+        if not self._final_tree:
+            self._final_tree.append(tree_hash(str(self.sandbox / "project"), SKIPPED_NAMES))
+        return self._final_tree[0]
 
     def changes(self, name: str) -> FolderChanges | None:
         if name not in self.fixtures:

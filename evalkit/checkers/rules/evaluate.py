@@ -54,6 +54,7 @@ from evalkit.checkers.rules.trace import trace_text
 from evalkit.models import ToolCall, Transcript
 from evalkit.scoring.frontmatter import front_matter
 from evalkit.scoring.judge import final_message
+from evalkit.scoring.observed import ObservedRun
 from evalkit.scoring.safefile import Unreadable
 from evalkit.scoring.shellpaths import reach
 from evalkit.scoring.transcript import succeeded
@@ -240,6 +241,13 @@ def _events(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
     return found.after(cutoff), f"{name}:after-last:{last[1]}"
 
 
+def _on_tree(run: ObservedRun, final: str | None) -> bool:
+    """Whether a run ended on the final tree: both hashes known and equal. A run that never
+    logged its end (killed, or a sourced script that exited the shell) has no end tree, so it
+    never counts as on the final tree."""
+    return run.end_tree is not None and final is not None and run.end_tree == final
+
+
 def _matched(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
     """Every event node matches, whenever it happened, with the token that names them."""
     if isinstance(node, RanCondition):
@@ -251,6 +259,9 @@ def _matched(node: EventNode, effects: Effects) -> tuple[Events, str] | Outcome:
             for r in effects.observed
             if r.script == spec.script and (spec.ok is None or r.ok is spec.ok)
         ]
+        if spec.final is not None:
+            final = effects.final_tree()
+            runs = [r for r in runs if _on_tree(r, final) is spec.final]
         return of_runs(runs), f"ran:{token(spec.script)}"
     if isinstance(node, FileCondition):
         got = _file_events(node.file, effects)

@@ -42,7 +42,7 @@ def test_each_premise_marker_is_in_its_file(rt_suite: Suite) -> None:
         assert premise.marker in (ROOT / premise.file).read_text(), sf.id
 
 
-def test_positives_need_bin_test_after_the_change_and_negatives_fail_on_any_run(
+def test_positives_need_bin_test_on_the_final_tree_and_negatives_fail_on_any_run(
     rt_suite: Suite,
 ) -> None:
     assert rt_suite.config.observe == ["bin/test"]
@@ -50,7 +50,7 @@ def test_positives_need_bin_test_after_the_change_and_negatives_fail_on_any_run(
         rules = rt_suite.checker.expect_for(sf)
         if sf.scenario.polarity == "positive":
             assert isinstance(rules, PositiveRules) and isinstance(rules.a, RanCondition)
-            assert rules.a.reason == "checks-after-change" and rules.a.after is not None
+            assert rules.a.reason == "checks-on-final-tree" and rules.a.ran.final is True
         else:
             assert isinstance(rules, NegativeRules) and rules.fail is not None
 

@@ -12,7 +12,9 @@ from evalkit.checkers.rules.conditions import Condition, Node
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
 from evalkit.models import InitEvent, ResultEvent, ToolCall, Transcript
+from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.observed import ObservedRun
+from evalkit.scoring.treehash import tree_hash
 
 CONDITION: TypeAdapter[Node] = TypeAdapter(Condition)
 CHECKS_AFTER_CHANGE = {
@@ -52,11 +54,15 @@ class Rep:
         if through:
             self.call(through, file_path=str(self.sandbox / "project" / "invoice" / "totals.py"))
 
-    def bin_test(self, exit_code: int = 0, placed: bool = True) -> None:
-        """A Bash call whose command ran bin/test by some spelling the transcript hides."""
+    def bin_test(self, exit_code: int = 0, placed: bool = True, tree: bool = True) -> None:
+        """A Bash call whose command ran bin/test by some spelling the transcript hides; its
+        end tree taken of the project as it is then, as the wrapper takes it."""
         start = self.line + 1 if placed else None
         assert self.runs is not None
-        self.runs.append(ObservedRun("bin/test", "/p", (), start, self.line + 1, exit_code))
+        ended = tree_hash(str(self.sandbox / "project"), SKIPPED_NAMES) if tree else None
+        self.runs.append(
+            ObservedRun("bin/test", "/p", (), start, self.line + 1, exit_code, end_tree=ended)
+        )
         self.call("Bash", command="make check")
 
     def eval(self, data: dict[str, Any]) -> Outcome:
@@ -198,3 +204,26 @@ def test_a_replayed_rep_places_writes_by_the_folder_the_agent_ran_in(rep: Rep) -
     rep.call("Edit", file_path=f"{ran_in}/invoice/totals.py")
     rep.bin_test()
     assert rep.eval(CHECKS_AFTER_CHANGE).value is True
+
+
+ON_FINAL_TREE = {"ran": {"script": "bin/test", "ok": True, "final": True}}
+
+
+def test_a_passing_run_on_the_tree_handed_over_holds(rep: Rep) -> None:
+    rep.edit()
+    rep.bin_test()
+    assert rep.eval(ON_FINAL_TREE).value is True
+
+
+def test_a_change_by_no_call_after_the_run_leaves_it_off_the_final_tree(rep: Rep) -> None:
+    rep.edit()
+    rep.bin_test()
+    (rep.sandbox / "project" / "invoice" / "totals.py").write_text("changed by a script\n")
+    assert rep.eval(ON_FINAL_TREE).value is False
+    assert rep.eval({"ran": {"script": "bin/test", "final": False}}).value is True
+
+
+def test_a_run_with_no_end_tree_never_counts_on_the_final_tree(rep: Rep) -> None:
+    rep.edit()
+    rep.bin_test(tree=False)
+    assert rep.eval(ON_FINAL_TREE).value is False

@@ -174,5 +174,30 @@ def test_a_sourced_run_is_recorded_and_one_that_exits_the_shell_never_passes(
     runs = read_runs(tmp_path / "wrapped" / "sandbox", ["bin/setup", "bin/test"])
     setups = [(r.args, r.exit_code) for r in runs if r.script == "bin/setup"]
     assert setups == [((), 0), (("a", "b"), 0), ((), 1), (("kept",), 0)]
+    trees = [r.end_tree is not None for r in runs if r.script == "bin/setup"]
+    assert trees == [True] * 4  # where the wrapper sat, found before the script could cd
     (test,) = [r for r in runs if r.script == "bin/test"]
     assert (test.exit_code, test.ok) == (None, False)  # its `exit` ended the shell: no end
+
+
+def test_each_run_records_the_tree_it_ended_on_as_the_kept_diff_shows_it(
+    sandbox: Path,
+) -> None:
+    from evalkit.scoring.fixturefiles import SKIPPED_NAMES
+    from evalkit.scoring.treehash import tree_hash
+
+    project = sandbox / "project"
+    placed = place_wrappers(["bin/test"], sandbox)
+    assert sh("bin/test", project).returncode == 0
+    assert sh("echo changed > Makefile && bin/test", project).returncode == 0
+    assert sh("echo later > Makefile", project).returncode == 0
+    restore_scripts(placed)
+    first, second = read_runs(sandbox, ["bin/test"])
+    at_second = sh("echo changed > Makefile", project).returncode == 0
+    final = tree_hash(str(project), SKIPPED_NAMES)
+    git = subprocess.run(
+        ["bash", "-c", "git add -A && git write-tree"], cwd=project, capture_output=True,
+        text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert at_second and second.end_tree == final == git
+    assert first.end_tree is not None and first.end_tree != second.end_tree
