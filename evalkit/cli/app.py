@@ -38,7 +38,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "init", "list", "sandbox", "run", "check", "self-test", "build",
     ),
     "Results: read, compare and publish a results folder": (
-        "report", "compare", "gate", "verify", "baseline", "rescore", "migrate",
+        "report", "compare", "gate", "verify", "baseline", "rescore", "migrate", "export",
     ),
     "The instrument: trust the measurement itself": (
         "calibrate", "aa", "freeze", "contaminate", "split-reserve",
@@ -72,12 +72,11 @@ class SectionedGroup(typer.core.TyperGroup):
 
 app = typer.Typer(
     name="evalkit",
-    help="Held-out evaluations of what a headless coding agent does unprompted.",
+    help="Held-out evaluations of what a coding agent does unprompted (COMMAND --help: more).",
     cls=SectionedGroup,
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
-    epilog="`evalkit COMMAND --help` gives its arguments, options and an example.",
 )
 
 

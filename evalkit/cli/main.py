@@ -12,6 +12,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_cli,
     cmd_compare,
     cmd_doctor,
+    cmd_export,
     cmd_gate,
     cmd_grid,
     cmd_init,

@@ -105,6 +105,37 @@ def _sourced_branch(py: str, real: Path) -> str:
     )
 
 
+_HELPERS = """def lines():
+    try:
+        with open(TRANSCRIPT, 'rb') as handle:
+            return handle.read(1 << 27).count(b'\\n')
+    except OSError:
+        return None
+
+
+def tree(where):
+    # the project is the folder this wrapper sits in, SCRIPT's depth up from where it was
+    # found as the run started: the agent's world may show it at another path than evalkit's
+    project = where
+    for _ in SCRIPT.split('/'):
+        project = os.path.dirname(project)
+    return tree_hash(project, TREE_SKIP, ORIGINALS)
+
+
+def note(record):
+    try:
+        fd = os.open(LOG, os.O_WRONLY | os.O_APPEND)
+        os.write(fd, (json.dumps(record) + '\\n').encode())
+        os.close(fd)
+    except OSError:
+        pass
+
+
+"""
+"""The wrapper's helpers: the transcript's complete lines, the project's tree where the
+wrapper sat, and one log line appended."""
+
+
 def _tree_source() -> str:
     """The tree hash's own module text, run inside the wrapper (its future import is the
     wrapper's, which must come first)."""
@@ -144,33 +175,7 @@ TRANSCRIPT = {str(transcript)!r}
 ARGS = sys.argv[1:]
 
 
-def lines():
-    try:
-        with open(TRANSCRIPT, 'rb') as handle:
-            return handle.read(1 << 27).count(b'\\n')
-    except OSError:
-        return None
-
-
-def tree(where):
-    # the project is the folder this wrapper sits in, SCRIPT's depth up from where it was
-    # found as the run started: the agent's world may show it at another path than evalkit's
-    project = where
-    for _ in SCRIPT.split('/'):
-        project = os.path.dirname(project)
-    return tree_hash(project, TREE_SKIP, ORIGINALS)
-
-
-def note(record):
-    try:
-        fd = os.open(LOG, os.O_WRONLY | os.O_APPEND)
-        os.write(fd, (json.dumps(record) + '\\n').encode())
-        os.close(fd)
-    except OSError:
-        pass
-
-
-{_STARTS}try:
+{_HELPERS}{_STARTS}try:
     CODE = subprocess.call({run})
 except OSError:
     CODE = 126

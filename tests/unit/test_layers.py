@@ -1,8 +1,8 @@
 """The package's layers, measured from its own imports: no module imports from a layer above.
 
-Bottom to top: the foundation (`errors`, `forked`, `outpaths`, `models`), then scoring,
-checkers, suite, records, run, reference, compare, ci and cli. A module may import from its
-own layer or any below it. Every import counts: at module level, inside a function, under
+Bottom to top: the foundation (`errors`, `forked`, `outpaths`, `models`, ...), then scoring,
+checkers, suite, records, run, reference, ci, exports, compare and cli. A module may import
+from its own layer or any below it. Every import counts: at module level, inside a function, under
 `TYPE_CHECKING`, and relative ones resolved to the module they name.
 """
 
@@ -16,7 +16,10 @@ import evalkit
 
 PACKAGE = Path(evalkit.__file__).resolve().parent
 FOUNDATION = ("errors", "forked", "outpaths", "models", "stats", "inference", "pins")
-LAYERS = ("scoring", "checkers", "suite", "records", "run", "reference", "ci", "compare", "cli")
+LAYERS = (
+    "scoring", "checkers", "suite", "records", "run", "reference",
+    "ci", "exports", "compare", "cli",
+)  # fmt: skip
 NOT_CODE = ("templates",)
 """Folders of data that happens to hold .py files (the suites `init` writes)."""
 

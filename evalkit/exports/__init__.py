@@ -1,0 +1,1 @@
+"""A results folder in the formats other tools read: one module per format."""
