@@ -83,7 +83,7 @@ def _pct(x: float) -> int:
     return int(x * 100 + 0.5)
 
 
-ONE_SCENARIO = "reps as independent (clustered: n/a (one scenario))"
+ONE_SCENARIO = "(indep)"
 
 
 def _fmt(rate: dict[str, Any]) -> str:
@@ -100,8 +100,8 @@ def _fmt(rate: dict[str, Any]) -> str:
         return f"{rate['k']}/{rate['n']} {indep} {ONE_SCENARIO}{reach}"
     return (
         f"{rate['k']}/{rate['n']} {_pct(rate['clustered_low'])}\u2013"
-        f"{_pct(rate['clustered_high'])}% clustered by scenario (G {rate['scenarios']}, "
-        f"deff {rate['deff']:.1f}; reps as independent {indep}){reach}"
+        f"{_pct(rate['clustered_high'])}% (indep {indep}, deff {rate['deff']:.1f}, "
+        f"G {rate['scenarios']}){reach}"
     )
 
 

@@ -84,14 +84,17 @@
   function fmtRate(r) {
     if (!r || !r.n) return '0/0';
     var indep = pct(r.low) + '\u2013' + pct(r.high) + '%';
-    if (!clustered(r)) {
-      return r.k + '/' + r.n + ' ' + indep + ' reps as independent (clustered: n/a (one scenario))' +
-        errorsReach(r);
-    }
+    if (!clustered(r)) return r.k + '/' + r.n + ' ' + indep + ' (indep)' + errorsReach(r);
     return r.k + '/' + r.n + ' ' + pct(r.clustered_low) + '\u2013' + pct(r.clustered_high) +
-      '% clustered by scenario (G ' + r.scenarios + ', deff ' + r.deff.toFixed(1) +
-      '; reps as independent ' + indep + ')' + errorsReach(r);
+      '% (indep ' + indep + ', deff ' + r.deff.toFixed(1) + ', G ' + r.scenarios + ')' +
+      errorsReach(r);
   }
+
+  /* The interval rule, said once above the tables rather than in every cell. */
+  var RATE_RULE = 'A rate reads k/n, then its 95% interval clustered by scenario (G scenarios, ' +
+    'design effect deff), then in brackets the interval with reps taken as independent ' +
+    '(Wilson), optimistic when a scenario\u2019s reps are alike; a cell of one scenario has ' +
+    'only the latter (indep).';
 
   function bar(r) {
     var box = el('span', { cls: 'bar', title: r && r.n ? 'PASS ' + fmtRate(r) : 'no rows' });
@@ -230,10 +233,88 @@
 
   /* ------------------------------------------------------------------ header and banners */
 
+  /* ------------------------------------------------------------------ first screen */
+
+  /* What failed before why: per scenario and model, how its reps came out (a large page's
+     cells know which verdicts they hold, not how many of each). */
+  function tallies() {
+    var by = {}, order = [];
+    (CELLS || REPS).forEach(function (r) {
+      var key = r.scenario + '\u0000' + r.model;
+      var t = by[key];
+      if (!t) {
+        t = by[key] = { scenario: r.scenario, model: r.model, n: 0, PASS: 0, FAIL: 0, ERROR: 0 };
+        order.push(t);
+      }
+      t.n += CELLS ? r.count : 1;
+      (CELLS ? r.verdicts || [] : [r.verdict]).forEach(function (v) {
+        if (v in t) t[v] += 1;
+      });
+    });
+    return order;
+  }
+
+  function worst(t) { return t.FAIL ? 2 : t.ERROR ? 1 : 0; }
+
+  function headlineText(cells) {
+    var failed = {};
+    cells.forEach(function (t) { if (t.FAIL || t.ERROR) failed[t.scenario] = 1; });
+    var names = Object.keys(failed).sort();
+    var shown = names.slice(0, 8).join(', ') + (names.length > 8 ?
+      ' and ' + (names.length - 8) + ' more' : '');
+    if (CELLS) {
+      return REP_COUNT + ' reps; ' + (names.length ? names.length + ' scenario(s) with a FAIL ' +
+        'or ERROR: ' + shown : 'every rep passed');
+    }
+    var sum = function (k) { return cells.reduce(function (a, t) { return a + t[k]; }, 0); };
+    var errors = sum('ERROR');
+    return sum('PASS') + ' of ' + REP_COUNT + ' reps passed' + (errors ? ' (' + errors +
+      ' ERROR: no measurement)' : '') + (names.length ? '; failed: ' + shown : '');
+  }
+
+  function cellText(t) {
+    if (CELLS) return ['PASS', 'FAIL', 'ERROR'].filter(function (v) { return t[v]; }).join(' ') +
+      ' (' + t.n + ')';
+    return t.PASS + '/' + t.n + (t.ERROR ? ' (' + t.ERROR + ' ERR)' : '');
+  }
+
+  function firstScreen() {
+    var cells = tallies();
+    var bad = cells.some(worst);
+    var wrap = el('section', { id: 'first-screen' },
+      el('p', { id: 'headline', cls: 'headline ' + (bad ? 'bad' : 'good'), text: headlineText(cells) }));
+    var modelsSeen = [], scen = {};
+    cells.forEach(function (t) {
+      if (modelsSeen.indexOf(t.model) < 0) modelsSeen.push(t.model);
+      var s = scen[t.scenario] || (scen[t.scenario] = { id: t.scenario, worst: 0, cells: {} });
+      s.cells[t.model] = t;
+      s.worst = Math.max(s.worst, worst(t));
+    });
+    var rows = Object.keys(scen).map(function (k) { return scen[k]; });
+    rows.sort(function (a, b) { return b.worst - a.worst || (a.id < b.id ? -1 : 1); });
+    modelsSeen.sort();
+    var tbody = el('tbody');
+    rows.forEach(function (s) {
+      tbody.appendChild(el('tr', null, el('td', { cls: 'name', text: s.id }),
+        modelsSeen.map(function (m) {
+          var t = s.cells[m];
+          if (!t) return el('td', { cls: 'muted', text: '-' });
+          return el('td', { cls: 'cell cell-' + ['pass', 'error', 'fail'][worst(t)],
+            'data-scenario': s.id, 'data-model': m, title: 'open these reps',
+            text: cellText(t), onclick: function () { setFilters({ scenario: s.id, model: m }); } });
+        })));
+    });
+    wrap.appendChild(el('table', { cls: 'grid first', id: 'first-grid' },
+      el('thead', null, el('tr', null, ['scenario'].concat(modelsSeen).map(function (h) {
+        return el('th', { text: h }); }))), tbody));
+    return wrap;
+  }
+
   function header() {
     var wrap = el('header', null,
       el('h1', { text: 'evalkit report: ' + REPORT.suite }),
       el('p', { cls: 'meta', text: REPORT.rows + ' row(s) from ' + REPORT.workdir }));
+    if (!REPORT.calibration) wrap.appendChild(firstScreen());
     var sets = el('p', { cls: 'sets' });
     Object.keys(REPORT.sets || {}).forEach(function (which) {
       sets.appendChild(el('span', { cls: 'chip label-' + REPORT.sets[which].split(/\W/)[0],
@@ -364,7 +445,8 @@
   }
 
   function overview() {
-    var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }));
+    var sec = el('section', { id: 'overview' }, el('h2', { text: 'Overview' }),
+      el('p', { cls: 'muted', id: 'rate-rule', text: RATE_RULE }));
     (REPORT.levels || []).forEach(function (table) {
       var keys = groupKeys(table.cells);
       var head = ['model'].concat(subjectHeads(), keys, ['polarity', 'PASS k/n  95%', '95% interval',
@@ -493,10 +575,6 @@
           r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version) &&
           (!JUDGES || r.judged_by === m.judge) && (!AGENTS || r.agent === m.agent);
       });
-      var bundles = {};
-      reps.forEach(function (r) {
-        (CELLS ? r.bundles : [r.bundle_id]).forEach(function (b) { if (b) bundles[b] = 1; });
-      });
       var br = reps.reduce(function (a, r) { return a + (CELLS ? r.breaches : breaches(r)); }, 0);
       tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set, 'data-variant': m.variant },
         el('td', { text: m.set }),
@@ -509,14 +587,13 @@
         el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
         el('td', null, bar(m.specificity)),
         el('td', { cls: 'num', text: m.recall.errors + m.specificity.errors }),
-        el('td', { cls: 'num', text: br }),
-        el('td', { cls: 'bundles', text: Object.keys(bundles).sort().join(' ') || '-' })));
+        el('td', { cls: 'num', text: br })));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
       ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], JUDGES ? ['judge'] : [],
         AGENTS ? ['agent'] : [], [INNER ? 'PASS (chosen positives)' :
         'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
-        '', 'ERROR', 'breaches', 'bundle ids']).map(function (h) {
+        '', 'ERROR', 'breaches']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
     return wrap;
   }
