@@ -64,6 +64,58 @@ def verdict(entry: Entry | None) -> str:
     return "no difference shown"
 
 
+def _moved(e: Entry) -> str:
+    if e.difference is None:
+        return f"{e.measure}: a side has no rows"
+    a, b = f"{e.a.k}/{e.a.n}", f"{e.b.k}/{e.b.n}"
+    if e.difference < 0:
+        return f"{e.measure} fell from {a} to {b}"
+    if e.difference > 0:
+        return f"{e.measure} rose from {a} to {b}"
+    return f"{e.measure} held ({a} and {b})"
+
+
+def _decided(s: Entry | None) -> str:
+    """What the paired test can say of a pooled cell, as the headline says it."""
+    if s is None or s.p_value is None:
+        return "no paired test: fewer than 2 shared scenarios"
+    if s.p_floor is not None and s.p_floor > ALPHA:
+        return f"with {s.scenarios} scenarios no test can reach {ALPHA}"
+    if s.p_value <= ALPHA:
+        return f"shown by the paired test (p = {s.p_value:.3g})"
+    return f"not shown by the paired test (p = {s.p_value:.3g})"
+
+
+def headline(comparison: Comparison) -> str:
+    """One sentence a person acts on: each polarity pooled over levels, how it moved and
+    whether the per-scenario test can say so."""
+    parts = [
+        f"{_moved(c.rep)}; {_decided(c.scenario)}"
+        for c in cells(comparison)
+        if c.rep.level == "all"
+    ]
+    return ". ".join(p[0].upper() + p[1:] for p in parts) + "." if parts else "No cells."
+
+
+def direction(entry: Entry) -> str:
+    """worse or better where B-A's per-rep interval lies wholly on one side of zero, else
+    empty: the colour of a row, never its verdict."""
+    if entry.interval is None:
+        return ""
+    if entry.interval[1] < 0:
+        return "worse"
+    if entry.interval[0] > 0:
+        return "better"
+    return ""
+
+
+DECIDES = (
+    "The verdict is the per-scenario test's: a scenario's reps are alike, so a per-rep "
+    "interval that excludes zero can rest on a few scenarios' luck; it colours a row (red "
+    "worse, green better) but decides nothing."
+)
+
+
 def check_forest_target(suite: Suite, workdirs: list[Path], out: Path) -> None:
     """Refuse OUT as `report --html` would, for every folder the comparison reads."""
     for workdir in workdirs:
@@ -109,6 +161,7 @@ def _row(cell: ForestRow) -> str:
     e, s = cell.rep, cell.scenario
     interval = "-" if e.interval is None else f"[{e.interval[0]:+.3f}, {e.interval[1]:+.3f}]"
     pooled = " pooled" if e.level == "all" else ""
+    pooled += f" {direction(e)}" if direction(e) else ""
     tds = [
         (e.set, "name"),
         (e.level, "name"),
@@ -144,7 +197,27 @@ tr.pooled { background: #f6f8fa; font-weight: 600; }
 svg.forest line.zero { stroke: #8c959f; stroke-dasharray: 2 2; }
 svg.forest line.ci { stroke: #0969da; stroke-width: 3; }
 svg.forest circle.point { fill: #1f2328; }
+svg.axis text { font-size: 10px; fill: #57606a; }
+svg.axis line { stroke: #8c959f; }
+tr.worse svg.forest line.ci { stroke: #cf222e; }
+tr.better svg.forest line.ci { stroke: #1a7f37; }
+tr.worse td.difference { color: #cf222e; font-weight: 600; }
+tr.better td.difference { color: #1a7f37; font-weight: 600; }
+p.headline { font-size: 17px; font-weight: 600; background: #f6f8fa; padding: 6px 12px;
+  border-radius: 6px; }
 """
+
+
+def _axis() -> str:
+    """The plot column's scale, -1 to +1 with zero marked, drawn once in its header."""
+    anchor = {-1.0: "start", 1.0: "end"}
+    ticks = "".join(
+        f'<line x1="{_x(v)}" y1="12" x2="{_x(v)}" y2="16"/>'
+        f'<text x="{_x(v)}" y="10" text-anchor="{anchor.get(v, "middle")}">{v:+g}</text>'
+        for v in (-1.0, -0.5, 0.0, 0.5, 1.0)
+    )
+    return f'<svg class="axis" width="{WIDTH}" height="16" role="img">{ticks}</svg>'
+
 
 
 def forest_page(suite: Suite, comparison: Comparison) -> str:
@@ -167,7 +240,7 @@ def forest_page(suite: Suite, comparison: Comparison) -> str:
     head = (
         "<tr><th>set</th><th>level</th><th>measure</th><th>A k/n (ERR)</th>"
         "<th>B k/n (ERR)</th><th>B-A</th><th>95% interval</th>"
-        "<th>B-A per rep, -1 … +1</th><th>per-scenario verdict</th><th>p</th>"
+        f"<th>B-A per rep<br>{_axis()}</th><th>per-scenario verdict</th><th>p</th>"
         "<th>p floor</th></tr>"
     )
     rows = "".join(_row(c) for c in cells(comparison))
@@ -182,6 +255,8 @@ def forest_page(suite: Suite, comparison: Comparison) -> str:
             f"<style>{STYLE}</style></head>",
             '<body data-ready="1">',
             f"<h1>evalkit compare: {html.escape(comparison.suite)}</h1>",
+            f'<p class="headline" id="headline">{html.escape(headline(comparison))}</p>',
+            f'<p class="muted" id="decides">{html.escape(DECIDES)}</p>',
             f'<p class="side">{side("A", comparison.a)}</p>',
             f'<p class="side">{side("B", comparison.b)}</p>',
             notes,

@@ -46,3 +46,38 @@ def test_the_forest_plot_has_one_row_per_cell_with_its_interval(
             assert row.find_element("css selector", "td.interval").text.startswith("[")
             assert len(row.find_elements("css selector", "svg line.ci")) == 1
         assert driver.find_elements("css selector", "img") == []
+
+
+def test_the_compare_page_opens_on_a_headline_and_colours_what_got_worse(
+    suite: Suite, tmp_path: Path
+) -> None:
+    from tests.conftest import REPO
+
+    a = fabricate(suite, tmp_path / "a", "policy:oracle", ALL_PASS)
+    b = fabricate(suite, tmp_path / "b", "policy:oracle", WRITES_ALWAYS)
+    out = tmp_path / "compare.html"
+    args = ["--suite", str(suite.root), "compare", str(a), str(b), "--html", str(out)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    built = compare(suite, load_side("A", a), load_side("B", b))
+    worse = {
+        (e.set, e.level, e.polarity)
+        for e in built.comparisons
+        if e.analysis == "per-rep" and e.interval is not None and e.interval[1] < 0
+    }
+    with chromium() as driver:
+        open_page(driver, out)
+        text = driver.find_element("id", "headline").text
+        top = driver.find_element("id", "headline").rect["y"]
+        table = driver.find_element("css selector", "table.forest").rect["y"]
+        red = {
+            (r.get_attribute("data-set"), r.get_attribute("data-level"),
+             r.get_attribute("data-polarity"))
+            for r in driver.find_elements("css selector", "tr.cell.worse")
+        }  # fmt: skip
+        axis = [t.text for t in driver.find_elements("css selector", "th svg.axis text")]
+        (REPO / ".artifacts").mkdir(exist_ok=True)
+        driver.save_screenshot(str(REPO / ".artifacts" / "compare-page.png"))
+    said = "Specificity fell from" in text and "no test can reach 0.05" in text
+    assert said and top < table
+    assert worse and red == worse
+    assert axis == ["-1", "-0.5", "+0", "+0.5", "+1"]
