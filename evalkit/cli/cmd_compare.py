@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalkit.cli.app import command, state
-from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB, Wide
+from evalkit.cli.options import (
+    AllowBackends,
+    FirstFolder,
+    Format,
+    SecondFolder,
+    SideA,
+    SideB,
+    Wide,
+)
 from evalkit.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -59,6 +67,7 @@ def compare_command(
         ),
     ] = None,
     wide: Wide = False,
+    allow_backends: AllowBackends = False,
 ) -> None:
     """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
     sign-flip test, and what the current n could detect. Given one folder and no --a, A is
@@ -86,7 +95,9 @@ def compare_command(
         from evalkit.compare.forest import check_forest_target
 
         check_forest_target(suite, [side_a.workdir, side_b.workdir], html)
-    built = compare(suite, side_a, side_b, allow_confounded, min_delta, new_reps, sequential)
+    built = compare(
+        suite, side_a, side_b, allow_confounded, min_delta, new_reps, sequential, allow_backends
+    )
     if html is not None:
         from rich.text import Text
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from evalkit.cli.app import command, rel, state
-from evalkit.cli.options import FirstFolder, Format, SecondFolder, SideA, SideB, Wide
+from evalkit.cli.options import (
+    AllowBackends,
+    FirstFolder,
+    Format,
+    SecondFolder,
+    SideA,
+    SideB,
+    Wide,
+)
 
 if TYPE_CHECKING:
     from evalkit.compare.gate import Verdict
@@ -80,6 +88,7 @@ def gate_command(
         Path | None, typer.Option("--junit", help="also write JUnit XML for the CI to FILE")
     ] = None,
     wide: Wide = False,
+    allow_backends: AllowBackends = False,
 ) -> None:
     """Exit 2 when the comparison cannot be trusted (not PUBLISHABLE, too many ERROR rows,
     ERROR rows that could change the decision or ERROR shares that differ between the arms,
@@ -116,6 +125,7 @@ def gate_command(
         if aa_from is not None:
             settings.aa_from = str(aa_from)
         settings.max_aware = max_aware
+        settings.allow_backends = allow_backends
         verdict = gate(suite, side_a, side_b, settings, allow_confounded)
     except EvalkitError as refused:
         _refused(suite.name, junit, refused)

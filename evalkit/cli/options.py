@@ -105,3 +105,11 @@ Wide = Annotated[
         "table that fits 80 columns, long notes below it)",
     ),
 ]
+AllowBackends = Annotated[
+    bool,
+    typer.Option(
+        "--allow-backends",
+        help="compare sides confined by different OS sandboxes (bwrap, srt), naming it: e.g. "
+        "a macOS author's folder against a Linux CI baseline",
+    ),
+]

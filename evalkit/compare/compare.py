@@ -19,7 +19,9 @@ from evalkit.compare.sides import (
     Side,
     confounded,
     differing,
+    other_backends,
     pooled_agents,
+    pooled_backends,
     pooled_subjects,
     with_scenarios,
 )
@@ -368,10 +370,14 @@ def compare(
     min_delta: float | None = None,
     new_reps: int | None = None,
     sequential: bool = False,
+    allow_backends: bool = False,
 ) -> Comparison:
     """Both sides analysed cell by cell; refused when more than one factor differs, unless
     the caller accepts a confounded comparison (which then says which factors differ)."""
     differ = differing(a, b)
+    backends = other_backends(a, b, differ, allow_backends)
+    if backends is not None and not allow_backends:
+        raise RefusedError(backends)
     if confounded(differ) and not allow_confounded:
         raise RefusedError(
             f"A and B differ in {', '.join(differ)}: a difference could not be put down to "
@@ -390,6 +396,13 @@ def compare(
             f"{'; '.join(agents)}: its rate belongs to no one agent; pass --allow-confounded "
             "to compare anyway"
         )
+    sandboxes = [why for side in (a, b) if (why := pooled_backends(side)) is not None]
+    if sandboxes and not allow_backends:
+        raise RefusedError(
+            f"{'; '.join(sandboxes)}: its rate belongs to no one sandbox; pass "
+            "--allow-backends to compare anyway"
+        )
+    agents += [*sandboxes, *([backends] if backends is not None else [])]
     unknown: set[str] = set()
     found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps, sequential)
     lock = read_lock(suite)

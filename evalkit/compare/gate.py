@@ -24,7 +24,9 @@ from evalkit.compare.sides import (
     confounded,
     differing,
     load_side,
+    other_backends,
     pooled_agents,
+    pooled_backends,
     pooled_subjects,
     unchosen_agents,
     with_scenarios,
@@ -88,6 +90,9 @@ class Settings(Model):
     superiority: bool = Field(False, description="decide 'B better than A by more than D'")
     sequential: bool = Field(False, description="the anytime-valid test: look as often as you like")
     fail_on_bars: bool = False
+    allow_backends: bool = Field(
+        False, description="A and B may have run under different confinement backends"
+    )
     aa_from: str = Field("", description="the A/A folder whose chance differences are refused")
     max_aware: float | None = Field(
         None, description="the largest share of a cell's rows flagged aware: (off when null)"
@@ -509,6 +514,7 @@ def trust_causes(
     reports: dict[str, Report],
     max_errors: float,
     allow_confounded: bool,
+    allow_backends: bool = False,
 ) -> list[Cause]:
     """Everything that makes the comparison untrustworthy, each named once."""
     causes = [
@@ -533,6 +539,14 @@ def trust_causes(
         for why in (pooled_subjects(side), pooled_agents(side)):
             if why is not None and not allow_confounded:
                 causes.append(Cause(token="confounded", side=side.label, detail=why))
+    if allow_backends:
+        return causes
+    backends = other_backends(a, b, differ, allowed=False)
+    if backends is not None:
+        causes.append(Cause(token="confounded", side="both", detail=backends))
+    for side in (a, b):
+        if (why := pooled_backends(side)) is not None:
+            causes.append(Cause(token="confounded", side=side.label, detail=why))
     return causes
 
 
@@ -738,7 +752,10 @@ def gate(
     """B against A: the causes that make the comparison untrustworthy, the family of paired
     tests, the expected bars of B, and the one exit code they come to."""
     reports = {"A": verified_report(suite, a.workdir), "B": verified_report(suite, b.workdir)}
-    causes = trust_causes(suite, a, b, reports, settings.max_errors.value, allow_confounded)
+    causes = trust_causes(
+        suite, a, b, reports, settings.max_errors.value, allow_confounded,
+        settings.allow_backends,
+    )  # fmt: skip
     causes += aware_causes(reports, settings.max_aware)
     unknown: set[str] = set()
     tests = paired_tests(suite, a, b, unknown)

@@ -45,7 +45,9 @@ def settings_line(verdict: Verdict) -> str:
         f"alpha {s.alpha.value:g} ({s.alpha.source}), {decides}, max ERROR share "
         f"{s.max_errors.value:g} ({s.max_errors.source}); "
         f"{verdict.tests_in_family} test(s); {s.method}"
-    )
+        + ("; confinement backends allowed to differ (--allow-backends)" if s.allow_backends
+           else "")
+    )  # fmt: skip
 
 
 def error_lines_text(verdict: Verdict) -> list[str]:

@@ -28,7 +28,10 @@ if TYPE_CHECKING:
     pass
 
 SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli", "agent")
-FACTORS = ("subject", "model", "instrument", "agent", "cli_version", "judge")
+FACTORS = ("subject", "model", "instrument", "agent", "backend", "cli_version", "judge")
+EARLIEST_BACKEND = "bwrap"
+"""A bundle that declares no confinement backend was recorded before there was a choice of
+one: bubblewrap then confined every rep."""
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = (
     "fixture_hashes",
@@ -64,6 +67,10 @@ class Side:
         """The agent CLI that ran a row, from its bundle (Claude Code's rows declare none)."""
         return agent_of(self.decl(row))
 
+    def backend(self, row: ResultRow) -> str:
+        """The OS sandbox a row ran in (`none` unconfined), from its bundle."""
+        return str(self.decl(row).get("confinement") or EARLIEST_BACKEND)
+
     def factor_values(self) -> dict[str, set[str]]:
         values: dict[str, set[str]] = {name: set() for name in FACTORS}
         for row in self.rows:
@@ -76,6 +83,7 @@ class Side:
             values["cli_version"].add(row.cli_version or "unknown")
             values["judge"].add(judge_of(decl))
             values["agent"].add(self.agent(row))
+            values["backend"].add(self.backend(row))
         return values
 
     def scenario_hashes(self) -> dict[str, set[str]]:
@@ -160,6 +168,33 @@ def pooled_agents(side: Side) -> str | None:
     return f"{side.label} holds {len(agents)} agents ({shown}); narrow it with agent:NAME"
 
 
+def pooled_backends(side: Side) -> str | None:
+    """Why a side is confounded within itself by confinement: its rows ran in more than one
+    OS sandbox (what the agent could reach differs between them). None when one ran them."""
+    backends = sorted(side.factor_values()["backend"])
+    if len(backends) < 2:
+        return None
+    counts = {name: sum(1 for r in side.rows if side.backend(r) == name) for name in backends}
+    shown = ", ".join(f"{name} {n} row(s)" for name, n in counts.items())
+    return f"{side.label} holds {len(backends)} confinement backends ({shown})"
+
+
+def other_backends(a: Side, b: Side, differ: list[str], allowed: bool) -> str | None:
+    """Sides confined by different backends: refused unless allowed (a macOS author's srt
+    folder against a Linux CI baseline is a real need), and named either way."""
+    if "backend" not in differ:
+        return None
+    shown = " and ".join(
+        f"{s.label} in {', '.join(sorted(s.factor_values()['backend']))}" for s in (a, b)
+    )
+    if allowed:
+        return f"A and B ran under different confinement ({shown}), allowed by --allow-backends"
+    return (
+        f"A and B ran under different confinement ({shown}): a difference could be the "
+        "sandbox's; pass --allow-backends to compare them anyway"
+    )
+
+
 def unchosen_agents(a: Side, b: Side, differ: list[str]) -> str | None:
     """Sides run by different agents where neither was chosen with `agent:`: an agent that
     changed between two folders unasked (a grid run with another --agent) is not the factor
@@ -189,6 +224,8 @@ def differing(a: Side, b: Side) -> list[str]:
 
 def confounded(differ: list[str]) -> bool:
     """More than one factor differs, or the judge does: a judge is never the factor under
-    study, so a difference in it alone already confounds whatever else moved."""
-    return len(differ) > 1 or "judge" in differ
+    study, so a difference in it alone already confounds whatever else moved. The backend is
+    no factor under study either: `other_backends` refuses or names it on its own."""
+    studied = [name for name in differ if name != "backend"]
+    return len(studied) > 1 or "judge" in studied
 
