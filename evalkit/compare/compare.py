@@ -362,18 +362,11 @@ def errors_note(sa: SideSummary, sb: SideSummary) -> str:
     )
 
 
-def compare(
-    suite: Suite,
-    a: Side,
-    b: Side,
-    allow_confounded: bool = False,
-    min_delta: float | None = None,
-    new_reps: int | None = None,
-    sequential: bool = False,
-    allow_backends: bool = False,
-) -> Comparison:
-    """Both sides analysed cell by cell; refused when more than one factor differs, unless
-    the caller accepts a confounded comparison (which then says which factors differ)."""
+def _refusals(
+    a: Side, b: Side, differ: list[str], allow_confounded: bool, allow_backends: bool
+) -> tuple[list[tuple[Side, str]], list[str]]:
+    """Refuse a comparison no one factor explains, unless the caller allowed it; what it
+    allowed, returned to be named: the pooled subjects, and the pooled agents and sandboxes."""
     differ = differing(a, b)
     backends = other_backends(a, b, differ, allow_backends)
     if backends is not None and not allow_backends:
@@ -403,6 +396,23 @@ def compare(
             "--allow-backends to compare anyway"
         )
     agents += [*sandboxes, *([backends] if backends is not None else [])]
+    return pooled, agents
+
+
+def compare(
+    suite: Suite,
+    a: Side,
+    b: Side,
+    allow_confounded: bool = False,
+    min_delta: float | None = None,
+    new_reps: int | None = None,
+    sequential: bool = False,
+    allow_backends: bool = False,
+) -> Comparison:
+    """Both sides analysed cell by cell; refused when more than one factor differs, unless
+    the caller accepts a confounded comparison (which then says which factors differ)."""
+    differ = differing(a, b)
+    pooled, agents = _refusals(a, b, differ, allow_confounded, allow_backends)
     unknown: set[str] = set()
     found = entries(suite, a.rows, b.rows, unknown, min_delta, new_reps, sequential)
     lock = read_lock(suite)
