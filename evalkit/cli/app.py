@@ -39,6 +39,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "Results: read, compare and publish a results folder": (
         "report", "compare", "gate", "verify", "baseline", "rescore", "migrate", "export",
+        "import",
     ),
     "The instrument: trust the measurement itself": (
         "calibrate", "aa", "freeze", "contaminate", "split-reserve",
@@ -72,7 +73,7 @@ class SectionedGroup(typer.core.TyperGroup):
 
 app = typer.Typer(
     name="evalkit",
-    help="Held-out evaluations of what a coding agent does unprompted (COMMAND --help: more).",
+    help="Held-out evals of what a coding agent does unprompted; COMMAND --help: more.",
     cls=SectionedGroup,
     no_args_is_help=True,
     add_completion=False,
@@ -220,13 +221,18 @@ def _quiet_stdout() -> None:
 
 def command(*names: str, **kwargs: Any) -> Callable[[F], F]:
     """Register a command that runs inside `guarded_call`'s boundary."""
+    return group_command(app, *names, **kwargs)
+
+
+def group_command(group: typer.Typer, *names: str, **kwargs: Any) -> Callable[[F], F]:
+    """Register a command of `group` (`evalkit import inspect`) inside the same boundary."""
 
     def wrap(fn: F) -> F:
         @functools.wraps(fn)
         def guarded(*args: Any, **kw: Any) -> Any:
             return guarded_call(fn, *args, **kw)
 
-        app.command(*names, **kwargs)(guarded)
+        group.command(*names, **kwargs)(guarded)
         return fn
 
     return wrap

@@ -15,6 +15,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_export,
     cmd_gate,
     cmd_grid,
+    cmd_import,
     cmd_init,
     cmd_list,
     cmd_lock,

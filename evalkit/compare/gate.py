@@ -34,6 +34,7 @@ from evalkit.compare.sides import (
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.inference import sequential as seq
 from evalkit.models import Model, Polarity, ResultRow, ScenarioSet
+from evalkit.records.folder.imported import refuse_imported
 from evalkit.records.folder.workdir import Workdir
 from evalkit.records.report.build import build_report
 from evalkit.records.report.model import Report
@@ -811,4 +812,7 @@ def choose_sides(
     if second is None and a and not b:
         raise ConfigError("gate: --a within one folder needs --b too")
     side_a = baseline_side(suite) if second is None and not a else load_side("A", first, a)
-    return side_a, load_side("B", second or first, b)
+    side_b = load_side("B", second or first, b)
+    for side in (side_a, side_b):
+        refuse_imported(side.workdir, "gate")
+    return side_a, side_b

@@ -94,6 +94,9 @@ from evalkit.models.records import (
     EvidenceLine as EvidenceLine,
 )
 from evalkit.models.records import (
+    ImportRecord as ImportRecord,
+)
+from evalkit.models.records import (
     Plan as Plan,
 )
 from evalkit.models.records import (

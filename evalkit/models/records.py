@@ -136,3 +136,23 @@ class VerificationRecord(Model):
     all_rederived: bool
     publishable: bool
     problems: list[str] = Field(description="why not publishable; empty when it is")
+
+
+class ImportRecord(Model):
+    """What `evalkit import` leaves in a results folder it wrote from another tool's log: the
+    folder's label. Its rows were neither run nor kept by evalkit, so nothing re-derives them
+    and `verify`, `report` and `gate` read the folder as never publishable."""
+
+    schema_version: int = SCHEMA_VERSION
+    format: Literal["inspect"]
+    source: str = Field(description="the log's file name, as given")
+    source_sha256: str
+    imported_at: str
+    evalkit_version: str
+    model: str
+    task: str = Field("", description="the log's own task name")
+    eval_id: str = ""
+    polarity_key: str = Field(description="the sample metadata key the polarities were read from")
+    polarities: dict[str, Literal["positive", "negative"]] = Field(
+        default_factory=dict, description="scenario -> its polarity, as the log's samples said"
+    )

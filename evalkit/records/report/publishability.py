@@ -10,6 +10,7 @@ from evalkit.errors import RefusedError
 from evalkit.models import (
     Plan,
 )
+from evalkit.records.folder.imported import imported_problem
 from evalkit.records.folder.manifest import ManifestFacts
 from evalkit.records.folder.workdir import Workdir
 from evalkit.records.report.model import (
@@ -36,8 +37,12 @@ def check_suite(
 def verified_publishability(
     suite: Suite, records: Workdir, plans: list[Plan], lines: Sequence[ManifestFacts]
 ) -> Publishability:
-    """verify's recorded verdict, while the records it was drawn from are unchanged."""
-    if not records.has_evidence_index():
+    """verify's recorded verdict, while the records it was drawn from are unchanged; an
+    imported folder's first problem is that it was imported."""
+    imported = imported_problem(records.root)
+    if imported is not None:
+        problems, state, at = [imported], "missing", None
+    elif not records.has_evidence_index():
         problems, state, at = ["no evidence manifest"], "missing", None
     else:
         found = read_verification(suite, records, plans, lines)

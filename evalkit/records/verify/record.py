@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from evalkit import __version__
 from evalkit.errors import RefusedError
 from evalkit.models import Plan, VerificationRecord
+from evalkit.records.folder.imported import imported_problem
 from evalkit.records.folder.manifest import ManifestFacts
 from evalkit.records.folder.workdir import Workdir
 from evalkit.records.verify.rederive import verify_workdir
@@ -67,9 +68,13 @@ def check_own_folder(suite: Suite, records: Workdir) -> None:
 
 def verify_and_record(suite: Suite, workdir: Path) -> VerifyReport:
     """`verify_workdir`, then its verdict written to the folder's verification record, keyed
-    by the records as they were when verification began."""
+    by the records as they were when verification began. An imported folder has no evidence
+    to re-derive its rows from: it is said so, and nothing is recorded in it."""
     records = Workdir(workdir)
     check_own_folder(suite, records)
+    imported = imported_problem(records.root)
+    if imported is not None:
+        return VerifyReport(count_problems=[imported], publish_problems=[imported])
     key = record_key(
         suite, records, records.read_plans().items, records.read_evidence_index().items
     )
