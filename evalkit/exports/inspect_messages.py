@@ -59,7 +59,9 @@ class Step:
 def transcript_steps(data: bytes) -> list[Step]:
     """The transcript's text, calls and results, in order."""
     transcript = parse_transcript(data)
-    if transcript.agent == "claude":
+    # a stream whose events carry messages holds text and calls in their own order; another
+    # agent's stream is read through the calls the transcript normalised
+    if any(isinstance(event.get("message"), dict) for event in transcript.events):
         return list(_claude_steps(transcript.events))
     return _call_steps(transcript)
 

@@ -74,10 +74,14 @@ def test_the_scenario_model_has_no_task_field(suite: Suite) -> None:
         assert read_task(sf)[:60] not in sf.scenario.model_dump_json()
 
 
-def test_only_the_report_page_masks_with_task_lines() -> None:
+def test_only_the_report_page_and_the_inspect_export_mask_with_task_lines() -> None:
     users = sorted(
         p.relative_to(REPO).as_posix()
         for p in (REPO / "evalkit").rglob("*.py")
         if "task_mask(" in p.read_text()
     )
-    assert users == ["evalkit/records/pages/html.py", "evalkit/suite/task.py"]
+    assert users == [
+        "evalkit/exports/inspect_log.py",
+        "evalkit/records/pages/html.py",
+        "evalkit/suite/task.py",
+    ]
