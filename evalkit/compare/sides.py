@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -157,26 +158,32 @@ def pooled_subjects(side: Side) -> str | None:
     return f"{side.label} holds {len(subjects)} subjects ({shown})"
 
 
+def _pooled(side: Side, factor: str, of: Callable[[ResultRow], str]) -> dict[str, int] | None:
+    """Rows by value of a factor a side must not pool; None when one value holds them all."""
+    values = sorted(side.factor_values()[factor])
+    if len(values) < 2:
+        return None
+    return {value: sum(1 for r in side.rows if of(r) == value) for value in values}
+
+
 def pooled_agents(side: Side) -> str | None:
     """Why a side is confounded within itself by agent: its rows were run by more than one
     agent, so a rate over them belongs to no one agent. None when one agent ran them all."""
-    agents = sorted(side.factor_values()["agent"])
-    if len(agents) < 2:
+    counts = _pooled(side, "agent", side.agent)
+    if counts is None:
         return None
-    counts = {agent: sum(1 for r in side.rows if side.agent(r) == agent) for agent in agents}
     shown = ", ".join(f"{agent} {n} row(s)" for agent, n in counts.items())
-    return f"{side.label} holds {len(agents)} agents ({shown}); narrow it with agent:NAME"
+    return f"{side.label} holds {len(counts)} agents ({shown}); narrow it with agent:NAME"
 
 
 def pooled_backends(side: Side) -> str | None:
     """Why a side is confounded within itself by confinement: its rows ran in more than one
     OS sandbox (what the agent could reach differs between them). None when one ran them."""
-    backends = sorted(side.factor_values()["backend"])
-    if len(backends) < 2:
+    counts = _pooled(side, "backend", side.backend)
+    if counts is None:
         return None
-    counts = {name: sum(1 for r in side.rows if side.backend(r) == name) for name in backends}
     shown = ", ".join(f"{name} {n} row(s)" for name, n in counts.items())
-    return f"{side.label} holds {len(backends)} confinement backends ({shown})"
+    return f"{side.label} holds {len(counts)} confinement backends ({shown})"
 
 
 def other_backends(a: Side, b: Side, differ: list[str], allowed: bool) -> str | None:

@@ -31,14 +31,14 @@ from evalkit.exports.inspect_messages import (
     require_inspect,
     transcript_steps,
 )
+from evalkit.exports.target import check_export_target
 from evalkit.models import EvidenceLine, ResultRow, ScenarioFile
-from evalkit.outpaths import check_new_file, make_folder
+from evalkit.outpaths import make_folder
 from evalkit.records.folder.confined import OutsideFolderError, confined
 from evalkit.records.folder.imported import is_imported
 from evalkit.records.folder.keep import TRANSCRIPT
 from evalkit.records.folder.results import read_results
 from evalkit.records.folder.workdir import RESULTS, Workdir
-from evalkit.records.pages.target import read_paths
 from evalkit.records.report.build import build_report
 from evalkit.records.report.factors import bundle_declarations
 from evalkit.records.report.model import Publishability
@@ -118,17 +118,7 @@ def check_out(suite: Suite, folder: Path, out: Path) -> None:
     """An `.eval` path, never on or inside a record the folder or suite is read from."""
     if out.suffix != SUFFIX:
         raise ConfigError(f"{out}: an Inspect log's name ends in {SUFFIX}")
-    read = read_paths(suite, folder)
-    resolved = out.resolve()
-    for candidate in (resolved, *resolved.parents):
-        if candidate in read:
-            verb = "is" if candidate == resolved else "lies inside"
-            raise RefusedError(
-                f"{out}: {verb} {read[candidate]}, which evalkit reads; write the log elsewhere"
-            )
-    check_new_file(out)
-    if out.exists() and not out.is_file():
-        raise RefusedError(f"{out}: exists and is not a regular file; refusing to write there")
+    check_export_target(suite, folder, out, "log")
 
 
 def _read(folder: Path) -> _Folder:

@@ -28,13 +28,13 @@ from typing import Any
 
 from evalkit import __version__
 from evalkit.errors import ConfigError, EvalkitError, NotFoundError, PrerequisiteError, RefusedError
+from evalkit.exports.target import check_export_target
 from evalkit.models import Plan, ResultRow
 from evalkit.models.scenarios import ScenarioFile
-from evalkit.outpaths import check_new_file, replace_file
+from evalkit.outpaths import replace_file
 from evalkit.records.folder.manifest import ManifestSummary
 from evalkit.records.folder.results import read_results
 from evalkit.records.folder.workdir import RESULTS, Workdir
-from evalkit.records.pages.target import read_paths
 from evalkit.records.report.factors import bundle_declarations
 from evalkit.records.report.model import Publishability
 from evalkit.records.report.publishability import (
@@ -182,17 +182,7 @@ def _why(reason: object) -> str:
 def _check_out(suite: Suite, folder: Path, out: Path) -> None:
     """The rule every file evalkit writes for a user follows (records/pages/target.py): never
     on or inside what evalkit reads, never over a file of another kind."""
-    read = read_paths(suite, folder)
-    resolved = out.resolve()
-    for candidate in (resolved, *resolved.parents):
-        if candidate in read:
-            verb = "is" if candidate == resolved else "lies inside"
-            raise RefusedError(
-                f"{out}: {verb} {read[candidate]}, which evalkit reads; write the traces elsewhere"
-            )
-    check_new_file(out)
-    if out.exists() and not out.is_file():
-        raise RefusedError(f"{out}: exists and is not a regular file; refusing to write there")
+    check_export_target(suite, folder, out, "traces")
     if out.is_file():
         try:
             with out.open("rb") as fh:
