@@ -29,6 +29,7 @@ from evalkit.errors import RefusedError
 from evalkit.inference import sequential as seq
 from evalkit.inference import variance
 from evalkit.models import Level, Model, Polarity, ResultRow, ScenarioSet
+from evalkit.records.folder.imported import imported_problem
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock
 
@@ -430,6 +431,11 @@ def compare(
         notes.append(errors_note(sa, sb))
     if unknown:
         notes.append("left out, no longer in the suite: " + ", ".join(sorted(unknown)))
+    notes += [
+        f"IMPORTED: {side.label} {why}"
+        for side in (a, b)
+        if (why := imported_problem(side.workdir)) is not None
+    ]
     return Comparison(
         suite=suite.name,
         a=sa,

@@ -108,6 +108,8 @@ def test_compare_reads_two_imported_folders_cell_by_cell(
     built = compare(suite, load_side("A", imported), load_side("B", other))
     recall = [e for e in built.comparisons if e.measure == "recall"]
     assert recall and all((e.a.n, e.b.n) == (3, 3) for e in recall)
+    labelled = [n.split(":")[1].split()[0] for n in built.notes if n.startswith("IMPORTED:")]
+    assert labelled == ["A", "B"]
 
 
 def test_gate_refuses_an_imported_folder_in_one_line(imported: Path, recorded: Path) -> None:
