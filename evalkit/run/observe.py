@@ -13,6 +13,7 @@ ended the script is put back as the fixture has it, so no diff shows the wrapper
 
 from __future__ import annotations
 
+import ast
 import os
 import shlex
 import shutil
@@ -101,7 +102,8 @@ def _sourced_branch(py: str, real: Path) -> str:
         f'__w_id=$(__w_phase=start {py} -IS "$BASH_SOURCE" "$@"); '
         f'. {shlex.quote(str(real))} "$@"; __w_code=$?; '
         f'__w_phase=end __w_id="$__w_id" __w_code="$__w_code" {py} -IS "$BASH_SOURCE"; '
-        f'eval "unset __w_id __w_code; return $__w_code"; fi; '
+        f'__w_done() {{ unset __w_id __w_code; unset -f __w_done; return "$1"; }}; '
+        f'__w_done "$__w_code"; return; fi; '
     )
 
 
@@ -114,8 +116,6 @@ _HELPERS = """def lines():
 
 
 def tree(where):
-    # the project is the folder this wrapper sits in, SCRIPT's depth up from where it was
-    # found as the run started: the agent's world may show it at another path than evalkit's
     project = where
     for _ in SCRIPT.split('/'):
         project = os.path.dirname(project)
@@ -133,14 +133,34 @@ def note(record):
 
 """
 """The wrapper's helpers: the transcript's complete lines, the project's tree where the
-wrapper sat, and one log line appended."""
+wrapper sat (the folder SCRIPT's depth up from where it was found as the run started: the
+agent's world may show it at another path than evalkit's), and one log line appended."""
 
 
 def _tree_source() -> str:
-    """The tree hash's own module text, run inside the wrapper (its future import is the
-    wrapper's, which must come first)."""
-    text = Path(treehash.__file__).read_text(encoding="utf-8")
-    return text.replace("from __future__ import annotations\n", "", 1)
+    """The tree hash's own module as code alone, run inside the wrapper: its docstrings and
+    comments are words for evalkit's readers, and an agent that reads `bin/test` must see a
+    script's wrapper, not prose about scoring. Its future import is the wrapper's, which
+    must come first."""
+    module = ast.parse(Path(treehash.__file__).read_text(encoding="utf-8"))
+    for node in ast.walk(module):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and _is_docstring(body[0]):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+    module.body = [n for n in module.body if not _is_docstring(n) and not _is_future(n)]
+    return ast.unparse(module) + "\n"
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _is_future(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
 def wrapper_text(

@@ -130,13 +130,12 @@ def test_a_python_script_is_observed_when_run_directly_or_by_python(sandbox: Pat
     assert [r.args for r in read_runs(sandbox, ["bin/tool"])] == [("1",), ("1",)]
 
 
-
 SOURCED = """# Sets the checks up in the caller's shell: meant to be sourced.
 echo "set up: $*"
 test "${CHECK_EXIT:-0}" = 0
 """
 SOURCED_COMMANDS = [
-    ". bin/setup; echo after-$?",
+    ". bin/setup; echo after-$? ${__w_code-}${__w_id-}$(type -t __w_done)",
     "source bin/setup a b; echo after-$?",
     "CHECK_EXIT=3 . bin/setup; echo after-$?",
     "set -- kept; . bin/setup; echo after-$? $1",
@@ -201,3 +200,19 @@ def test_each_run_records_the_tree_it_ended_on_as_the_kept_diff_shows_it(
     ).stdout.strip()  # fmt: skip
     assert at_second and second.end_tree == final == git
     assert first.end_tree is not None and first.end_tree != second.end_tree
+
+
+@pytest.mark.parametrize("shell", [["/bin/sh"], None])
+def test_the_wrappers_text_less_its_paths_names_nothing_of_the_measurement(
+    shell: list[str] | None,
+) -> None:
+    from evalkit.run.observe import wrapper_text
+    from evalkit.scoring.markers import Markers
+
+    paths = [Path("/p/real/bin/test"), Path("/p/log"), Path("/p/transcript.jsonl")]
+    text = wrapper_text("bin/test", *paths, shell, {"bin/test": str(paths[0])})
+    for path in paths:
+        text = text.replace(str(path), "/p")
+    found = Markers(["P1-L1-reporting"]).find(text)
+    assert found == [], found
+    assert '"""' not in text and "\n#" not in text.split("\n", 2)[2]
