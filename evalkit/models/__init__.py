@@ -64,6 +64,9 @@ from evalkit.models.config import (
     JudgeConfig as JudgeConfig,
 )
 from evalkit.models.config import (
+    NeighbourConfig as NeighbourConfig,
+)
+from evalkit.models.config import (
     Rate01 as Rate01,
 )
 from evalkit.models.config import (

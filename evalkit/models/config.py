@@ -215,6 +215,35 @@ def _world_path(path: str, field: str) -> str:
     return path
 
 
+class NeighbourConfig(Strict):
+    """A plugin installed beside the subject in every rep, as a user's machine has others:
+    a subject that only wins in a room of its own has not been measured among its peers."""
+
+    path: str | None = Field(
+        None,
+        min_length=1,
+        description="a plugin folder (.claude-plugin/plugin.json, skills/), relative to the "
+        "suite; loaded as the subject is, in every arm, the no-plugin arm included",
+    )
+    stock: Literal["jot", "readme-keeper", "commit-scribe", "check-runner"] | None = Field(
+        None,
+        description="one of evalkit's own neighbours instead of a path: jot (scratch notes "
+        "kept outside the project), readme-keeper (docs), commit-scribe (commit messages), "
+        "check-runner (runs the tests)",
+    )
+    covers: str = Field(min_length=1, description="what it is for, in a user's words (the page)")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> NeighbourConfig:
+        if (self.path is None) == (self.stock is None):
+            raise ValueError("give a neighbour either path or stock, not both")
+        return self
+
+
+CliVersion = Annotated[str, Field(pattern=r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$")]
+"""A CLI version as npm names it: MAJOR.MINOR.PATCH, a pre-release after a `-`."""
+
+
 class SuiteConfig(Strict):
     name: str
     description: str = ""
@@ -244,6 +273,13 @@ class SuiteConfig(Strict):
         description=f"name ({NAME_PATTERN}; not {' or '.join(RESERVED_VARIANTS)}) -> files "
         "overlaid onto the subject",
     )
+    agents: dict[Literal["claude", "codex", "gemini"], CliVersion] = Field(
+        default_factory=dict,
+        description="agent -> the version of its CLI `run` and `grid` use when no --cli is "
+        "given (one other than evalkit's own pin is installed into the version cache as "
+        "--cli installs it); `watch --bump` edits it. Outside the frozen instrument, like "
+        "variants: every row records its CLI version",
+    )
     observe: list[str] = Field(
         default_factory=list,
         description="project-relative scripts each rep runs through a wrapper that records "
@@ -259,6 +295,11 @@ class SuiteConfig(Strict):
         default_factory=WorldConfig,
         description="the user, home and places the agent's folders appear at: part of the "
         "frozen instrument",
+    )
+    neighbours: list[NeighbourConfig] = Field(
+        default_factory=list,
+        description="plugins installed beside the subject in every rep of every arm; part of "
+        "the frozen instrument (each folder hashed into the lock)",
     )
     mcp_mocks: str | None = Field(
         None,

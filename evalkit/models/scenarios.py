@@ -42,6 +42,12 @@ class Scenario(Strict):
         default_factory=list,
         description="project-relative paths this scenario's sandbox leaves out",
     )
+    wanted: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z0-9][A-Za-z0-9._-]*$",
+        description="the neighbour's skill (plugin:skill) a user would want here rather than "
+        "the subject's: the subject firing instead is flagged subject-stole",
+    )
     expect: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
     calibration: dict[str, Any] = Field(default_factory=dict, description="checker-specific")
     launch: Launch = Field(default_factory=Launch)

@@ -17,6 +17,7 @@ from evalkit.records.rows.policy_models import PREFIX as PREFIX
 from evalkit.records.rows.policy_models import is_policy as is_policy
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, escape_plan
+from evalkit.reference.neighbourly import MISROUTES, misroute_plan
 from evalkit.reference.recon import AWARE, RECON, aware_plan, recon_plan
 from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite
@@ -70,7 +71,8 @@ class ScriptedAgent:
 def policy_names(suite: Suite) -> list[str]:
     own = [p.name for p in suite.reference.policies]
     flaky = [name for name, (played, _) in FLAKY.items() if played in own]
-    return own + [ESCAPE, RECON, AWARE] + list(FAULT_POLICIES) + flaky
+    misroutes = list(MISROUTES) if suite.skills is not None else []
+    return own + [ESCAPE, RECON, AWARE] + misroutes + list(FAULT_POLICIES) + flaky
 
 
 def scripted_agent(
@@ -113,6 +115,8 @@ def _scripted_agent(
     if name == RECON:
         ideal_plan = suite.reference.plan_policy(suite.reference.policies[0].name, scenario)
         return ScriptedAgent(name, recon_plan(ideal_plan, list(suite.config.observe)), None)
+    if name in MISROUTES:
+        return ScriptedAgent(name, misroute_plan(suite, name, scenario), None)
     if name in FAULT_POLICIES:
         plan = PolicyPlan(Script(final_text="unreachable"), Expectation("ERROR"))
         return ScriptedAgent(name, plan, FAULT_POLICIES[name])

@@ -18,8 +18,8 @@ from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
 from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
-from evalkit.scoring.leaks import Exempt, Scan
 from evalkit.scoring.observed import OBSERVE_DIR
+from evalkit.scoring.world.leaks import Exempt, Scan
 from evalkit.suite.config import Suite
 from evalkit.suite.markers import suite_markers
 from evalkit.suite.scenarios import ScenarioFile

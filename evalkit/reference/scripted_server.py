@@ -263,7 +263,7 @@ class ScriptedServer:
         reached the model (and what never did)."""
         self.other_requests: list[str] = []
         self.scan = scan
-        """Reads a request body for markers of the measurement (`scoring/leaks.py`)."""
+        """Reads a request body for markers of the measurement (`scoring/world/leaks.py`)."""
         self.markers: list[str] = []
         """`marker:<channel>:<word>` of every marker a request carried, each once, in order."""
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""

@@ -24,6 +24,7 @@ from evalkit.reference.agent_streams import encoder_for
 from evalkit.reference.cases import self_test_cases
 from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
+from evalkit.reference.neighbourly import misroute_cases
 from evalkit.reference.placeholders import render
 from evalkit.run.backends.launchers import direct_folder
 from evalkit.run.observe import place_wrappers, restore_scripts
@@ -219,7 +220,7 @@ def self_test(
     work = [
         (scenario, case)
         for scenario in suite.scenarios(which)
-        for case in self_test_cases(suite.reference, scenario)
+        for case in self_test_cases(suite.reference, scenario) + misroute_cases(suite, scenario)
         if case.fault != "no-hook" or suite.config.required_hooks  # no hook is required
     ]
     if workdir is None:

@@ -29,7 +29,7 @@ from evalkit.outpaths import replace_file
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.prerequisites.claude_cli import cli_version
 from evalkit.run.prerequisites.cli_versions import cache_root
-from evalkit.scoring.markers import Markers, text_lines
+from evalkit.scoring.world.markers import Markers, text_lines
 
 FILE = "world-baseline.json"
 _MEMO: dict[str, frozenset[str]] = {}

@@ -73,6 +73,7 @@ def checked_plugin_dirs(suite: Suite) -> list[Path]:
                 f"{suite.config_path}: plugins: {path} is not a plugin folder "
                 "(no .claude-plugin/plugin.json); the CLI would silently run without it"
             )
+    suite.neighbours  # noqa: B018 - each neighbour checked a plugin folder before a rep
     return dirs
 
 

@@ -107,7 +107,7 @@ def check_workdir(ctx: RunContext) -> None:
                 f"{work}: WORKDIR is inside the suite's fixture '{name}' ({fixture}); every "
                 "later sandbox would copy this run's evidence: choose a folder outside it"
             )
-    for plugin in ctx.suite.plugin_dirs():
+    for plugin in ctx.suite.plugin_dirs() + ctx.suite.neighbours:
         if _inside(work, plugin.resolve()):
             raise RefusedError(f"{work}: WORKDIR is inside the plugin {plugin}; choose another")
     existing = next((p for p in (work, *work.parents) if p.exists()), None)

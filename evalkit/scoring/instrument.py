@@ -18,6 +18,7 @@ from evalkit.errors import ConfigError
 from evalkit.models import RequiredHook, ScenarioFile
 from evalkit.scoring.checker import Checker
 from evalkit.scoring.fsdiff import FolderFiles
+from evalkit.scoring.skills import Skills
 
 
 class Instrument(BaseModel):
@@ -38,6 +39,8 @@ class Instrument(BaseModel):
     """The judge's rubric (None: the suite ships none)."""
     rubrics: dict[str, str] = {}
     """The further rubrics `judge.rubrics` names, by name."""
+    skills: Skills | None = None
+    """The skills of the subject and of its neighbours (None: the suite has no neighbours)."""
 
     def rubric_text(self, name: str | None = None) -> str:
         """The judge's rubric, or the further one named `name`."""

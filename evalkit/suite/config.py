@@ -15,6 +15,7 @@ from evalkit.scoring.checker import Checker
 from evalkit.scoring.fsdiff import FolderFiles, read_files
 from evalkit.scoring.hashing import tree_hash
 from evalkit.scoring.instrument import Instrument
+from evalkit.scoring.skills import Skills
 from evalkit.suite.build import canonical_hash, ensure_built, outputs, tool_version
 from evalkit.suite.catalog import (
     CONFIG_NAME,
@@ -52,6 +53,20 @@ class Suite(Catalog):
         self._fixture_files: dict[str, FolderFiles] = {}
         self._baseline_files: dict[Path, FolderFiles] = {}
         self._built = False
+
+    @cached_property
+    def neighbours(self) -> list[Path]:
+        """The neighbours' plugin folders, checked once per command."""
+        from evalkit.suite.neighbours import neighbour_dirs
+
+        return neighbour_dirs(self.root, self.config, str(self.config_path))
+
+    @cached_property
+    def skills(self) -> Skills | None:
+        """The subject's skills and its neighbours', for scoring (None: no neighbours)."""
+        from evalkit.suite.neighbours import suite_skills
+
+        return suite_skills(self.root, self.config, str(self.config_path))
 
     @cached_property
     def reference(self) -> CheckerReference[Checker]:
@@ -143,6 +158,7 @@ class Suite(Catalog):
             fixture_files={n: self.baseline_files(n, p) for n, p in found.items()},
             rubric=self._rubrics.get(None),
             rubrics={n: t for n, t in self._rubrics.items() if n is not None},
+            skills=self.skills,
         )
 
     @cached_property

@@ -2,13 +2,14 @@
 baseline results folder `compare` measures against.
 
 Frozen: the instrument, that is the fixtures (their subject files aside), the plugins that
-are not the subject, both scenario sets, the rubric, ``evalkit.yaml`` itself (checker
-options, required hooks, the judge; its ``variants`` aside) and the code that scores, found
-by location (see ``evalkit.scoring.hashing``). The subject (the wording under test) is
-never frozen. Once frozen, a run refuses to start when any of the instrument changed,
-naming what changed. A rep run without a lock, or past a drift with --allow-unfrozen, says
-so in its declarations and is never publishable. Recording contamination moves the
-measurement to the other set (for every variant, or for the one whose wording was tuned).
+are not the subject, the neighbours, both scenario sets, the rubric, ``evalkit.yaml``
+itself (checker options, required hooks, the judge; its ``variants`` and ``agents`` aside)
+and the code that scores, found by location (see ``evalkit.scoring.hashing``). The subject
+(the wording under test) is never frozen. Once frozen, a run refuses to start when any of
+the instrument changed, naming what changed. A rep run without a lock, or past a drift with
+--allow-unfrozen, says so in its declarations and is never publishable. Recording
+contamination moves the measurement to the other set (for every variant, or for the one
+whose wording was tuned).
 Contamination and the baseline are kept beside the frozen hashes, outside what is enforced.
 """
 
@@ -87,6 +88,8 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     for path in suite.plugin_dirs():
         if not any(path == s or s in path.parents for s in subject):
             hashes[f"plugin:{path.name}"] = tree_hash(path)
+    for path in suite.neighbours:
+        hashes[f"neighbour:{path.name}"] = tree_hash(path)
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
     hashes["config"] = config_hash(suite)
@@ -104,10 +107,12 @@ def current_hashes(suite: Suite) -> dict[str, str]:
 
 def config_hash(suite: Suite) -> str:
     """evalkit.yaml as instrument: what the file sets, parsed, less its ``variants`` (subject,
-    not instrument), so adding, editing or removing a wording variant never drifts the lock.
+    not instrument), so adding, editing or removing a wording variant never drifts the lock,
+    and less its ``agents`` pins (the CLI version is a factor every row records, and a pin
+    bumped by `watch --bump` must not unfreeze the suite it was measured on).
     ``subject:`` stays in: it draws the line between what is frozen and what is not.
     Comments and layout are not the instrument either, so they never drift it."""
-    data = suite.config.model_dump(mode="json", exclude={"variants"}, exclude_unset=True)
+    data = suite.config.model_dump(mode="json", exclude={"variants", "agents"}, exclude_unset=True)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + sha256_bytes(canonical)
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from evalkit.suite.config import Suite
+
 if TYPE_CHECKING:
     from conftest import Kit
 
@@ -39,13 +41,16 @@ def test_a_grid_with_and_without_the_plugin_verifies_and_compares(adr: Kit) -> N
         r["bundle_id"] for r in rows if r["variant"] == "suite"
     }) == 0
     manifest = [json.loads(x) for x in (work / "manifest.jsonl").read_text().splitlines()]
+    neighbours = sorted(n.stock or "" for n in Suite(ADR).config.neighbours)
     for line in manifest:
-        if line["declarations"]["variant"] == "none":
-            assert not any("plugin" in f for f in line["declarations"]["cli_flags"])
-            transcript = (work / line["evidence"] / line["files"]["transcript"]).read_text()
-            init = next(json.loads(x) for x in transcript.splitlines() if '"init"' in x)
-            loaded = [p["name"] for p in init["plugins"] if p.get("path") != "builtin"]
-            assert loaded == [], line["evidence"]
+        flags = line["declarations"]["cli_flags"]
+        transcript = (work / line["evidence"] / line["files"]["transcript"]).read_text()
+        init = next(json.loads(x) for x in transcript.splitlines() if '"init"' in x)
+        loaded = sorted(p["name"] for p in init["plugins"] if p.get("path") != "builtin")
+        bare = line["declarations"]["variant"] == "none"
+        # the neighbours load in both arms; only the subject is left out of the bare one
+        assert flags.count("--plugin-dir") == len(neighbours) + (0 if bare else 1)
+        assert loaded == sorted(neighbours + ([] if bare else ["os-adr"])), line["evidence"]
     verified = adr.run("verify", str(work), timeout=600)
     assert verified.returncode == 0, verified.why()
     assert verified.stdout.strip().splitlines()[-1].startswith("PUBLISHABLE"), verified.why()

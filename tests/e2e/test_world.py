@@ -21,7 +21,7 @@ from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.agents.registry import adapter
 from evalkit.run.context import RunContext, new_run_id
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
-from evalkit.scoring.markers import Markers, text_lines
+from evalkit.scoring.world.markers import Markers, text_lines
 from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 

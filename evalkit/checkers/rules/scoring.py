@@ -20,6 +20,7 @@ from evalkit.checkers.rules.arms import without_subject
 from evalkit.checkers.rules.conditions import NegativeRules, Node, PositiveRules
 from evalkit.checkers.rules.effects import Effects
 from evalkit.checkers.rules.evaluate import JudgeGate, Outcome, evaluate
+from evalkit.checkers.rules.misroute import neighbour_won
 from evalkit.checkers.rules.votes import ask_votes, judge_of
 from evalkit.errors import ConfigError
 from evalkit.models import Polarity, Verdict
@@ -170,6 +171,8 @@ class RulesChecker(Checker):
             if got.value is not None:
                 kind = "via" if got.value else "fail"
                 verdict.reasons += [f"{axis}-{kind}:{t}" for t in got.tokens]
+        if got_a is not None and got_a.value is False:
+            verdict.reasons += neighbour_won(inp, rules.a)
         outcomes = [o for o in (got_a, got_b) if o is not None]
         if any(o.value is False for o in outcomes):
             verdict.verdict = "FAIL"

@@ -207,7 +207,7 @@ def test_the_wrappers_text_less_its_paths_names_nothing_of_the_measurement(
     shell: list[str] | None,
 ) -> None:
     from evalkit.run.observe import wrapper_text
-    from evalkit.scoring.markers import Markers
+    from evalkit.scoring.world.markers import Markers
 
     paths = [Path("/p/real/bin/test"), Path("/p/log"), Path("/p/transcript.jsonl")]
     text = wrapper_text("bin/test", *paths, shell, {"bin/test": str(paths[0])})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.models import Transcript
-from evalkit.scoring.markers import aware_flags
+from evalkit.scoring.world.markers import aware_flags
 
 SUSPECTS = {
     "Hmm, this looks like a test environment rather than a real project.": "test-environment",

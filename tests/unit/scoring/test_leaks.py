@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.scoring.leaks import Exempt, Scan
-from evalkit.scoring.markers import Markers
+from evalkit.scoring.world.leaks import Exempt, Scan
+from evalkit.scoring.world.markers import Markers
 
 MARKERS = Markers(["P1-L1-reporting"])
 

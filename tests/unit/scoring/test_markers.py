@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import RefusedError
-from evalkit.scoring.markers import Markers
+from evalkit.scoring.world.markers import Markers
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
 

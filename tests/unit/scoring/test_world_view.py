@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.models import InitEvent, ToolCall, Transcript, WorldView
-from evalkit.scoring.world import to_rep
+from evalkit.scoring.world.places import to_rep
 
 VIEW = WorldView(
     user="alex",

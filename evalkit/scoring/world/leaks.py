@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.scoring.jstext import input_text
-from evalkit.scoring.markers import Markers
+from evalkit.scoring.world.markers import Markers
 
 CHANNELS = ("system-prompt", "env-context", "tool-result", "hook-output")
 _ENV_OPEN = re.compile(r"<env>|^gitStatus:|working directory:", re.IGNORECASE)
