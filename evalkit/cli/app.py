@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 SECTIONS: dict[str, tuple[str, ...]] = {
     "The loop: write a suite, try it, score it": (
-        "init", "list", "sandbox", "run", "check", "self-test", "build",
+        "init", "list", "sandbox", "run", "check", "self-test", "build", "doctor",
     ),
     "Results: read, compare and publish a results folder": (
         "report", "compare", "gate", "verify", "baseline", "rescore", "migrate", "export",
@@ -44,8 +44,9 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "The instrument: trust the measurement itself": (
         "calibrate", "aa", "freeze", "contaminate", "split-reserve",
     ),
-    "Scale-out: many runs, many machines, many CLI versions": ("grid", "merge", "cli"),
-    "Debugging: when a run or a version goes wrong": ("doctor", "bisect"),
+    "Scale-out and CLI versions: many runs, machines and releases": (
+        "grid", "merge", "cli", "bisect", "watch",
+    ),
 }  # fmt: skip
 """Where `evalkit --help` lists each command, by what a user is doing; a command missing here
 is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds the table full)."""

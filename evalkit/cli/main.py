@@ -28,6 +28,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_selftest,
     cmd_split_reserve,
     cmd_verify,
+    cmd_watch,
 )
 from evalkit.cli.app import app
 

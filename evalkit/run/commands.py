@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, RefusedError
 from evalkit.run.context import RunContext, default_workdir, new_run_id, preflight
 from evalkit.run.defaults import DEFAULT_JUDGE_TIMEOUT, DEFAULT_TIMEOUT
 from evalkit.run.grid import (
@@ -29,7 +29,7 @@ from evalkit.run.grid import (
     validate_cells,
 )
 from evalkit.run.judges import judge_notice
-from evalkit.run.prerequisites.cli_versions import chosen_cli, resolve
+from evalkit.run.prerequisites.cli_versions import chosen_cli, resolve, suite_pinned
 from evalkit.run.rep import RepOutcome, reps_for
 from evalkit.run.scripted import ScriptedModels
 from evalkit.run.session import run_scenario
@@ -169,7 +169,7 @@ def run_reps(request: RunRequest, view: View | None = None) -> Ran:
     results = (request.results or work / "results.tsv").resolve()
     ctx = _context(suite, work, results, limits, request.reserve)
     ctx.keep_sandboxes = request.keep_sandboxes
-    ctx.use_cli(chosen_cli(request.cli))
+    ctx.use_cli(chosen_cli(request.cli or ",".join(suite_pinned(suite, limits.agent))))
     reps = reps_for(chosen, request.reps)
     with view.running(reps) as on_done:
         done = run_scenario(ctx, chosen, request.model, reps, on_done)
@@ -228,7 +228,8 @@ def _grid_context(request: GridRequest, view: View) -> tuple[RunContext, list[Gr
         raise ConfigError("grid needs --models, e.g. --models sonnet,haiku")
     for name in request.variants:
         build_subject(suite, limits.plugins, name)  # a bad variant fails before anything runs
-    chosen = resolve(request.clis)  # an unknown or unfit version fails before anything runs
+    clis = _default_clis(request)
+    chosen = resolve(clis)  # an unknown or unfit version fails before anything runs
     pool = suite.scenarios(request.which)
     if request.scenarios:
         pool = [suite.resolve(ref, request.which) for ref in request.scenarios]
@@ -241,14 +242,31 @@ def _grid_context(request: GridRequest, view: View) -> tuple[RunContext, list[Gr
     work = (request.workdir or default_workdir(suite)).resolve()
     ctx = _context(suite, work, work / "results.tsv", limits, request.which != "run")
     ctx.max_cost_usd = request.max_cost_usd
-    if len(request.clis) == 1:
-        ctx.use_cli(chosen[request.clis[0]])
+    if len(clis) == 1:
+        ctx.use_cli(chosen[clis[0]])
     cells = _cells(request, ctx, pool, view)
     if request.run_id is not None:
         ctx.run_id = request.run_id
     if request.shard is not None:
         cells = _shard(request, ctx, cells, view)
     return ctx, cells
+
+
+def _default_clis(request: GridRequest) -> list[str]:
+    """--cli's versions, else the suite's own pin of the grid's agent (`agents:`). A grid of
+    several agents runs evalkit's pins: a suite pin of one of them is refused there, never
+    dropped."""
+    if request.clis:
+        return request.clis
+    if not request.agents:
+        return suite_pinned(request.suite, request.limits.agent)
+    pinned = [f"{a} {v}" for a in request.agents for v in suite_pinned(request.suite, a)]
+    if pinned:
+        raise RefusedError(
+            f"{request.suite.config_path}: agents: pins {', '.join(pinned)}, which a grid of "
+            "several --agents does not run; grid each --agent on its own"
+        )
+    return []
 
 
 def _cells(

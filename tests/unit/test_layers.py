@@ -1,9 +1,9 @@
 """The package's layers, measured from its own imports: no module imports from a layer above.
 
 Bottom to top: the foundation (`errors`, `forked`, `outpaths`, `models`, ...), then scoring,
-checkers, suite, records, run, reference, ci, exports, compare and cli. A module may import
-from its own layer or any below it. Every import counts: at module level, inside a function, under
-`TYPE_CHECKING`, and relative ones resolved to the module they name.
+checkers, suite, records, run, reference, ci, exports, compare, loops and cli. A module may
+import from its own layer or any below it. Every import counts: at module level, inside a
+function, under `TYPE_CHECKING`, and relative ones resolved to the module they name.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ PACKAGE = Path(evalkit.__file__).resolve().parent
 FOUNDATION = ("errors", "forked", "outpaths", "models", "stats", "inference", "pins")
 LAYERS = (
     "scoring", "checkers", "suite", "records", "run", "reference",
-    "ci", "exports", "compare", "cli",
+    "ci", "exports", "compare", "loops", "cli",
 )  # fmt: skip
 NOT_CODE = ("templates",)
 """Folders of data that happens to hold .py files (the suites `init` writes)."""

@@ -3,7 +3,8 @@
 `$XDG_CACHE_HOME/evalkit/claude/<version>/` (`~/.cache` when unset) holds one npm prefix per
 version. A version is usable when its `claude --version` answers it and its `--help` names
 every option evalkit passes; its integrity hash (from the install's package-lock) goes into
-each rep's declarations. The pinned version stays the default and is never pruned.
+each rep's declarations. The pinned version stays the default and is never pruned; a suite
+whose `agents:` block pins another has that one installed and run instead (`suite_pinned`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.errors import ConfigError, PrerequisiteError, RefusedError
 from evalkit.records.rows.versions import SEMVER, semver_key
 from evalkit.run.prerequisites.claude_cli import PINNED_VERSION
+
+if TYPE_CHECKING:
+    from evalkit.suite.config import Suite
 
 PACKAGE = "@anthropic-ai/claude-code"
 CACHE_ENV = "EVALKIT_CLI_CACHE"
@@ -96,9 +101,9 @@ def installed(root: Path | None = None) -> list[InstalledCli]:
     return sorted(found, key=lambda c: semver_key(c.version))
 
 
-def install(version: str, root: Path | None = None) -> InstalledCli:
-    """The version's CLI, installed from npm on first use; refused in one line when npm
-    does not have it or cannot be reached."""
+def install(version: str, root: Path | None = None, registry: str | None = None) -> InstalledCli:
+    """The version's CLI, installed from npm on first use (from `registry` when given, npm's
+    own otherwise); refused in one line when npm does not have it or cannot be reached."""
     semver_key(version)
     root = root or cache_root()
     cli = InstalledCli(version, root / version)
@@ -119,6 +124,7 @@ def install(version: str, root: Path | None = None) -> InstalledCli:
         ) from None
     command = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
                "--loglevel=error", f"{PACKAGE}@{version}"]  # fmt: skip
+    command += [f"--registry={registry}"] if registry else []
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -164,12 +170,14 @@ def _ask(cli: InstalledCli, flag: str) -> str:
 _CHECKED: dict[Path, InstalledCli] = {}
 
 
-def resolve(versions: list[str], root: Path | None = None) -> dict[str, InstalledCli]:
+def resolve(
+    versions: list[str], root: Path | None = None, registry: str | None = None
+) -> dict[str, InstalledCli]:
     """Each version installed (once) and checked (once per process), before anything is
     planned."""
     found = {}
     for version in versions:
-        cli = install(version, root)
+        cli = install(version, root, registry)
         if cli.folder.resolve() not in _CHECKED:
             check(cli)
             _CHECKED[cli.folder.resolve()] = cli
@@ -272,3 +280,25 @@ def chosen_cli(text: str | None) -> InstalledCli | None:
     if len(versions) > 1:
         raise ConfigError(f"--cli {text}: this command takes one version; grid takes several")
     return resolve(versions)[versions[0]]
+
+
+def suite_pinned(suite: Suite, agent: str) -> list[str]:
+    """The version the suite's `agents:` block pins AGENT's CLI to, as `--cli` names it, when
+    it is not evalkit's own pin ([] when the suite pins none or the same one): `run` and
+    `grid` without --cli install and run it. A pin the agent's adapter cannot install is
+    refused rather than silently run at evalkit's own."""
+    from evalkit.pins import pinned
+    from evalkit.run.agents.clis import agent_name
+    from evalkit.run.agents.registry import adapter
+
+    name = agent_name(agent)
+    version = suite.config.agents.get(name)
+    if version is None or version == pinned(name):
+        return []
+    if not adapter(name).capabilities.cli_versions:
+        raise RefusedError(
+            f"{suite.config_path}: agents.{name}: {version} is not evalkit's pin "
+            f"({pinned(name)}), and --agent {name} cannot run another version of its CLI; "
+            f"pin {pinned(name)} or leave {name} out"
+        )
+    return [version]
