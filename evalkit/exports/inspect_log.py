@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit import __version__
-from evalkit.errors import ConfigError, EvalkitError, NotFoundError, RefusedError
+from evalkit.errors import ConfigError, EvalkitError, RefusedError
 from evalkit.exports.inspect_messages import (
     Step,
     chat_messages,
@@ -31,20 +31,19 @@ from evalkit.exports.inspect_messages import (
     require_inspect,
     transcript_steps,
 )
+from evalkit.exports.rows import evidence_lines, read_rows
 from evalkit.exports.target import check_export_target
 from evalkit.models import EvidenceLine, ResultRow, ScenarioFile
 from evalkit.outpaths import make_folder
 from evalkit.records.folder.confined import OutsideFolderError, confined
 from evalkit.records.folder.imported import is_imported
 from evalkit.records.folder.keep import TRANSCRIPT
-from evalkit.records.folder.results import read_results
-from evalkit.records.folder.workdir import RESULTS, Workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.records.report.build import build_report
 from evalkit.records.report.factors import bundle_declarations
 from evalkit.records.report.model import Publishability
 from evalkit.records.rows.agent import agent_of
 from evalkit.records.rows.subject import subject_hash_of, variant_of
-from evalkit.records.verify.counts import rescored_keys
 from evalkit.scoring.hashing import sha256_bytes
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import lock_path, lock_state, read_lock
@@ -87,7 +86,7 @@ def write_inspect_log(suite: Suite, folder: Path, out: Path) -> InspectExport:
     require_inspect()
     from inspect_ai.log import write_eval_log
 
-    read = _read(folder)
+    read = _read(suite, folder)
     check_out(suite, read.records.root, out)
     models = sorted({row.model for row in read.rows})
     if len(models) > 1:
@@ -121,23 +120,12 @@ def check_out(suite: Suite, folder: Path, out: Path) -> None:
     check_export_target(suite, folder, out, "log")
 
 
-def _read(folder: Path) -> _Folder:
-    """The rows `report` counts (a rep a later rescore replaced read once, as rescored) and
-    each row's manifest line, by rep and attempt."""
-    records = Workdir(folder)
-    plans = records.read_plans().items
-    lines = records.read_evidence_index().items if records.has_evidence_index() else []
-    replaced = rescored_keys(lines)
-    rows = [
-        row
-        for path in records.results_files(plans, lines)
-        for row in read_results(path).plain_rows
-        if (row.run_id, row.scenario, row.model, row.rep) not in replaced
-    ]
-    if not rows:
-        raise NotFoundError(f"{records.root / RESULTS}: no rows to export")
-    by_rep = {(x.run_id, x.scenario, x.model, x.rep, x.attempt): x for x in lines}
-    return _Folder(records, rows, by_rep, bundle_declarations(lines))
+def _read(suite: Suite, folder: Path) -> _Folder:
+    """The rows `report` counts, with each row's manifest line by rep and attempt; a folder
+    recorded for another suite is refused, as `report` refuses it."""
+    read = read_rows(folder, evidence_lines, suite=suite)
+    by_rep = {(x.run_id, x.scenario, x.model, x.rep, x.attempt): x for x in read.lines}
+    return _Folder(read.records, read.rows, by_rep, bundle_declarations(read.lines))
 
 
 def epochs(rows: list[ResultRow]) -> list[int]:

@@ -27,24 +27,22 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import __version__
-from evalkit.errors import ConfigError, EvalkitError, NotFoundError, PrerequisiteError, RefusedError
+from evalkit.errors import ConfigError, EvalkitError, PrerequisiteError, RefusedError
+from evalkit.exports.rows import read_rows, summaries
 from evalkit.exports.target import check_export_target
 from evalkit.models import Plan, ResultRow
 from evalkit.models.scenarios import ScenarioFile
 from evalkit.outpaths import replace_file
 from evalkit.records.folder.manifest import ManifestSummary
-from evalkit.records.folder.results import read_results
-from evalkit.records.folder.workdir import RESULTS, Workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.records.report.factors import bundle_declarations
 from evalkit.records.report.model import Publishability
 from evalkit.records.report.publishability import (
     calibrated_publishability,
-    check_suite,
     verified_publishability,
 )
 from evalkit.records.rows.agent import agent_of
 from evalkit.records.verify.calibration import read_calibration
-from evalkit.records.verify.counts import rescored_keys
 from evalkit.suite.config import Suite, load_suite
 from evalkit.suite.lock import lock_state
 
@@ -194,25 +192,9 @@ def _check_out(suite: Suite, folder: Path, out: Path) -> None:
 
 
 def _read(folder: Path, suite: Suite) -> _Folder:
-    """The rows `report` counts (a rep a later rescore replaced is read once, as rescored),
-    refused when the folder holds neither rows nor plans."""
-    records = Workdir(folder)
-    plans = records.read_plans().items
-    lines = records.read_manifest_summaries().items if records.has_evidence_index() else []
-    check_suite(suite, records, plans, lines)
-    replaced = rescored_keys(lines)
-    rows = [
-        row
-        for path in records.results_files(plans, lines)
-        for row in read_results(path).plain_rows
-        if (row.run_id, row.scenario, row.model, row.rep) not in replaced
-    ]
-    if not rows and not plans:
-        raise NotFoundError(
-            f"{records.root / RESULTS}: no rows to export; run `evalkit run` or `evalkit grid` "
-            "into this folder first"
-        )
-    return _Folder(records, suite, plans, rows, lines)
+    """The rows `report` counts; a folder of plans alone is a trace of its root span."""
+    read = read_rows(folder, summaries, suite=suite, plans_suffice=True)
+    return _Folder(read.records, suite, read.plans, read.rows, read.lines)
 
 
 def _publishability(read: _Folder) -> Publishability:
