@@ -38,6 +38,15 @@ def compact_rate(r: Rate) -> str:
     )
 
 
+def headline_rate(r: Rate) -> str:
+    """`9/12 40–95%`: k/n and the headline interval alone (clustered where there is one), for
+    a table that sets two rates side by side; the legend says which interval it is."""
+    low, high = r.head_low, r.head_high
+    if r.n == 0 or low is None or high is None:
+        return "0/0"
+    return f"{r.k}/{r.n} {_pct(low)}\u2013{_pct(high)}%"
+
+
 def _pct(x: float) -> int:
     return int(x * 100 + 0.5)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from evalkit.cli.fit import compact_rate, print_fitted
+from evalkit.cli.fit import compact_rate, headline_rate, print_fitted
 from evalkit.records.report.factors import (
     agent_line,
     factor_cells,
@@ -14,6 +14,8 @@ from evalkit.records.report.factors import (
     with_subject,
 )
 from evalkit.records.report.labels import (
+    ACTIVATION_NOTE,
+    ACTIVATION_TITLE,
     EARNED_NOTE,
     EXPECTED_NOTE,
     NOISE_TITLE,
@@ -35,8 +37,10 @@ from evalkit.records.report.labels import (
 )
 from evalkit.records.report.model import SETS, Cell, LevelTable, Report
 from evalkit.records.report.text import (
+    ACTIVATION_COLUMNS,
     EARNED_COLUMNS,
     USAGE_COLUMNS,
+    activation_rows,
     earned_rows,
     expected_columns,
     expected_rows,
@@ -187,6 +191,12 @@ def _print_tables(console: Console, built: Report) -> list[str]:
         columns = list(with_subject(built, EARNED_COLUMNS))
         shapes.append(print_fitted(console, "How positives passed", columns, earned))
         console.print(Text(EARNED_NOTE))
+    if built.activation:
+        console.print()
+        columns = list(with_subject(built, ACTIVATION_COLUMNS))
+        table = [list(row) for row in activation_rows(built, headline_rate)]
+        shapes.append(print_fitted(console, ACTIVATION_TITLE, columns, table))
+        console.print(Text(ACTIVATION_NOTE))
     if built.expected:
         console.print()
         wanted = expected_columns(built)

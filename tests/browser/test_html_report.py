@@ -150,6 +150,28 @@ def test_overview_numbers_equal_the_json_report(opened: Any, folder: Path) -> No
     opened.save_screenshot(str(ARTIFACTS / "html-report-overview.png"))
 
 
+def test_the_activation_table_equals_the_json_report(opened: Any, folder: Path) -> None:
+    data = json.loads(_cli("report", str(folder), "--format", "json"))
+    expected = [
+        (a["skill"], a["side"], _fmt(a["when_wanted"]), _fmt(a["quiet_when_not"]))
+        for a in data["activation"]
+    ]
+    shown = [
+        (
+            row.get_attribute("data-skill"),
+            row.get_attribute("data-side"),
+            row.find_element("css selector", "td.when-wanted").text,
+            row.find_element("css selector", "td.quiet-when-not").text,
+        )
+        for row in opened.find_elements("css selector", "#activation tbody tr")
+    ]
+    assert expected and shown == expected
+    jot = opened.find_element("css selector", '#activation tr[data-skill="jot:jot"] td.skill')
+    assert jot.get_attribute("title") == next(
+        a["covers"] for a in data["activation"] if a["skill"] == "jot:jot"
+    )
+
+
 def test_a_drill_down_shows_a_tool_call_with_input_and_result(opened: Any) -> None:
     detail = _open_rep(opened)
     calls = detail.find_elements("css selector", "li.tl-call")

@@ -28,6 +28,7 @@ from evalkit.records.folder.manifest import ManifestSummary
 from evalkit.records.folder.results import read_results
 from evalkit.records.folder.scenario_rows import with_scenarios
 from evalkit.records.folder.workdir import RESULTS, Workdir, grid_gaps
+from evalkit.records.report.activation import activation_table
 from evalkit.records.report.expected import expected_checks
 from evalkit.records.report.factors import (
     bundle_declarations,
@@ -128,6 +129,10 @@ def build_report(suite: Suite, workdir: Path) -> Report:
     }
     unknown_ids: set[str] = set()
     groups = _group_rows(suite, rows, factors, unknown_ids)
+    keyed = [
+        (sf, row, factors.model_key(row), factors.subject_of[id(row)])
+        for row, sf in with_scenarios(suite, rows, set())
+    ]
     columns = sorted(
         {(key[2], key[3]) for key in groups},
         key=lambda c: (c[0][3], c[0][0], version_order(c[0][1]), c[0][2], factors.order[c[1]]),
@@ -157,6 +162,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         incomplete=bool(missing or gaps),
         grid_gaps=gaps,
         missing=missing,
+        activation=activation_table(suite, keyed),
         unknown=_unknown(rows, unknown_ids),
         usage=usage_by_model(lines),
         retries=retry_counts(lines),

@@ -14,6 +14,7 @@ from evalkit.models import (
 )
 from evalkit.records.folder.manifest import ManifestFacts
 from evalkit.records.report.model import (
+    Activation,
     Cell,
     ExpectedCheck,
     ModelSummary,
@@ -68,7 +69,9 @@ def split_factors(report: Report) -> list[tuple[str, str]]:
     return found
 
 
-def factor_cells(report: Report, record: Cell | ModelSummary | ExpectedCheck) -> tuple[str, ...]:
+def factor_cells(
+    report: Report, record: Cell | ModelSummary | ExpectedCheck | Activation
+) -> tuple[str, ...]:
     """A row's agent, CLI version and judge, each where the report is split by it."""
     return tuple(str(getattr(record, name)) or "-" for _, name in split_factors(report))
 

@@ -144,6 +144,16 @@ EARNED_NOTE = (
 )
 
 
+ACTIVATION_TITLE = "Activation among the neighbours"
+
+
+ACTIVATION_NOTE = (
+    "per skill: fired when wanted (a neighbour where the scenario names it in `wanted:`, the "
+    "subject's skills on the other positives) and quiet when not; ERROR rows count against both; "
+    "the interval is clustered by scenario where there are two or more"
+)
+
+
 def breach_line(report: Report) -> str:
     return (
         f"REAL-VAULT BREACH: {report.breaches} row(s) wrote into a guarded real-world path "

@@ -228,6 +228,24 @@ class ExpectedCheck(Model):
         return f">= {self.bar or 0:.2f}"
 
 
+class Activation(Model):
+    """One skill in one set, model and subject: fired when a user would want it, quiet when
+    not (`records/report/activation.py` says which scenarios want which skill)."""
+
+    set: ScenarioSet
+    model: str
+    variant: Variant = "suite"
+    subject_hash: SubjectHash = ""
+    cli_version: CliVersion = ""
+    judge: Judge = ""
+    agent: Agent = ""
+    skill: str = Field(description="plugin:skill, as the CLI names it")
+    side: Literal["subject", "neighbour"]
+    covers: str = Field("", description="a neighbour's `covers:` text; empty for the subject")
+    when_wanted: Rate = Field(description="rows where it was wanted: PASS = it fired")
+    quiet_when_not: Rate = Field(description="rows where it was not wanted: PASS = it did not")
+
+
 class MissingCell(Model):
     run_id: str
     scenario: str
@@ -335,6 +353,11 @@ class Report(Model):
     )
     incomplete: bool
     missing: list[MissingCell]
+    activation: list[Activation] = Field(
+        default_factory=list,
+        description="per skill of the subject and its neighbours: fired when wanted, quiet "
+        "when not; empty for a suite without neighbours",
+    )
     grid_gaps: list[str] = Field(
         default_factory=list,
         description="why a sharded grid in the folder is not whole: missing shards, shards cut "

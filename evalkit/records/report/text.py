@@ -15,6 +15,8 @@ from evalkit.records.report.factors import (
     with_subject,
 )
 from evalkit.records.report.labels import (
+    ACTIVATION_NOTE,
+    ACTIVATION_TITLE,
     EARNED_NOTE,
     EXPECTED_NOTE,
     INTERVAL_NOTE,
@@ -76,6 +78,37 @@ INNER_MODEL_COLUMNS = (
 
 
 EXPECTED_COLUMNS = ("set", "level", "model", "polarity", "verdict", "bar", "PASS k/n [Wilson 95%]")
+
+
+ACTIVATION_COLUMNS = (
+    "model",
+    "set",
+    "skill",
+    "side",
+    "fired when wanted [95%]",
+    "quiet when not [95%]",
+    "ERROR",
+)
+
+
+def activation_rows(
+    report: Report, fmt: Callable[[Rate], str] = fmt_rate
+) -> list[tuple[str, ...]]:
+    """Per set, model, subject and skill: its two rates, the table form with a narrower one."""
+    return [
+        (
+            a.model,
+            *subject_cells(report, a.variant, a.subject_hash),
+            *factor_cells(report, a),
+            a.set,
+            a.skill,
+            a.side,
+            fmt(a.when_wanted),
+            fmt(a.quiet_when_not),
+            str(a.when_wanted.errors + a.quiet_when_not.errors),
+        )
+        for a in report.activation
+    ]
 
 
 EARNED_COLUMNS = ("model", "set", "level", "axis A: k/n positives [95%]", "PASS", "B-via (PASS)")
@@ -210,6 +243,14 @@ def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str
     return [line(columns), "|" + "---|" * len(columns)] + [line(r) for r in rows]
 
 
+def _md_activation(report: Report) -> list[str]:
+    if not report.activation:
+        return []
+    rows = activation_rows(report)
+    columns = with_subject(report, ACTIVATION_COLUMNS)
+    return [f"## {ACTIVATION_TITLE}", "", ACTIVATION_NOTE, "", *_md_table(columns, rows), ""]
+
+
 def to_markdown(report: Report) -> str:
     """GitHub-flavoured markdown: the same content as the table form, pasteable into an issue."""
     out = [f"# evalkit report: {report.suite}", ""]
@@ -249,6 +290,7 @@ def to_markdown(report: Report) -> str:
     if earned:
         out += ["## How positives passed", "", EARNED_NOTE, ""]
         out += _md_table(with_subject(report, EARNED_COLUMNS), earned) + [""]
+    out += _md_activation(report)
     if report.expected:
         out += [f"## {expected_title(report)}", "", EXPECTED_NOTE, ""]
         out += _md_table(expected_columns(report), expected_rows(report)) + [""]

@@ -485,6 +485,7 @@
     });
     if (REPORT.calibration) sec.appendChild(calibrationMatrix(REPORT.calibration));
     sec.appendChild(models());
+    if ((REPORT.activation || []).length) sec.appendChild(activation());
     if ((REPORT.expected || []).length) sec.appendChild(expected());
     sec.appendChild(extras());
     return sec;
@@ -529,7 +530,8 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'agents', 'unconfined'];
+    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'agents', 'unconfined',
+    'activation'];
 
   function flat(v) {
     if (v === null || v === undefined) return '-';
@@ -595,6 +597,35 @@
         'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
         '', 'ERROR', 'breaches']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
+    return wrap;
+  }
+
+  /* Per skill of the subject and its neighbours: fired when a user would want it, quiet when
+     not, each a rate with its interval; a neighbour's row says what it is for. */
+  function activation() {
+    var wrap = el('div', { id: 'activation' }, el('h3', { text: 'Activation among the neighbours' }),
+      el('p', { cls: 'muted', text: 'fired when wanted: a neighbour where the scenario names it ' +
+        'as wanted, the subject\u2019s skills on the other positives; quiet when not: every ' +
+        'other row; ERROR rows count against both' }));
+    var tbody = el('tbody');
+    REPORT.activation.forEach(function (a) {
+      tbody.appendChild(el('tr', { 'data-skill': a.skill, 'data-side': a.side,
+        'data-model': a.model, 'data-set': a.set },
+        el('td', { text: a.set }), el('td', { cls: 'name', text: a.model }), subjectCells(a),
+        VERSIONS ? el('td', { cls: 'name', text: a.cli_version }) : null,
+        JUDGES ? el('td', { cls: 'name judge', text: a.judge }) : null,
+        AGENTS ? el('td', { cls: 'name agent', text: a.agent }) : null,
+        el('td', { cls: 'name skill', text: a.skill, title: a.covers || a.side }),
+        el('td', { text: a.side }),
+        el('td', { cls: 'num when-wanted', text: fmtRate(a.when_wanted) }),
+        el('td', null, bar(a.when_wanted)),
+        el('td', { cls: 'num quiet-when-not', text: fmtRate(a.quiet_when_not) }),
+        el('td', null, bar(a.quiet_when_not))));
+    });
+    wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
+      ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], JUDGES ? ['judge'] : [],
+        AGENTS ? ['agent'] : [], ['skill', 'side', 'fired when wanted', '', 'quiet when not',
+        '']).map(function (h) { return el('th', { text: h }); }))), tbody));
     return wrap;
   }
 
