@@ -17,6 +17,7 @@ EVIDENCE_FILES: dict[str, str] = {
     "guard": "guard.json",
     "observed": "observed.jsonl",
     "checker_error": "checker-error.txt",
+    "telemetry": "telemetry.jsonl",
 }
 """The one table of a rep's evidence file names: role (a key of `EvidenceLine.files`) -> the
 file's name in its evidence folder. `records/folder/keep.py` writes them; no other module

@@ -14,7 +14,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -61,6 +61,7 @@ from evalkit.run.scripted import (
     is_policy,
     require_scripted,
 )
+from evalkit.run.telemetry import Receiver, labelled_env, start_receiver
 from evalkit.run.world import Places, lay_out_home, rep_places
 from evalkit.scoring.decide import ProcessRecord, decide
 from evalkit.scoring.guard import Watch
@@ -77,7 +78,7 @@ WORLD_PARTIAL = ["ownership", "mountinfo"]
 """What bubblewrap cannot give the world yet: the system's files appear owned by the world's
 user, not by root, and the kernel's mount table (`/proc/self/mountinfo`) names each bind's
 host source. The scan of a scripted rep's requests leaves these views to this declaration
-(`scoring/leaks.py`, `PARTIAL_VIEWS`)."""
+(`scoring/world/leaks.py`, `PARTIAL_VIEWS`)."""
 OBSERVED_PARTIAL = "observed"
 """A suite that observes scripts: each wrapper's run log and the transcript it counts are
 mounted at the rep's own host paths, which `/tmp`, the wrapper's text and the mount table
@@ -231,6 +232,8 @@ class PreparedRep:
     turn_cap: tuple[int, str] | None = None
     """(cap, "server" or "stream") when evalkit holds the rep to its turn cap itself."""
     agent: Agent | None = None
+    receiver: Receiver | None = None
+    """The rep's own receiver of its agent's labels; None for an agent without them."""
 
     @property
     def cwd(self) -> Path:
@@ -244,6 +247,8 @@ class PreparedRep:
             self.server.stop()
         if self.confined is not None:
             self.confined.stop()
+        if self.receiver is not None:
+            self.receiver.stop()
         if self.keep:
             return
         if background:
@@ -279,25 +284,24 @@ def prepare_rep(
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-rep-", dir=(root := scratch_root())))
     sandbox = scratch / "sandbox"
     guarded = rep_guarded_env(suite, model, scratch)
-    places = _places(ctx, agent_of, subject.plugin_dirs(), sandbox, scratch, guarded)
-    server, starting, confined = None, None, None
+    plugins = subject.plugin_dirs() + suite.neighbours  # neighbours in every arm
+    places = _places(ctx, agent_of, plugins, sandbox, scratch, guarded)
+    server, starting, confined, agent, receiver = None, None, None, None, None
     try:
-        agent = None
         if is_policy(model):  # its server starts while the sandbox's git calls run
             want = RepScript(suite, model, scenario, rep, attempt, sandbox, scratch, ctx.workdir,
                              guarded, ctx.agent, *_spellings(places, guarded, cli, subject))
             agent = require_scripted(ctx.scripted).for_rep(want)
             starting = _start_in_background(agent.start)
-        observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded,
-                                             places)  # fmt: skip
+        observed, config_dir, env = _lay_out(ctx, scenario, sandbox, scratch, root, guarded, places)
         cli_model, judge = model, ctx.judge_override
         if agent is not None and starting is not None:
             server = starting.result()
             cli_model, judge = agent.cli_model, judge or FixedJudge(agent.judge_answer)
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
-        seen = _seen_plugins(copy_plugins(subject.plugin_dirs(), scratch / "plugins"), places)
-        launch = _launch(ctx, agent_of, scenario, model, cli, cli_model, seen, scratch,
-                         server, env)  # fmt: skip
+        seen = _seen_plugins(copy_plugins(plugins, scratch / "plugins"), places)
+        launch, receiver = _labelled(ctx, agent_of, _launch(
+            ctx, agent_of, scenario, model, cli, cli_model, seen, scratch, server, env))
         command, env = launch.command, launch.env
         prompt = read_task(scenario).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
@@ -307,16 +311,17 @@ def prepare_rep(
             reach = unconfined_reach(writable, hidden)
         else:
             confined = _confine(agent_of, launch, sandbox, scratch, cli, writable, hidden,
-                                bool(observed), server, places, ctx.backend)  # fmt: skip
+                                bool(observed), server, places, ctx.backend,
+                                receiver.address if receiver else None)  # fmt: skip
             command, env, reach = confined.command, confined.env, confined.reach
     except BaseException:
-        _abandon(confined, server, starting, scratch)
+        _abandon(confined, server, starting, scratch, receiver)
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
         confined, places.view(world_partial(suite)) if places is not None else None,
-        launch.turn_cap, agent_of,
+        launch.turn_cap, agent_of, receiver,
     )  # fmt: skip
 
 
@@ -436,6 +441,17 @@ def _launch(
     return agent.launch(spec)
 
 
+def _labelled(
+    ctx: RunContext, agent: Agent, launch: Launch
+) -> tuple[Launch, Receiver | None]:
+    """The launch with the agent's labels exported to the rep's own receiver, started, where
+    the agent has labels and its rep can reach a receiver; as it was otherwise."""
+    reachable = ctx.unconfined or backend(ctx.backend).labels
+    receiver = start_receiver(agent.capabilities, reachable)
+    env = labelled_env(agent.capabilities, launch.env, receiver, ctx.unconfined)
+    return replace(launch, env=env), receiver
+
+
 def _confine(
     agent: Agent,
     launch: Launch,
@@ -448,6 +464,7 @@ def _confine(
     server: ScriptServer | None,
     places: Places | None = None,
     backend_name: str = "",
+    labels: tuple[str, int] | None = None,
 ) -> Confined:
     """The agent's command inside its OS sandbox: what it may write, what it may not see,
     and its one door out (to the scripted server, or its API's https hosts)."""
@@ -467,7 +484,8 @@ def _confine(
     home = launch.home or scratch / "home"
     hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
     return backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
-                                         home, cli, hidden, shown, hosts, places)  # fmt: skip
+                                         home, cli, hidden, shown, hosts, places,
+                                         labels)  # fmt: skip
 
 
 def _ca_files(agent: Agent, env: dict[str, str]) -> list[str]:
@@ -481,10 +499,14 @@ def _abandon(
     server: ScriptServer | None,
     starting: Future[ScriptServer] | None,
     scratch: Path,
+    receiver: Receiver | None = None,
 ) -> None:
-    """Undo a preparation that raised: the sandbox's door, the scripted server, the scratch."""
+    """Undo a preparation that raised: the sandbox's doors, the rep's receiver, the scripted
+    server, the scratch."""
     if confined is not None:
         confined.stop()
+    if receiver is not None:
+        receiver.stop()
     if server is None and starting is not None and starting.exception() is None:
         server = starting.result()
     if server is not None:
@@ -573,10 +595,13 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
     p = launched.prepared
     restore_scripts(p.observed)
     try:
+        if p.receiver is not None:
+            p.receiver.settle()  # the CLI's exit flush may still be arriving
         result = _score_and_keep(
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
             p.reach, p.world, list(p.server.markers) if p.server is not None else None,
+            p.receiver.text() if p.receiver is not None else None,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -672,21 +697,20 @@ def _score_and_keep(
     reach: Reach | None = None,
     world: WorldView | None = None,
     markers: list[str] | None = None,
+    labels: str | None = None,
 ) -> Attempt:
     redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
+    telemetry = redact_jsonl(labels) if labels is not None else None
     transcript = parse_lines(redacted.splitlines())
-    process = ProcessRecord(
-        exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
-        guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
-        reach=reach, world=world, markers=list(markers or []),
-    )  # fmt: skip
+    process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels)
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     without = ctx.the_subject().variant == WITHOUT_SUBJECT
     verdict = decide(
-        instrument, sandbox, transcript, model, judge, process, folder, without_subject=without
+        instrument, sandbox, transcript, model, judge, process, folder, without, telemetry
     )
     files = _keep_files(ctx, sandbox, folder, redacted, process, guard, instrument.fixtures)
+    files.update(keep_text(folder, "telemetry", telemetry) if telemetry is not None else {})
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
     decl = declarations(
@@ -712,6 +736,25 @@ def _score_and_keep(
         subject_hash=subject.hash, **usage,
     )  # fmt: skip
     return Attempt(verdict, transcript, row, line, folder, outcome.seconds)
+
+
+def _process_record(
+    outcome: ProcessOutcome,
+    timeout: float,
+    guarded: dict[str, str],
+    guard: GuardRecord,
+    reach: Reach | None,
+    world: WorldView | None,
+    markers: list[str] | None,
+    labels: str | None,
+) -> ProcessRecord:
+    """How the agent process ended, with what it could reach and where its labels went."""
+    return ProcessRecord(
+        exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
+        guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
+        reach=reach, world=world, markers=list(markers or []),
+        labels="none" if labels is None else "otlp",
+    )  # fmt: skip
 
 
 def _keep_files(

@@ -25,14 +25,16 @@ token has this one place it comes from:
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
 
 Whatever the verdict, the flags then name what the agent reached outside its rep
-(`escapes.py`), the world it could not be given whole, and an agent that said it suspects a
-test (`aware.py`): they never change a verdict.
+(`escapes.py`), the world it could not be given whole, an agent that said it suspects a
+test (`markers.py`), and in a suite with neighbours the skills that fired and any misroute
+between subject and neighbour (`skills.py`): they never change a verdict.
 """
 
 from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import Literal
 
 from evalkit.models import (
     EVIDENCE_FILES,
@@ -49,8 +51,9 @@ from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
-from evalkit.scoring.markers import aware_flags
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
+from evalkit.scoring.signals import signal_flags
+from evalkit.scoring.skills import activation_flags
 from evalkit.scoring.transcript import invalid_reason
 from evalkit.scoring.validity import (
     agent_error,
@@ -60,7 +63,8 @@ from evalkit.scoring.validity import (
     missing_hooks,
     unrunnable_hooks,
 )
-from evalkit.scoring.world import to_rep
+from evalkit.scoring.world.markers import aware_flags
+from evalkit.scoring.world.places import to_rep
 
 CHECKER_ERROR = EVIDENCE_FILES["checker_error"]
 HOOKS_NOT_APPLIED = "required-hooks-not-applied"
@@ -85,7 +89,11 @@ class ProcessRecord(Model):
     paths (unconfined, or a record older than the world)."""
     markers: list[str] = []
     """`marker:<channel>:<word>` of each word naming the measurement that the scripted
-    server read in what the world put in the agent's requests (`scoring/leaks.py`)."""
+    server read in what the world put in the agent's requests (`scoring/world/leaks.py`)."""
+    labels: Literal["", "none", "otlp"] = ""
+    """Where the agent's own labels of what fired went: `otlp`, to the rep's receiver (kept
+    as telemetry.jsonl, read by `scoring/signals.py`); `none`, it has none or its rep could
+    not reach a receiver; empty in a fabricated record or one older than labels."""
 
 
 def guarded_env_now(checker: Checker) -> dict[str, str]:
@@ -104,11 +112,13 @@ def decide(
     process: ProcessRecord | None = None,
     evidence: Path | None = None,
     without_subject: bool = False,
+    telemetry: str | None = None,
 ) -> Verdict:
     """One verdict, in the order above. `instrument` holds all it reads of the suite, its
     fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback;
-    `without_subject` is the no-plugin arm, which no plugin hook can fire in."""
+    `without_subject` is the no-plugin arm, which no plugin hook can fire in; `telemetry`
+    the CLI's own export, which only ever adds flags."""
     checker = instrument.checker
     guarded = process.guarded_env if process is not None else guarded_env_now(checker)
     seen = transcript
@@ -132,6 +142,9 @@ def decide(
             verdict.verdict = "ERROR" if guard.errors else "FAIL"
     verdict.flags = guard.flags + verdict.flags + reach_flags(reach, seen)
     verdict.flags += world_flags(process) + aware_flags(seen)
+    verdict.flags += activation_flags(instrument.skills, instrument.scenario, transcript)
+    if process is not None and process.labels:
+        verdict.flags += signal_flags(process.labels == "otlp", telemetry, seen)
     if without_subject and instrument.required_hooks:
         verdict.flags.append(HOOKS_NOT_APPLIED)
     return verdict

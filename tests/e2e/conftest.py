@@ -185,6 +185,13 @@ def leaked_tasks(output: str, tasks: list[tuple[str, str]]) -> list[str]:
     return leaked
 
 
+def without_signals(reasons: str) -> str:
+    """A row's reasons without the CLI-label flags (`signals:`, `signal-disagrees:`), which
+    say whether an export arrived: a test of another behaviour compares the rest."""
+    kept = [r for r in reasons.split(";") if not r.startswith(("signals:", "signal-disagrees:"))]
+    return ";".join(kept)
+
+
 @dataclass
 class Kit:
     """One isolated world for evalkit subprocesses: its own HOME, scratch, real-vault stand-in

@@ -269,7 +269,12 @@ def replay_decide(
             ReplayJudge(kept.judge),
             kept.process,
             without_subject=line.declarations.get("variant") == WITHOUT_SUBJECT,
+            telemetry=_kept_text(kept.files.get("telemetry")),
         )
+
+
+def _kept_text(data: bytes | None) -> str | None:
+    return data.decode("utf-8", errors="replace") if data is not None else None
 
 
 def scoring_hash(suite: Suite) -> str:

@@ -58,6 +58,11 @@ class Capabilities:
     credential_ways: str = ""
     """How a user gives it a credential, as a line of advice; empty: set one of
     `credentials`."""
+    labels_env: Mapping[str, str] = field(default_factory=dict)
+    """What turns on its export of its own labels of what fired (OTLP logs as JSON); empty:
+    it has none, and its rows say `signals:none`."""
+    labels_endpoint: str = ""
+    """The variable that names where that export goes: the rep's receiver, and only it."""
     world: bool = False
     """Whether its reps live in the suite's world (world paths, a user's home); an agent
     without it runs confined at its rep folders' own paths, its rows `world:partial`."""

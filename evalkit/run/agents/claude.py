@@ -65,6 +65,18 @@ def agent_command(
     return command
 
 
+LABELS_ENV = {
+    "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+    "OTEL_LOGS_EXPORTER": "otlp",
+    "OTEL_METRICS_EXPORTER": "none",
+    "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "http/json",
+    "OTEL_LOGS_EXPORT_INTERVAL": "200",
+}
+"""Measured with 2.1.328: it exports its events (`skill_activated` among them) with these
+set, DISABLE_TELEMETRY notwithstanding; prompts and responses stay `<REDACTED>` while
+OTEL_LOG_USER_PROMPTS and OTEL_LOG_TOOL_DETAILS are unset, which a rep never sets."""
+
+
 class Claude:
     name = "claude"
     capabilities = Capabilities(
@@ -81,6 +93,8 @@ class Claude:
         preflight_checked=True,
         credential_ways=CREDENTIAL_WAYS,
         world=True,
+        labels_env=LABELS_ENV,
+        labels_endpoint="OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
     )
 
     def find(self, chosen: Path | None) -> Path:

@@ -29,6 +29,8 @@ class Backend(Protocol):
     """Channels a confined rep can still see of the machine; empty when the world holds."""
     remaps: bool
     """Whether the rep's folders can be shown at their world paths (a world of its own)."""
+    labels: bool
+    """Whether a rep can reach its own telemetry receiver (a second bridge of its door)."""
 
     def unavailable(self) -> str | None:
         """Why no rep can be confined by this backend here, naming the fix; None if it can."""
@@ -50,8 +52,10 @@ class Backend(Protocol):
         shown: list[Path] | None = None,
         hosts: set[tuple[str, int]] | None = None,
         places: Places | None = None,
+        labels: tuple[str, int] | None = None,
     ) -> Confined:
-        """`command` wrapped to run confined, with what it may reach recorded."""
+        """`command` wrapped to run confined, with what it may reach recorded; `labels`
+        is the rep's telemetry receiver, bridged in where the backend can."""
         ...
 
 

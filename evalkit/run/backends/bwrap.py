@@ -19,6 +19,7 @@ class Bubblewrap:
     name = "bwrap"
     partial: tuple[str, ...] = ()
     remaps = True
+    labels = True
 
     def unavailable(self) -> str | None:
         return bubble.unavailable()
@@ -38,8 +39,11 @@ class Bubblewrap:
         shown: list[Path] | None = None,
         hosts: set[tuple[str, int]] | None = None,
         places: Places | None = None,
+        labels: tuple[str, int] | None = None,
     ) -> Confined:
-        return bubble.confine(command, env, cwd, writable, home, cli, hidden, shown, hosts, places)
+        return bubble.confine(
+            command, env, cwd, writable, home, cli, hidden, shown, hosts, places, labels
+        )
 
 
 @lru_cache(maxsize=2)

@@ -36,6 +36,7 @@ from evalkit.run.backends.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.backends.exec_only import binds as exec_only_binds
 from evalkit.run.backends.launchers import interpreter, shared_libraries
 from evalkit.run.backends.seccomp import filter_fd
+from evalkit.run.telemetry import INSIDE_PORT
 from evalkit.run.world import Places, world_env
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -50,6 +51,7 @@ mounted read-only."""
 INSIDE_SOCKETS = "/run/evalkit"
 SOCKET = "api.sock"
 PROXY_SOCKET = "proxy.sock"
+LABELS_SOCKET = "otlp.sock"
 PROXY_PORT = 3128
 MAX_SOCKET_PATH = 100
 UNCONFINED_HINT = "or pass --unconfined to run anyway (rows are then flagged unconfined)"
@@ -183,6 +185,8 @@ class Confined:
     pass_fds: tuple[int, ...] = ()
     """Descriptors the wrapper reads at its start (bubblewrap's seccomp filter): the launch
     hands them on, and `stop` closes them."""
+    more_doors: tuple[Forwarder, ...] = ()
+    """Further doors of its own (its telemetry receiver's), each to one host address."""
 
     def stop(self) -> None:
         for fd in self.pass_fds:
@@ -191,8 +195,9 @@ class Confined:
             except OSError:
                 pass
         self.pass_fds = ()
-        if self.door is not None:
-            self.door.stop()
+        for door in (self.door, *self.more_doors):
+            if door is not None:
+                door.stop()
         if self.sockets is not None:
             shutil.rmtree(self.sockets, ignore_errors=True)
 
@@ -236,12 +241,14 @@ def confine(
     shown: list[Path] | None = None,
     hosts: set[tuple[str, int]] | None = None,
     places: Places | None = None,
+    labels: tuple[str, int] | None = None,
 ) -> Confined:
     """`command` wrapped to run in its sandbox, with what it may reach recorded; `home` is
     the rep's own HOME, and the doors' sockets go beside it. `shown` are files of the rep's
     own that its processes may read but not write (the transcript, which an observed
     script's wrapper counts the lines of). With `places`, the agent lives in its world:
-    each rep folder bound at its world path, as the world's user, on the world's host."""
+    each rep folder bound at its world path, as the world's user, on the world's host;
+    with `labels`, a second bridge reaches the rep's telemetry receiver and nothing else."""
     bwrap = shutil.which("bwrap") or "bwrap"
     inner_env = dict(env)
     path = env.get("PATH", os.environ.get("PATH", ""))
@@ -257,7 +264,7 @@ def confine(
     for mine, there in binds:
         args += ["--bind", mine, there]
     sockets = _socket_dir(home)
-    door, bridge = _door(env, inner_env, sockets, hosts)
+    (door, bridge), more = _door(env, inner_env, sockets, hosts), _labels_door(labels, sockets)
     inside = INSIDE_SOCKETS if places is None else f"/run/user/{places.world.uid}"
     args += ["--ro-bind", str(sockets), inside]
     inner_env.update(HOME=str(home), TMPDIR="/tmp")
@@ -273,15 +280,12 @@ def confine(
     real_cli = str(cli.resolve())
     args += [*_exec_only(cli, inner_env.get("PATH", path)), "--remount-ro", "/",
              "--chdir", cwd_inside, "--", "/bin/sh", "-c", _inner(inside), "sh", *bridge,
+             *(f"{INSIDE_PORT}:{LABELS_SOCKET}" for _ in more),
              "--", real_cli, *command[1:]]  # fmt: skip
-    reach = Reach(
-        confined=True,
-        writable=[there for _, there in binds],
-        private=list(PRIVATE),
-        readable=readable + list(DEVICES) + extra,
-        hidden=hidden_paths,
-    )
-    return Confined(args, inner_env, reach, door, sockets, () if seccomp is None else (seccomp,))
+    reach = Reach(confined=True, writable=[there for _, there in binds], private=list(PRIVATE),
+                  readable=readable + list(DEVICES) + extra, hidden=hidden_paths)  # fmt: skip
+    fds = () if seccomp is None else (seccomp,)
+    return Confined(args, inner_env, reach, door, sockets, fds, more)
 
 
 def _read_only(
@@ -383,6 +387,16 @@ def _door(
     for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy"):
         inner_env.pop(name, None)
     return proxy, [f"{PROXY_PORT}:{PROXY_SOCKET}"]
+
+
+def _labels_door(labels: tuple[str, int] | None, sockets: Path) -> tuple[Forwarder, ...]:
+    """The door to the rep's telemetry receiver, started (the bridge at the OTLP port inside
+    reaches it); none without one."""
+    if labels is None:
+        return ()
+    door = Forwarder(sockets / LABELS_SOCKET, labels)
+    door.start()
+    return (door,)
 
 
 def unconfined_reach(writable: list[Path], hidden: list[Path]) -> Reach:

@@ -96,6 +96,7 @@ class SandboxRuntime:
 
     name = "srt"
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
+    labels = False  # its network allows named hosts only: no bridge to a receiver yet
     partial: tuple[str, ...] = (
         ("paths", "proxy", "cli-memory")
         if sys.platform != "darwin"
@@ -139,6 +140,7 @@ class SandboxRuntime:
         shown: list[Path] | None = None,
         hosts: set[tuple[str, int]] | None = None,
         places: Places | None = None,
+        labels: tuple[str, int] | None = None,
     ) -> Confined:
         home.mkdir(parents=True, exist_ok=True)
         own_tmp = home.parent / "tmp"
