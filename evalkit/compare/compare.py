@@ -20,6 +20,7 @@ from evalkit.compare.sides import (
     confounded,
     differing,
     other_backends,
+    other_neighbours,
     pooled_agents,
     pooled_backends,
     pooled_subjects,
@@ -369,6 +370,9 @@ def _refusals(
     """Refuse a comparison no one factor explains, unless the caller allowed it; what it
     allowed, returned to be named: the pooled subjects, and the pooled agents and sandboxes."""
     differ = differing(a, b)
+    neighbours = other_neighbours(a, b, differ)
+    if neighbours is not None:
+        raise RefusedError(neighbours)
     backends = other_backends(a, b, differ, allow_backends)
     if backends is not None and not allow_backends:
         raise RefusedError(backends)

@@ -25,6 +25,7 @@ from evalkit.compare.sides import (
     differing,
     load_side,
     other_backends,
+    other_neighbours,
     pooled_agents,
     pooled_backends,
     pooled_subjects,
@@ -533,6 +534,9 @@ def trust_causes(
                 "anyway",
             )
         )
+    neighbours = other_neighbours(a, b, differ)
+    if neighbours is not None:
+        causes.append(Cause(token="confounded", side="both", detail=neighbours))
     unchosen = unchosen_agents(a, b, differ)
     if unchosen is not None and not allow_confounded:
         causes.append(Cause(token="confounded", side="both", detail=unchosen))

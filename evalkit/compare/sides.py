@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     pass
 
 SELECTOR_KINDS = ("variant", "model", "run", "judge", "cli", "agent")
-FACTORS = ("subject", "model", "instrument", "agent", "backend", "cli_version", "judge")
+FACTORS = (
+    "subject", "model", "instrument", "agent", "backend", "neighbours", "cli_version", "judge",
+)  # fmt: skip
+NO_NEIGHBOURS = "none"
 EARLIEST_BACKEND = "bwrap"
 """A bundle that declares no confinement backend was recorded before there was a choice of
 one: bubblewrap then confined every rep."""
@@ -72,6 +75,14 @@ class Side:
         """The OS sandbox a row ran in (`none` unconfined), from its bundle."""
         return str(self.decl(row).get("confinement") or EARLIEST_BACKEND)
 
+    def neighbours(self, row: ResultRow) -> str:
+        """The plugins a row's bundle loaded beside the subject, by name and tree hash
+        (`none`: it loaded none, or was recorded before neighbours)."""
+        found = self.decl(row).get("neighbours")
+        if not isinstance(found, dict) or not found:
+            return NO_NEIGHBOURS
+        return ",".join(f"{name}@{str(h)[:19]}" for name, h in sorted(found.items()))
+
     def factor_values(self) -> dict[str, set[str]]:
         values: dict[str, set[str]] = {name: set() for name in FACTORS}
         for row in self.rows:
@@ -85,6 +96,7 @@ class Side:
             values["judge"].add(judge_of(decl))
             values["agent"].add(self.agent(row))
             values["backend"].add(self.backend(row))
+            values["neighbours"].add(self.neighbours(row))
         return values
 
     def scenario_hashes(self) -> dict[str, set[str]]:
@@ -199,6 +211,25 @@ def other_backends(a: Side, b: Side, differ: list[str], allowed: bool) -> str | 
     return (
         f"A and B ran under different confinement ({shown}): a difference could be the "
         "sandbox's; pass --allow-backends to compare them anyway"
+    )
+
+
+def other_neighbours(a: Side, b: Side, differ: list[str]) -> str | None:
+    """A side whose reps had neighbours against one whose had none: the subject among its
+    peers and the subject alone are different measurements, never one factor's effect.
+    Two sets of neighbours that differ are a factor like any other. None otherwise."""
+    if "neighbours" not in differ:
+        return None
+    has = [NO_NEIGHBOURS not in s.factor_values()["neighbours"] for s in (a, b)]
+    lacks = [s.factor_values()["neighbours"] != {NO_NEIGHBOURS} for s in (a, b)]
+    if all(has) and all(lacks):
+        return None
+    shown = " and ".join(
+        f"{s.label} with {', '.join(sorted(s.factor_values()['neighbours']))}" for s in (a, b)
+    )
+    return (
+        f"A and B ran among different neighbours ({shown}): a side whose reps had "
+        "neighbours is never compared with one whose reps had none; run both the same way"
     )
 
 

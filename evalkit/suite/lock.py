@@ -76,6 +76,12 @@ class Lock(Model):
     baseline: Baseline | None = None
 
 
+def neighbour_hashes(suite: Suite) -> dict[str, str]:
+    """Each neighbour's folder name -> its tree hash: frozen in the lock, and declared by
+    every rep so that `compare` and `gate` can tell a side among neighbours from one alone."""
+    return {path.name: tree_hash(path) for path in suite.neighbours}
+
+
 def current_hashes(suite: Suite) -> dict[str, str]:
     """The instrument's hashes. The subject (the wording under test) is left out: it is meant
     to change between grids and is recorded on every row instead."""
@@ -88,8 +94,7 @@ def current_hashes(suite: Suite) -> dict[str, str]:
     for path in suite.plugin_dirs():
         if not any(path == s or s in path.parents for s in subject):
             hashes[f"plugin:{path.name}"] = tree_hash(path)
-    for path in suite.neighbours:
-        hashes[f"neighbour:{path.name}"] = tree_hash(path)
+    hashes.update({f"neighbour:{name}": h for name, h in neighbour_hashes(suite).items()})
     for which, folder in SET_FOLDERS.items():
         hashes[f"scenarios:{which}"] = tree_hash(suite.root / folder)
     hashes["config"] = config_hash(suite)

@@ -28,6 +28,7 @@ from evalkit.scoring.fixturefiles import copy_fixture
 from evalkit.scoring.hashing import sha256_bytes, sha256_file, tree_hash
 from evalkit.scoring.observed import log_path
 from evalkit.suite.config import Suite
+from evalkit.suite.lock import neighbour_hashes
 
 
 class _FixtureCommits:
@@ -147,6 +148,8 @@ def declarations(
         "evalkit_version": __version__,
         **(run or {}),
     }
+    if suite.config.neighbours:
+        decl["neighbours"] = neighbour_hashes(suite)
     if suite.config.judge.rubrics:
         decl["rubrics_sha256"] = {
             name: sha256_file(suite.rubric_file(name)) for name in suite.config.judge.rubrics

@@ -226,3 +226,18 @@ def test_the_editor_line_never_moves_the_lock(tmp_path: Path) -> None:
     config = root / "evalkit.yaml"
     config.write_text(config.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
     assert drift(Suite(root), lock) == []
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_every_template_offers_the_stock_neighbours_ready_to_uncomment(
+    tmp_path: Path, template: str
+) -> None:
+    init_suite(tmp_path / "suite", template)
+    config = tmp_path / "suite" / "evalkit.yaml"
+    lines = config.read_text().splitlines()
+    offered = ("# neighbours:", "#   - {stock:")
+    lines = [line[2:] if line.startswith(offered) else line for line in lines]
+    config.write_text("\n".join(lines) + "\n")
+    skills = Suite(tmp_path / "suite").skills
+    assert skills is not None and "jot:jot" in skills.neighbours
+    assert len(skills.neighbours) == 4
