@@ -78,6 +78,15 @@ def opened(driver: Any, page: Path) -> Any:
     return driver
 
 
+def _head(rate: dict[str, Any]) -> str:
+    """A rate as the activation table shows it: k/n and the headline interval."""
+    if not rate["n"]:
+        return "0/0"
+    head = "clustered_" if rate["clustered_low"] is not None else ""
+    low, high = rate[f"{head}low"], rate[f"{head}high"]
+    return f"{rate['k']}/{rate['n']} {_pct(low)}\u2013{_pct(high)}%"
+
+
 def _pct(x: float) -> int:
     """JavaScript's Math.round, not Python's banker's rounding."""
     return int(x * 100 + 0.5)
@@ -152,19 +161,17 @@ def test_overview_numbers_equal_the_json_report(opened: Any, folder: Path) -> No
 
 def test_the_activation_table_equals_the_json_report(opened: Any, folder: Path) -> None:
     data = json.loads(_cli("report", str(folder), "--format", "json"))
+    rates = ("when_wanted", "quiet_when_not")
+    columns = ("when-wanted", "quiet-when-not")
     expected = [
-        (a["skill"], a["side"], _fmt(a["when_wanted"]), _fmt(a["quiet_when_not"]))
+        (a["skill"], a["side"], *(_head(a[r]) for r in rates), *(_fmt(a[r]) for r in rates))
         for a in data["activation"]
     ]
-    shown = [
-        (
-            row.get_attribute("data-skill"),
-            row.get_attribute("data-side"),
-            row.find_element("css selector", "td.when-wanted").text,
-            row.find_element("css selector", "td.quiet-when-not").text,
-        )
-        for row in opened.find_elements("css selector", "#activation tbody tr")
-    ]
+    shown = []
+    for row in opened.find_elements("css selector", "#activation tbody tr"):
+        cells = [row.find_element("css selector", f"td.{c}") for c in columns]
+        texts = [c.text for c in cells] + [c.get_attribute("title") for c in cells]
+        shown.append((row.get_attribute("data-skill"), row.get_attribute("data-side"), *texts))
     assert expected and shown == expected
     jot = opened.find_element("css selector", '#activation tr[data-skill="jot:jot"] td.skill')
     assert jot.get_attribute("title") == next(

@@ -81,6 +81,14 @@
       '% had they passed';
   }
 
+  /* k/n and the headline interval alone, where two rates sit side by side; the whole
+     reading is the cell's title. */
+  function headRate(r) {
+    if (!r || !r.n) return '0/0';
+    var lo = clustered(r) ? r.clustered_low : r.low, hi = clustered(r) ? r.clustered_high : r.high;
+    return r.k + '/' + r.n + ' ' + pct(lo) + '\u2013' + pct(hi) + '%';
+  }
+
   function fmtRate(r) {
     if (!r || !r.n) return '0/0';
     var indep = pct(r.low) + '\u2013' + pct(r.high) + '%';
@@ -606,7 +614,8 @@
     var wrap = el('div', { id: 'activation' }, el('h3', { text: 'Activation among the neighbours' }),
       el('p', { cls: 'muted', text: 'fired when wanted: a neighbour where the scenario names it ' +
         'as wanted, the subject\u2019s skills on the other positives; quiet when not: every ' +
-        'other row; ERROR rows count against both' }));
+        'other row; ERROR rows count against both; the interval is the headline one (a ' +
+        'cell\u2019s title reads it whole)' }));
     var tbody = el('tbody');
     REPORT.activation.forEach(function (a) {
       tbody.appendChild(el('tr', { 'data-skill': a.skill, 'data-side': a.side,
@@ -617,9 +626,11 @@
         AGENTS ? el('td', { cls: 'name agent', text: a.agent }) : null,
         el('td', { cls: 'name skill', text: a.skill, title: a.covers || a.side }),
         el('td', { text: a.side }),
-        el('td', { cls: 'num when-wanted', text: fmtRate(a.when_wanted) }),
+        el('td', { cls: 'num when-wanted', text: headRate(a.when_wanted),
+          title: fmtRate(a.when_wanted) }),
         el('td', null, bar(a.when_wanted)),
-        el('td', { cls: 'num quiet-when-not', text: fmtRate(a.quiet_when_not) }),
+        el('td', { cls: 'num quiet-when-not', text: headRate(a.quiet_when_not),
+          title: fmtRate(a.quiet_when_not) }),
         el('td', null, bar(a.quiet_when_not))));
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
