@@ -6,10 +6,10 @@ BIN := $(VENV)/bin
 pin = $(shell sed -n 's/^$(1) *= *"\(.*\)"/\1/p' evalkit/pins.toml)
 CLAUDE_VERSION := $(call pin,claude)
 CLAUDE := .tools/claude/node_modules/.bin/claude
-# The versions the CLI-version tests run (the pinned one and the two before it), in the cache
+# The versions the CLI-version tests run (three releases they name, and the pinned one), in the cache
 # folder the tests point EVALKIT_CLI_CACHE at; tests never reach the registry themselves.
 CLI_CACHE := .tools/cli-cache
-CLI_VERSIONS := 2.1.326 2.1.327 $(CLAUDE_VERSION)
+CLI_VERSIONS := 2.1.326 2.1.327 2.1.328 $(CLAUDE_VERSION)
 CACHED_CLIS := $(foreach v,$(CLI_VERSIONS),$(CLI_CACHE)/$(v)/node_modules/.bin/claude)
 CODEX_VERSION := $(call pin,codex)
 CODEX := .tools/codex/node_modules/.bin/codex
@@ -53,25 +53,37 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $@
 
-$(CLAUDE):
+# a stamp per pinned version, so a bump of evalkit/pins.toml reinstalls in a checkout too
+$(CLAUDE): .tools/claude/.pin-$(CLAUDE_VERSION)
+.tools/claude/.pin-$(CLAUDE_VERSION):
+	rm -f .tools/claude/.pin-*
 	npm install --prefix .tools/claude --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	$(CLAUDE) --version
+	touch $@
 
 $(CLI_CACHE)/%/node_modules/.bin/claude:
 	npm install --prefix $(CLI_CACHE)/$* --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$*
 	$@ --version
 
-$(CODEX):
+# a stamp per pinned version, so a bump of evalkit/pins.toml reinstalls in a checkout too
+$(CODEX): .tools/codex/.pin-$(CODEX_VERSION)
+.tools/codex/.pin-$(CODEX_VERSION):
+	rm -f .tools/codex/.pin-*
 	npm install --prefix .tools/codex --no-audit --no-fund --loglevel=error \
 		@openai/codex@$(CODEX_VERSION)
 	$(CODEX) --version
+	touch $@
 
-$(GEMINI):
+# a stamp per pinned version, so a bump of evalkit/pins.toml reinstalls in a checkout too
+$(GEMINI): .tools/gemini/.pin-$(GEMINI_VERSION)
+.tools/gemini/.pin-$(GEMINI_VERSION):
+	rm -f .tools/gemini/.pin-*
 	npm install --prefix .tools/gemini --no-audit --no-fund --loglevel=error \
 		@google/gemini-cli@$(GEMINI_VERSION)
 	$(GEMINI) --version
+	touch $@
 
 # srt and its Node: `make srt` (not part of setup; doctor names this line when it is missing)
 srt: $(SRT_NODE) $(SRT)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.pins import pinned
 from evalkit.suite.scaffold import TEMPLATES
 from tests.own_tasks import own_tasks
 
@@ -166,5 +167,5 @@ def test_without_a_cli_it_says_how_to_install_the_pinned_one_with_npm(
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
-    assert "npm install -g @anthropic-ai/claude-code@2.1.328" in done.stderr
+    assert f"npm install -g @anthropic-ai/claude-code@{pinned('claude')}" in done.stderr
     assert "make setup" not in done.stderr

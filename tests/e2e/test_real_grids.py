@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from evalkit.models import Script, Step, ToolUseBlock
+from evalkit.pins import pinned
 from evalkit.reference.scripted_server import ScriptedServer
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def test_doctor_without_credentials_fails_those_lines_with_their_fix(kit: Kit) -
     done = kit.run("doctor", "--ping", timeout=300)
     assert done.returncode == 1, done.why()
     lines = done.stdout.splitlines()
-    assert any(x.startswith("OK   claude cli: 2.1.328") for x in lines), done.why()
+    assert any(x.startswith(f"OK   claude cli: {pinned('claude')}") for x in lines), done.why()
     assert any(x.startswith("OK   self-test:") for x in lines), done.why()
     assert any(x.startswith("OK   lock: frozen") for x in lines), done.why()
     (creds,) = [x for x in lines if "credentials" in x]

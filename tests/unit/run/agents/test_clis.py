@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.pins import pinned
 from evalkit.run.agents import clis
 from evalkit.run.agents.clis import CLIS, agent_name, find_agent_cli
 from evalkit.run.prerequisites.claude_cli import PINNED_VERSION
@@ -63,10 +64,10 @@ def test_doctor_checks_the_chosen_agents_cli(
     monkeypatch.setenv("EVALKIT_CODEX", str(fake))
     check = next(c for c in doctor(None, agent="codex") if c.name == "codex cli")
     assert (check.name, check.ok) == ("codex cli", True)
-    assert "evalkit is measured with 0.169.0" in check.detail
+    assert f"evalkit is measured with {pinned('codex')}" in check.detail
     monkeypatch.setenv("EVALKIT_CODEX", str(tmp_path / "absent"))
     check = next(c for c in doctor(None, agent="codex") if c.name == "codex cli")
-    assert not check.ok and "@openai/codex@0.169.0" in check.fix
+    assert not check.ok and f"@openai/codex@{pinned('codex')}" in check.fix
 
 
 def test_doctor_checks_the_chosen_agents_own_key(
