@@ -5,6 +5,7 @@ results folder. Each test runs pipelined and start-to-row (EVALKIT_PIPELINE=0)."
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -149,14 +150,20 @@ def test_an_agent_step_that_raises_stops_the_run_with_no_row_for_it(pipeline: st
 def test_an_interrupt_ends_the_rep_in_flight_in_one_row_and_leaves_no_half_row(
     pipeline: str,
 ) -> None:
-    stop = threading.Event()
+    stop, book = threading.Event(), Book()
 
     def until_stopped(flag: threading.Event) -> str:
+        # pipelined, the next rep is prepared while this one runs: the signal comes after
+        for _ in range(1000 if pipeline == "1" else 0):
+            if "prepare 3" in book.events:
+                break
+            time.sleep(0.005)
         stop.set()  # the signal arrives while this agent runs
         assert flag.wait(5)
         return "interrupted"
 
-    book, done = run([Job(1), Job(2, until_stopped), Job(3), Job(4)], stop)
+    jobs = [Job(1), Job(2, until_stopped), Job(3), Job(4)]
+    done = run_in_order(FakeSteps(book, stop), jobs, stop).done
     assert [(r.rep, r.verdict) for r in done] == [(1, "PASS"), (2, "ERROR")]
     claimed = sorted(book.claims)
     assert claimed == [(1, 1), (2, 1)]
