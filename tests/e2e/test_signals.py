@@ -136,3 +136,18 @@ def test_a_label_the_agent_forged_is_flagged_and_verify_re_derives_it(kit: Kit) 
     assert DISAGREES + "label-without-call" in row["flags"].split(";"), row["flags"]
     verified = kit.run("verify", str(work))
     assert "All 1 trial(s) re-derived from the kept evidence." in verified.stdout, verified.why()
+
+
+def test_an_export_that_never_arrived_is_missing_and_verify_re_derives_it(kit: Kit) -> None:
+    """A rep stopped by its time limit before the CLI's first export: an ERROR, its kept
+    export empty, flagged `signals:missing` and never a disagreement."""
+    work = kit.base / "work"
+    done = kit.run("run", "P1", "policy:oracle", str(work), "--timeout", "0.1")
+    assert done.returncode == 0, done.why()
+    (row,) = kit.tsv(work)
+    flags = row["flags"].split(";")
+    assert row["verdict"] == "ERROR" and SIGNALS_MISSING in flags, row["flags"]
+    assert not [f for f in flags if f.startswith(DISAGREES)], row["flags"]
+    assert _kept(kit, work, "telemetry").read_text() == "", str(work)
+    verified = kit.run("verify", str(work))
+    assert "All 1 trial(s) re-derived from the kept evidence." in verified.stdout, verified.why()
