@@ -22,7 +22,9 @@ from evalkit.loops.cursor import CURSOR_NAME, OUTCOMES, Cursor, CursorEntry
 from evalkit.loops.pinfile import Pin, read_toml_pin, write_bump
 from evalkit.loops.releases import Newer, check_integrity, listing, newer_than, registry_integrity
 from evalkit.pins import pinned
+from evalkit.records.folder.gridlock import hold_grid_lock
 from evalkit.records.folder.run_ids import default_workdir
+from evalkit.records.folder.workdir import Workdir
 from evalkit.run.agents.clis import CLIS, AgentName, agent_name
 from evalkit.run.agents.registry import adapter
 from evalkit.run.commands import GridRequest, Limits, Quiet, View, run_grid
@@ -145,6 +147,17 @@ def watch(request: WatchRequest, view: View | None = None) -> Watched:
     if newest is None:
         return Watched(0, pin)
     work = (request.workdir or default_workdir(request.suite) / WATCH_FOLDER).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    # a second watch of this WORKDIR would test the same release again: refused, naming this
+    with hold_grid_lock(Workdir(work).grid_lock, f"watch --agent {agent}", what="watch"):
+        return _watched(request, agent, pin, newest, work, view)
+
+
+def _watched(
+    request: WatchRequest, agent: AgentName, pin: Pin, newest: str, work: Path, view: View
+) -> Watched:
+    """The watch of one release under WORKDIR's lock: the cursor read, the release tested
+    unless it holds the outcome already, the cursor advanced."""
     cursor = Cursor.load(work / CURSOR_NAME)
     entry = cursor.tested(agent, newest, pin.version)
     if entry is not None and not cursor.to_run(agent, newest, pin.version, request.reps):

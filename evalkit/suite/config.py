@@ -83,6 +83,20 @@ class Suite(Catalog):
     def _check_scenario(self, sf: ScenarioFile) -> None:
         super()._check_scenario(sf)
         self._validate_checker_fields(sf)
+        self._check_wanted(sf)
+
+    def _check_wanted(self, sf: ScenarioFile) -> None:
+        """A `wanted:` that names no neighbour's skill would never match a firing: its
+        misroute and its activation row would be silently empty, so it is refused."""
+        wanted = sf.scenario.wanted
+        if wanted is None:
+            return
+        known = self.skills.neighbours if self.skills is not None else ()
+        if wanted not in known:
+            shown = ", ".join(known) if known else "none: the suite declares no neighbours"
+            raise ConfigError(
+                f"{sf.path}: wanted: {wanted} is not a neighbour's skill (known: {shown})"
+            )
 
     def _validate_checker_fields(self, sf: ScenarioFile) -> None:
         for field, getter in (

@@ -179,3 +179,18 @@ def test_list_refuses_a_broken_file_without_loading_the_checker(
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert file in line and field in line
+
+
+def test_a_wanted_skill_no_neighbour_has_is_refused_naming_the_known_ones(
+    mini_root: Path,
+) -> None:
+    _edit(mini_root / "evalkit.yaml", "checker:",
+          'neighbours:\n  - {stock: jot, covers: "scratch notes"}\n\nchecker:')  # fmt: skip
+    _edit(mini_root / "scenarios" / "N1-L1-demo.md", "polarity:", "wanted: jot:jto\npolarity:")
+    message = _refusal(mini_root)
+    assert "N1-L1-demo.md" in message and "wanted: jot:jto" in message and "jot:jot" in message
+
+
+def test_a_wanted_skill_in_a_suite_without_neighbours_is_refused(mini_root: Path) -> None:
+    _edit(mini_root / "scenarios" / "N1-L1-demo.md", "polarity:", "wanted: jot:jot\npolarity:")
+    assert "declares no neighbours" in _refusal(mini_root)
