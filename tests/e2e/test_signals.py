@@ -20,6 +20,7 @@ import pytest
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.scoring.signals import DISAGREES, PROACTIVE, SIGNALS_MISSING, read_labels
+from tests.e2e.test_escape import _arrived
 
 if TYPE_CHECKING:
     from conftest import Kit
@@ -48,15 +49,6 @@ def collector() -> Iterator[socket.socket]:
     sock.setblocking(False)
     yield sock
     sock.close()
-
-
-def _arrived(sock: socket.socket) -> bool:
-    try:
-        conn, _ = sock.accept()
-    except BlockingIOError:
-        return False
-    conn.close()
-    return True
 
 
 @pytest.fixture(scope="module")
