@@ -89,15 +89,16 @@ def test_the_viewer_lists_one_sample_per_rep_with_the_verdict_scores(
     samples: tuple[Any, str],
 ) -> None:
     _, text = samples
-    assert f"{len(REPS)} rows" in text
-    assert "VERDICT" in text.upper() and "AXIS_A" in text.upper()
-    assert text.count(POSITIVE) >= 2 and NEGATIVE in text
+    listed = f"{len(REPS)} rows" in text and text.count(POSITIVE) >= 2 and NEGATIVE in text
+    scored = "VERDICT" in text.upper() and "AXIS_A" in text.upper()
+    assert listed and scored, "the samples page lacks a rep or a verdict score column"
 
 
 def test_the_error_rep_is_an_errored_sample_in_the_viewer(samples: tuple[Any, str]) -> None:
     _, text = samples
-    assert f"1 of {len(REPS)} samples" in text and "had errors and were not scored" in text
-    assert "ERROR: no-result-line" in text
+    counted = f"1 of {len(REPS)} samples" in text and "had errors and were not scored" in text
+    named = "ERROR: no-result-line" in text
+    assert counted and named, f"{POSITIVE} rep 2 is not shown as an errored sample"
 
 
 def test_no_task_line_is_on_the_viewer_s_pages(suite: Suite, samples: tuple[Any, str]) -> None:
