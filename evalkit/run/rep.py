@@ -272,10 +272,10 @@ def prepare_rep(
     attempt: int = 1,
     timeout: float | None = None,
     run_id: str | None = None,
+    prompt: str | None = None,
 ) -> PreparedRep:
-    """Build what one attempt needs, up to the moment its agent would start. Claims nothing
-    in the results folder, so a prepared rep that never launches leaves no trace there;
-    `close()` removes it."""
+    """What one attempt needs, up to its agent's start (nothing claimed in the results; `close()`
+    removes it). A `prompt` of the caller's own is asked instead of the Task, never read."""
     suite = ctx.suite
     checked_plugin_dirs(suite)
     cli = (agent_of := adapter(ctx.agent)).find(ctx.cli_path)
@@ -303,7 +303,7 @@ def prepare_rep(
         launch, receiver = _labelled(ctx, agent_of, _launch(
             ctx, agent_of, scenario, model, cli, cli_model, seen, scratch, server, env))
         command, env = launch.command, launch.env
-        prompt = read_task(scenario).encode("utf-8")
+        asked = (read_task(scenario) if prompt is None else prompt).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
         run = run_declarations(ctx, suite, command, seen, cli, env, judge, limit, launch)
         writable, hidden = _reach(ctx, sandbox, config_dir, scratch, root, guarded)
@@ -319,7 +319,7 @@ def prepare_rep(
         raise
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
-        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, prompt, reach,
+        env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, asked, reach,
         confined, places.view(world_partial(suite)) if places is not None else None,
         launch.turn_cap, agent_of, receiver,
     )  # fmt: skip

@@ -35,6 +35,11 @@ class ScriptServer(Protocol):
         """`marker:<channel>:<word>` of each marker the agent's requests carried."""
         ...
 
+    @property
+    def bodies(self) -> list[str]:
+        """Every model request body as received (JSON), in order."""
+        ...
+
     def stop(self) -> None: ...
 
     def hold_past(self, turns: int) -> None:
