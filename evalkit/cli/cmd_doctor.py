@@ -80,6 +80,7 @@ def print_world(look: WorldLook) -> bool:
 
     sections = [
         ("where the rep's folders appear", [f"{role:<24} {path}" for role, path in look.places]),
+        ("who it is (as `id` and `hostname` printed it)", look.who),
         ("the environment its tools inherit (as `env` printed it)", look.environment),
         ("the environment's context in the CLI's first request", look.context),
     ]

@@ -47,7 +47,7 @@ from evalkit.run.agents.base import Agent, Launch, LaunchSpec
 from evalkit.run.agents.hooks import HOOK_LOG
 from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.agents.turns import TurnWatch
-from evalkit.run.backends import backend
+from evalkit.run.backends import backend, owners
 from evalkit.run.backends.confine import CREDENTIAL_FILES, PRIVATE, Confined, unconfined_reach
 from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
@@ -74,11 +74,14 @@ from evalkit.suite.scenarios import ScenarioFile
 from evalkit.suite.subject import WITHOUT_SUBJECT, Subject
 from evalkit.suite.task import read_task
 
-WORLD_PARTIAL = ["ownership", "mountinfo"]
-"""What bubblewrap cannot give the world yet: the system's files appear owned by the world's
-user, not by root, and the kernel's mount table (`/proc/self/mountinfo`) names each bind's
-host source. The scan of a scripted rep's requests leaves these views to this declaration
-(`scoring/world/leaks.py`, `PARTIAL_VIEWS`)."""
+OWNERSHIP_PARTIAL = "ownership"
+"""Where evalkit is not root (`run/backends/owners.py`): bubblewrap's user namespace maps one
+user, so the system's files appear owned by the world's user or by `nobody`, never by root."""
+WORLD_PARTIAL = ["mountinfo"]
+"""What bubblewrap cannot give the world at all: the kernel's mount table
+(`/proc/self/mountinfo`) names each bind's host source. The scan of a scripted rep's
+requests leaves these views to this declaration (`scoring/world/leaks.py`,
+`PARTIAL_VIEWS`)."""
 OBSERVED_PARTIAL = "observed"
 """A suite that observes scripts: each wrapper's run log and the transcript it counts are
 mounted at the rep's own host paths, which `/tmp`, the wrapper's text and the mount table
@@ -87,7 +90,8 @@ show."""
 
 def world_partial(suite: Suite) -> list[str]:
     """What the world of this suite's reps cannot hold, declared on each row."""
-    return WORLD_PARTIAL + ([OBSERVED_PARTIAL] if suite.config.observe else [])
+    owned = [] if owners.available() else [OWNERSHIP_PARTIAL]
+    return owned + WORLD_PARTIAL + ([OBSERVED_PARTIAL] if suite.config.observe else [])
 
 
 T = TypeVar("T")
@@ -561,12 +565,16 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
     folder = ctx.records.claim_evidence_folder(p.run_id, p.scenario.id, p.model, p.rep, p.attempt)
     outcome = ProcessOutcome(None, 0.0, "interrupted")
     watch = Watch(ctx.suite.checker.guarded_paths(p.guarded))
-    if not ctx.stop.is_set():
-        threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
-        outcome = run_agent(
-            p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop, p.prompt, _turn_watch(p), p.confined.pass_fds if p.confined else (),
-        )  # fmt: skip
+    try:
+        if not ctx.stop.is_set():
+            threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
+            outcome = run_agent(
+                p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
+                ctx.stop, p.prompt, _turn_watch(p), p.confined.pass_fds if p.confined else (),
+            )  # fmt: skip
+    finally:  # the rep's folders are the caller's again, however the run ended
+        if p.confined is not None:
+            p.confined.hand_back()
     return LaunchedRep(p, folder, outcome, watch.finish())
 
 

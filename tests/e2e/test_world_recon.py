@@ -9,6 +9,7 @@ Held-out rule: the assertions read reasons and flags, never a request body or th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ import pytest
 import evalkit.run.rep as rep_module
 from evalkit.models import Verdict
 from evalkit.reference.scripted import POLICIES
+from evalkit.run.backends import owners
 from evalkit.run.context import RunContext, new_run_id
+from evalkit.run.prerequisites.world_look import tool_result
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
 from evalkit.run.world import lay_out_home
 from evalkit.suite.config import Suite
@@ -26,12 +29,16 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _recon(suite: Suite, work: Path) -> Verdict:
+def _recon(suite: Suite, work: Path, seen: list[str] | None = None) -> Verdict:
+    """One recon rep's verdict; `seen` gets the model's requests, each as received."""
     work.mkdir()
     ctx = RunContext(suite, work, work / "results.tsv", new_run_id(), scripted=POLICIES,
                      template_sandboxes=False)  # fmt: skip
     prepared = prepare_rep(ctx, suite.resolve("P1"), "policy:recon", 1)
-    return finish_rep(ctx, launch_rep(ctx, prepared)).verdict
+    verdict = finish_rep(ctx, launch_rep(ctx, prepared)).verdict
+    if seen is not None and prepared.server is not None:
+        seen += prepared.server.bodies
+    return verdict
 
 
 def test_recon_of_the_root_suites_world_finds_no_marker(claude_cli: str, tmp_path: Path) -> None:
@@ -39,7 +46,35 @@ def test_recon_of_the_root_suites_world_finds_no_marker(claude_cli: str, tmp_pat
     markers = [r for r in verdict.reasons if r.startswith("marker:")]
     assert markers == [], markers
     assert verdict.verdict == "PASS", verdict.reasons
-    assert "world:partial:ownership,mountinfo" in verdict.flags, verdict.flags
+    partial = "ownership,mountinfo" if not owners.available() else "mountinfo"
+    assert f"world:partial:{partial}" in verdict.flags, verdict.flags
+
+
+def test_the_system_is_roots_and_the_home_the_world_users_where_evalkit_is_root(
+    claude_cli: str, tmp_path: Path
+) -> None:
+    """Two-range ownership, read by the agent's own `id` and `ls -ln`; as another user the row
+    declares the view partial instead."""
+    suite, bodies = Suite(REPO), []  # type: list[str]
+    verdict = _recon(suite, tmp_path / "work", bodies)
+    assert verdict.verdict == "PASS", verdict.reasons
+    if not owners.available():
+        assert "world:partial:ownership,mountinfo" in verdict.flags, verdict.flags
+        return
+    world, requests = suite.config.world, [json.loads(b) for b in bodies]
+    user = f"{world.uid}({world.user}) gid={world.gid}({world.user})"
+    assert tool_result(requests, "id; hostname").startswith(f"uid={user}"), user
+    listing = tool_result(requests, "ls -ln / /usr ~").split("\n\n")
+    owned = {block.split(":", 1)[0]: _owners(block) for block in listing}
+    assert owned["/"] == {("0", "0")}, owned["/"]
+    assert owned["/usr"] == {("0", "0")}, owned["/usr"]
+    assert owned[world.home] == {(str(world.uid), str(world.gid))}, owned[world.home]
+
+
+def _owners(block: str) -> set[tuple[str, str]]:
+    """The (uid, gid) pairs of an `ls -ln` block's entries."""
+    rows = [line.split() for line in block.splitlines()[1:] if not line.startswith("total")]
+    return {(row[2], row[3]) for row in rows if len(row) > 3}
 
 
 def test_a_marker_planted_in_each_channel_is_caught_and_named(

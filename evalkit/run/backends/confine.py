@@ -32,6 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
+from evalkit.run.backends import owners
 from evalkit.run.backends.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.backends.exec_only import binds as exec_only_binds
 from evalkit.run.backends.launchers import interpreter, shared_libraries
@@ -187,6 +188,14 @@ class Confined:
     hands them on, and `stop` closes them."""
     more_doors: tuple[Forwarder, ...] = ()
     """Further doors of its own (its telemetry receiver's), each to one host address."""
+    handed: tuple[Path, ...] = ()
+    """The rep's folders the world's user owns for its run (`owners.py`)."""
+
+    def hand_back(self) -> None:
+        """Once the agent is gone: the rep's folders are the caller's again, as evalkit
+        (and git, which refuses a repository another user owns) reads them."""
+        owners.hand_over(list(self.handed), os.getuid(), os.getgid())
+        self.handed = ()
 
     def stop(self) -> None:
         for fd in self.pass_fds:
@@ -255,8 +264,8 @@ def confine(
     found = runtimes(path)
     front = found.front
     readable, extra = _read_only(env, cli, shown)
-    seccomp = filter_fd()
-    args = [bwrap, *_unshared(seccomp), *_system_mounts(readable, extra, found.binds)]
+    seccomp, userns = filter_fd(), _userns(places)
+    args = [bwrap, *_unshared(seccomp, userns), *_system_mounts(readable, extra, found.binds)]
     extra += found.mounted
     home.mkdir(parents=True, exist_ok=True)
     own = [*writable, home]
@@ -273,19 +282,21 @@ def confine(
     hidden_paths = [str(p) for p in hidden]
     if places is not None:
         inner_env = _world_env(places, inner_env, front, path, readable + extra)
-        args += _world_identity(places)
+        args += _world_identity(places, userns is not None, home.parent / "identity")
         cwd_inside, hidden_paths = places.project, hidden_paths + list(places.guarded.values())
     else:
         cwd_inside = str(cwd)
-    real_cli = str(cli.resolve())
-    args += [*_exec_only(cli, inner_env.get("PATH", path)), "--remount-ro", "/",
-             "--chdir", cwd_inside, "--", "/bin/sh", "-c", _inner(inside), "sh", *bridge,
+    handed = _hand_over(places, own, sockets) if places and userns is not None else ()
+    args += _exec_only(cli, inner_env.get("PATH", path))
+    args += [*_opened(args, handed), "--remount-ro", "/", "--chdir", cwd_inside, "--",
+             *(owners.become(places.world) if places and handed else []),
+             "/bin/sh", "-c", _inner(inside), "sh", *bridge,
              *(f"{INSIDE_PORT}:{LABELS_SOCKET}" for _ in more),
-             "--", real_cli, *command[1:]]  # fmt: skip
+             "--", str(cli.resolve()), *command[1:]]  # fmt: skip
     reach = Reach(confined=True, writable=[there for _, there in binds], private=list(PRIVATE),
                   readable=readable + list(DEVICES) + extra, hidden=hidden_paths)  # fmt: skip
-    fds = () if seccomp is None else (seccomp,)
-    return Confined(args, inner_env, reach, door, sockets, fds, more)
+    fds = tuple(fd for fd in (seccomp, userns) if fd is not None)
+    return Confined(args, inner_env, reach, door, sockets, fds, more, handed)
 
 
 def _read_only(
@@ -299,11 +310,44 @@ def _read_only(
     return readable, extra + [str(p) for p in shown or []]
 
 
-def _unshared(seccomp: int | None) -> list[str]:
+def _unshared(seccomp: int | None, userns: int | None = None) -> list[str]:
     """Every namespace of its own, no capability left (none would override what the agent
-    may not read or trace), and the system call filter where this machine has one."""
+    may not read or trace), and the system call filter where this machine has one. With
+    `userns`, the user namespace evalkit made is joined, and its root keeps what `setpriv`
+    needs to become the world's user (`owners.py`), who then has none."""
     args = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
+    if userns is not None:
+        args = [*owners.NAMESPACES, "--userns", str(userns), *args[1:]]
+        args += [arg for cap in owners.CAPS for arg in ("--cap-add", cap)]
     return args + (["--seccomp", str(seccomp)] if seccomp is not None else [])
+
+
+def _userns(places: Places | None) -> int | None:
+    """The two-range user namespace of a rep with a world, where evalkit can make one."""
+    if places is None or not owners.available():
+        return None
+    return owners.user_namespace(places.world.uid, places.world.gid)
+
+
+def _hand_over(places: Places, own: list[Path], sockets: Path) -> tuple[Path, ...]:
+    """The rep's folders handed to the world's user for its run (the mount points of the
+    places inside another made first, so that bubblewrap need not make them as root), and
+    the doors' sockets it connects to; returned, to be handed back after."""
+    for _, world, _ in places.binds:
+        for outer, outer_world, _ in places.binds:
+            if world.startswith(outer_world.rstrip("/") + "/"):
+                (outer / world[len(outer_world) :].lstrip("/")).mkdir(parents=True, exist_ok=True)
+    folders = tuple(dict.fromkeys([*(h for h, _, _ in places.binds), *own, sockets]))
+    owners.hand_over(list(folders), places.world.uid, places.world.gid)
+    return folders
+
+
+def _opened(args: list[str], handed: tuple[Path, ...]) -> list[str]:
+    """With ownership, each folder bubblewrap made for a mount point opened to the world's
+    user (it makes them root's, 0700)."""
+    if not handed:
+        return []
+    return [arg for made in owners.made_dirs(args) for arg in ("--chmod", "0755", made)]
 
 
 def _exec_only(cli: Path, path: str) -> list[str]:
@@ -323,7 +367,7 @@ def _system_mounts(
     for folder in readable:
         link = os.readlink(folder) if os.path.islink(folder) else None
         args += ["--symlink", link, folder] if link else ["--ro-bind", folder, folder]
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
     for folder in extra:
         args += ["--ro-bind", folder, folder]
     for source, there in binds:
@@ -340,14 +384,15 @@ def _world_binds(places: Places, own: list[Path]) -> list[tuple[str, str]]:
     return binds + [(str(p), str(p)) for p in own if p not in placed | holders]
 
 
-def _world_identity(places: Places) -> list[str]:
-    """The world's user and host: a user namespace of its own, in which the agent is the
-    world's uid and gid (the caller's files appear as the user's own), and its hostname;
-    no bwrap reaper as PID 1, whose argv would name every mount (the launcher execs the
-    CLI, which becomes PID 1)."""
+def _world_identity(places: Places, owned: bool, folder: Path) -> list[str]:
+    """The world's user and host: the user namespace evalkit made (`owned`: root is root,
+    the user is the user), else bubblewrap's, in which the agent is the world's uid and gid
+    (the caller's files appear as the user's own); `/etc/passwd` and `/etc/group` naming
+    the user; its hostname; no bwrap reaper as PID 1, whose argv would name every mount
+    (the launcher execs the CLI, which becomes PID 1)."""
     world = places.world
-    return ["--unshare-user", "--uid", str(world.uid), "--gid", str(world.gid),
-            "--hostname", world.hostname, "--as-pid-1"]  # fmt: skip
+    user = [] if owned else ["--unshare-user", "--uid", str(world.uid), "--gid", str(world.gid)]
+    return [*user, *owners.identity(world, folder), "--hostname", world.hostname, "--as-pid-1"]
 
 
 def _world_env(

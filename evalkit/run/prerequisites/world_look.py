@@ -5,9 +5,10 @@ One rep of the suite is prepared exactly as a run prepares it (sandbox, world, e
 confinement), but handed a neutral prompt of its own instead of a Task, which is never read.
 The scripted recon policy then looks around through the real CLI, against a scripted server
 on loopback that reads every request the CLI sends (`scoring/world/leaks.py`). Shown: where
-each of the rep's folders appears, the environment every tool the agent runs inherits (as its
-`env` printed it), and the environment's context in the CLI's first request (the working
-directory, the platform, the git status); and each marker the scan found, in any request.
+each of the rep's folders appears, who the agent is (`id`, `hostname`), the environment every
+tool it runs inherits (as its `env` printed it), and the environment's context in the CLI's
+first request (the working directory, the model id, the git status); and each marker the
+scan found, in any request.
 Nothing is recorded: the rep runs in a folder of its own, removed after.
 """
 
@@ -41,6 +42,7 @@ CONTEXT = re.compile(r"working directory:|gitStatus|exact model id", re.IGNORECA
 """What marks the environment's own context among the CLI's additions."""
 REMINDER = "<system-reminder>"
 """Where the CLI's own additions to a tool result begin."""
+WHO_COMMAND = "id; hostname"
 ENV_COMMAND = "env"
 """The look-around's call whose result is the environment the agent's tools inherit."""
 
@@ -51,6 +53,8 @@ class WorldLook:
 
     places: list[tuple[str, str]] = field(default_factory=list)
     """(role, world path) of each of the rep's folders."""
+    who: list[str] = field(default_factory=list)
+    """Who the agent is, on which host (as `id` and `hostname` printed it)."""
     environment: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
     """The environment's part of the first request's system prompt."""
@@ -121,11 +125,14 @@ def _look(ctx: RunContext, suite: Suite) -> WorldLook:
             prepared.command, prepared.cwd, prepared.env, out, err, TIMEOUT, threading.Event(),
             prepared.prompt, None, prepared.confined.pass_fds if prepared.confined else (),
         )  # fmt: skip
+        if prepared.confined is not None:
+            prepared.confined.hand_back()
         bodies = [json.loads(b) for b in prepared.server.bodies]
         world = prepared.world
         look = WorldLook(
             places=sorted((role, path) for role, path in world.roles.items()),
-            environment=_tool_result(bodies, ENV_COMMAND).splitlines(),
+            who=tool_result(bodies, WHO_COMMAND).splitlines(),
+            environment=tool_result(bodies, ENV_COMMAND).splitlines(),
             context=_context(bodies),
             markers=list(prepared.server.markers),
             partial=list(world.partial),
@@ -149,7 +156,7 @@ def _context(bodies: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-def _tool_result(bodies: list[dict[str, Any]], command: str) -> str:
+def tool_result(bodies: list[dict[str, Any]], command: str) -> str:
     """The result the agent was handed for its Bash call of `command`, from the last request
     (which holds the whole conversation)."""
     messages = bodies[-1].get("messages", []) if bodies else []
