@@ -1,10 +1,13 @@
 """`policy:recon` looks around the agent's world through the real CLI, and the scripted
 server reads every request for a word naming the measurement: the root suite's world gives
 none away (the views bubblewrap cannot make whole are declared on the row), and a marker
-planted in a commit message, an environment variable, a file name in HOME and a hook's
-output is caught and named by its channel.
+planted in a commit message, an environment variable, a file name in HOME, the hostname, a
+line of a config file and a hook's output is caught and named by its channel. Where evalkit
+is root, the agent's own `id` and `ls -ln` show the world's user and root owning what a
+user's machine has them own.
 
-Held-out rule: the assertions read reasons and flags, never a request body or the Task.
+Held-out rule: the assertions read reasons, flags and the results of the look-around's `id`
+and `ls -ln`, never the rest of a request body or the Task.
 """
 
 from __future__ import annotations
@@ -85,10 +88,14 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     world.history[0].message = "Initial commit: the holdout skeleton"
     suite.config.environment["BUILD_LABEL"] = "calibration"
     world.stores["vault"] = "~/scripted-notes"  # the plugin's hook announces the vault
+    world.markers += ["wombat", "numbat"]  # words of the suite's own list
+    world.hostname = "wombat-box"
 
     def planted_home(w: object, home: Path) -> None:
         lay_out_home(w, home)  # type: ignore[arg-type]
         (home / "fixture.txt").write_text("x\n", encoding="utf-8")
+        with (home / ".bashrc").open("a", encoding="utf-8") as bashrc:
+            bashrc.write("alias deploy='make -C ~/numbat deploy'\n")
 
     monkeypatch.setattr(rep_module, "lay_out_home", planted_home)
     verdict = _recon(suite, tmp_path / "work")
@@ -98,4 +105,6 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     assert "marker:tool-result:holdout" in reasons, sorted(reasons)  # git log
     assert "marker:tool-result:calibration" in reasons, sorted(reasons)  # env
     assert "marker:tool-result:fixture" in reasons, sorted(reasons)  # ls -la ~
+    assert "marker:tool-result:wombat" in reasons, sorted(reasons)  # hostname
+    assert "marker:tool-result:numbat" in reasons, sorted(reasons)  # a line of ~/.bashrc
     assert "marker:hook-output:scripted" in reasons, sorted(reasons)  # SessionStart

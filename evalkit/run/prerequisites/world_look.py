@@ -70,12 +70,12 @@ class WorldLook:
         return list(dict.fromkeys(m.split(":", 2)[2] for m in self.markers))
 
     def highlighted(self, line: str) -> list[tuple[str, bool]]:
-        """`line` in pieces, each marker word (as a whole word, any case) a piece marked
-        True."""
+        """`line` in pieces, each marker word (as a whole word, any case, as the scan reads
+        it) a piece marked True."""
         if not self.words:
             return [(line, False)]
         pattern = re.compile(
-            r"(?<![\w-])(" + "|".join(re.escape(w) for w in self.words) + r")(?![\w-])",
+            r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in self.words) + r")(?![A-Za-z0-9])",
             re.IGNORECASE,
         )
         pieces, at = [], 0
