@@ -30,9 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import evalkit.run.backends.owners as owners
 from evalkit.errors import PrerequisiteError
 from evalkit.models import Reach
-from evalkit.run.backends import owners
 from evalkit.run.backends.egress import ConnectProxy, Forwarder, anthropic_hosts
 from evalkit.run.backends.exec_only import binds as exec_only_binds
 from evalkit.run.backends.launchers import interpreter, shared_libraries

@@ -119,7 +119,11 @@ def _look(ctx: RunContext, suite: Suite) -> WorldLook:
     prepared = prepare_rep(ctx, scenario, POLICY, 1, prompt=PROMPT)
     try:
         if prepared.server is None or prepared.world is None:
-            raise PrerequisiteError(f"{ctx.agent}'s reps have no world on this backend")
+            name = confinement(ctx.backend).name
+            raise PrerequisiteError(
+                f"reps confined by {name} have no world of their own (their rows say "
+                "world:partial); try --confine bwrap"
+            )
         out, err = prepared.scratch / "look.jsonl", prepared.scratch / "look.err"
         outcome = run_agent(
             prepared.command, prepared.cwd, prepared.env, out, err, TIMEOUT, threading.Event(),
