@@ -2,7 +2,8 @@
 server reads every request for a word naming the measurement: the root suite's world gives
 none away (the views bubblewrap cannot make whole are declared on the row), and a marker
 planted in a commit message, an environment variable, a file name in HOME, the hostname, a
-line of a config file and a hook's output is caught and named by its channel. Where evalkit
+process's argv, a line of a config file and a hook's output is caught and named by its
+channel (a mount source is not: bubblewrap's mount table is declared partial). Where evalkit
 is root, the agent's own `id` and `ls -ln` show the world's user and root owning what a
 user's machine has them own.
 
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import evalkit.run.rep as rep_module
+import evalkit.run.world as world_module
 from evalkit.models import Verdict
 from evalkit.reference.scripted import POLICIES
 from evalkit.run.backends import owners
@@ -88,8 +90,9 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     world.history[0].message = "Initial commit: the holdout skeleton"
     suite.config.environment["BUILD_LABEL"] = "calibration"
     world.stores["vault"] = "~/scripted-notes"  # the plugin's hook announces the vault
-    world.markers += ["wombat", "numbat"]  # words of the suite's own list
+    world.markers += ["wombat", "numbat", "bilby"]  # words of the suite's own list
     world.hostname = "wombat-box"
+    monkeypatch.setattr(world_module, "PLUGINS_HOME", "~/.local/share/bilby")  # the CLI's argv
 
     def planted_home(w: object, home: Path) -> None:
         lay_out_home(w, home)  # type: ignore[arg-type]
@@ -107,4 +110,5 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     assert "marker:tool-result:fixture" in reasons, sorted(reasons)  # ls -la ~
     assert "marker:tool-result:wombat" in reasons, sorted(reasons)  # hostname
     assert "marker:tool-result:numbat" in reasons, sorted(reasons)  # a line of ~/.bashrc
+    assert "marker:tool-result:bilby" in reasons, sorted(reasons)  # ps -ef, /proc/1/cmdline
     assert "marker:hook-output:scripted" in reasons, sorted(reasons)  # SessionStart
