@@ -381,13 +381,3 @@ def test_prompt_md_and_case_yaml_disallowed_tools_are_joined(tmp_path: Path) -> 
     tools = scenario.scenario.launch.tools
     assert tools is not None and "Read" in tools
     assert ("Bash" in tools, "Agent" in tools) == (False, False)
-
-
-def test_git_ignores_the_translated_suite(tmp_path: Path) -> None:
-    root = two_cases(tmp_path)
-    suite = load_suite(root)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    ignored = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "-q", str(suite.root / "evalkit.yaml")]
-    )
-    assert ignored.returncode == 0, suite.root
