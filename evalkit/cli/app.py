@@ -8,6 +8,7 @@ which took `evalkit --help` from about 0.2 s to over 0.3 s.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import functools
 import inspect
@@ -52,8 +53,27 @@ is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds th
 A name not registered is not shown: `tune` has its place before it lands."""
 
 
+MOVED: dict[str, str] = {}
+"""A moved command's old name -> its new spelling under `evalkit` (`freeze` -> `suite freeze`),
+filled by `moved_command`."""
+
+
 class SectionedGroup(typer.core.TyperGroup):
     """Click's plain help with the commands listed in SECTIONS' groups and order."""
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> Any:
+        """An unknown name is offered the shown commands and the new spellings of the moved
+        ones, never an old name `--help` hides."""
+        try:
+            return self._click_resolve_command(ctx, args)
+        except _USAGE_ERROR as exc:
+            shown = [n for n, cmd in self.commands.items() if not cmd.hidden]
+            spelled = {name: name for name in shown} | MOVED
+            near = difflib.get_close_matches(args[0], list(spelled)) if args else []
+            if near:
+                offered = ", ".join(dict.fromkeys(repr(spelled[n]) for n in near))
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {offered}?"
+            raise
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         visible = {name: cmd for name, cmd in self.commands.items() if not cmd.hidden}
@@ -166,6 +186,7 @@ PLACE_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES,
 """Where evalkit was told to write cannot take it (a full or read-only disk, no permission):
 the place's fault, said in one line, never an internal error."""
 _CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
+_USAGE_ERROR: Any = typer.BadParameter.__mro__[1]  # typer's vendored UsageError
 
 
 class State:
@@ -284,6 +305,7 @@ def moved_command(group: typer.Typer, name: str, **kwargs: Any) -> Callable[[F],
     `--help`, it says the new spelling in one line on stderr, then does exactly what the new
     one does, with the same exit codes. The old name goes in the release after."""
     new = f"evalkit {group.info.name} {name}"
+    MOVED[name] = new.removeprefix("evalkit ")
 
     def wrap(fn: F) -> F:
         group_command(group, name, **kwargs)(fn)

@@ -113,3 +113,9 @@ def test_the_guide_s_table_of_moves_is_the_one_the_cli_keeps() -> None:
     text = (REPO / "docs" / "usage.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `evalkit ([\w-]+)` \| `evalkit ([\w-]+) \1` \|$", text, re.M)
     assert dict(rows) == MOVED
+
+
+def test_a_misspelt_old_name_is_offered_its_new_spelling_never_the_hidden_one() -> None:
+    done = runner.invoke(app, ["freez"])
+    assert done.exit_code == 2
+    assert "Did you mean 'suite freeze'?" in done.stderr and "'freeze'" not in done.stderr
