@@ -43,7 +43,7 @@ setup: $(BIN)/.installed $(CLAUDE) $(CACHED_CLIS) $(CODEX) $(GEMINI) suites
 
 # Built fixture files (a suite's `build:` steps, e.g. a code graph): never committed.
 suites: $(BIN)/.installed
-	@for suite in suites/*/; do $(BIN)/evalkit --suite $$suite build || exit 1; done
+	@for suite in suites/*/; do $(BIN)/evalkit --suite $$suite suite build || exit 1; done
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -8,8 +8,10 @@ which took `evalkit --help` from about 0.2 s to over 0.3 s.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -34,26 +36,44 @@ if TYPE_CHECKING:
     err: Console
 
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "The loop: write a suite, try it, score it": (
-        "init", "list", "sandbox", "run", "check", "self-test", "build", "doctor",
+    "The loop: write a suite, run it, tune its wording": (
+        "init", "list", "run", "self-test", "tune",
     ),
     "Results: read, compare and publish a results folder": (
-        "report", "compare", "gate", "verify", "baseline", "rescore", "migrate", "export",
-        "import",
+        "report", "compare", "gate", "verify", "export", "import", "results",
     ),
-    "The instrument: trust the measurement itself": (
-        "calibrate", "aa", "freeze", "contaminate", "split-reserve",
-    ),
+    "The instrument: trust the measurement itself": ("calibrate", "aa", "suite"),
     "Scale-out and CLI versions: many runs, machines and releases": (
-        "grid", "merge", "cli", "bisect", "watch",
+        "grid", "merge", "bisect", "watch", "cli",
     ),
+    "Debugging: one rep by hand, and what it needs": ("sandbox", "check", "doctor"),
 }  # fmt: skip
 """Where `evalkit --help` lists each command, by what a user is doing; a command missing here
-is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds the table full)."""
+is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds the table full).
+A name not registered is not shown: `tune` has its place before it lands."""
+
+
+MOVED: dict[str, str] = {}
+"""A moved command's old name -> its new spelling under `evalkit` (`freeze` -> `suite freeze`),
+filled by `moved_command`."""
 
 
 class SectionedGroup(typer.core.TyperGroup):
     """Click's plain help with the commands listed in SECTIONS' groups and order."""
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> Any:
+        """An unknown name is offered the shown commands and the new spellings of the moved
+        ones, never an old name `--help` hides."""
+        try:
+            return self._click_resolve_command(ctx, args)
+        except _USAGE_ERROR as exc:
+            shown = [n for n, cmd in self.commands.items() if not cmd.hidden]
+            spelled = {name: name for name in shown} | MOVED
+            near = difflib.get_close_matches(args[0], list(spelled)) if args else []
+            if near:
+                offered = ", ".join(dict.fromkeys(repr(spelled[n]) for n in near))
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {offered}?"
+            raise
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         visible = {name: cmd for name, cmd in self.commands.items() if not cmd.hidden}
@@ -79,6 +99,43 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
+)
+
+
+class _OrderedGroup(typer.core.TyperGroup):
+    """A group whose `--help` lists its commands in the order `order` gives."""
+
+    order: tuple[str, ...] = ()
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda n: self.order.index(n) if n in self.order else 99)
+
+
+def _group(name: str, order: tuple[str, ...], short_help: str, help_text: str) -> typer.Typer:
+    """A command group of `evalkit`, listed in SECTIONS like a command."""
+    cls = type(f"{name.title()}Group", (_OrderedGroup,), {"order": order})
+    group = typer.Typer(
+        name=name, help=help_text, cls=cls, no_args_is_help=True, add_completion=False,
+        rich_markup_mode=None,
+    )  # fmt: skip
+    app.add_typer(group, name=name, short_help=short_help)
+    return group
+
+
+suite_app = _group(
+    "suite",
+    ("freeze", "contaminate", "baseline", "split-reserve", "build"),
+    "Freeze, contaminate, baseline, split-reserve or build the suite.",
+    "The suite's own records: its frozen hashes, which sets wording was tuned against and the "
+    "baseline (all three in evalkit.lock), its reserve split and its built fixture files.",
+)
+results_app = _group(
+    "results",
+    ("rescore", "migrate"),
+    "Bring an older results folder up to date: rescore or migrate.",
+    "A results folder an older evalkit wrote, brought up to date in place: its rows scored "
+    "again with the current scoring code, or its files rewritten with the current columns.",
 )
 
 
@@ -129,6 +186,7 @@ PLACE_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES,
 """Where evalkit was told to write cannot take it (a full or read-only disk, no permission):
 the place's fault, said in one line, never an internal error."""
 _CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]  # typer's vendored ClickException
+_USAGE_ERROR: Any = typer.BadParameter.__mro__[1]  # typer's vendored UsageError
 
 
 class State:
@@ -234,6 +292,31 @@ def group_command(group: typer.Typer, *names: str, **kwargs: Any) -> Callable[[F
             return guarded_call(fn, *args, **kw)
 
         group.command(*names, **kwargs)(guarded)
+        return fn
+
+    return wrap
+
+
+MOVED_NOTICE = "evalkit: `evalkit {old}` is now `{new}`; the old name goes in the next release"
+
+
+def moved_command(group: typer.Typer, name: str, **kwargs: Any) -> Callable[[F], F]:
+    """Register `evalkit GROUP NAME`, and NAME where it was before, at the top: hidden from
+    `--help`, it says the new spelling in one line on stderr, then does exactly what the new
+    one does, with the same exit codes. The old name goes in the release after."""
+    new = f"evalkit {group.info.name} {name}"
+    MOVED[name] = new.removeprefix("evalkit ")
+
+    def wrap(fn: F) -> F:
+        group_command(group, name, **kwargs)(fn)
+
+        @functools.wraps(fn)
+        def old(*args: Any, **kw: Any) -> Any:
+            print(MOVED_NOTICE.format(old=name, new=new), file=sys.stderr)
+            return guarded_call(fn, *args, **kw)
+
+        said = f"Moved: now `{new}`; this name works until the next release."
+        app.command(name, hidden=True, help=f"{said}\n\n{inspect.getdoc(fn) or ''}")(old)
         return fn
 
     return wrap

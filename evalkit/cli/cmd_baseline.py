@@ -1,4 +1,4 @@
-"""`evalkit baseline`: the verified results folder `compare` measures against by default."""
+"""`evalkit suite baseline`: the verified results folder `compare` measures against by default."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import moved_command, rel, state, suite_app
 
 if TYPE_CHECKING:
     from evalkit.suite.lock import Baseline
 
 
-@command("baseline", short_help="Record a verified results folder as the one to beat.")
+@moved_command(
+    suite_app, "baseline", short_help="Record a verified results folder as the one to beat."
+)
 def baseline_command(
     workdir: Annotated[
         Path | None,
@@ -36,7 +38,8 @@ def baseline_command(
 
     A recorded baseline is replaced only with --replace.
 
-    Example: `evalkit baseline results/base`, `evalkit baseline`, `evalkit baseline --clear`
+    Example: `evalkit suite baseline results/base`, `evalkit suite baseline`,
+    `evalkit suite baseline --clear`
     """
     from evalkit.cli.app import out
     from evalkit.compare.baseline import RECORD_HINT, set_baseline

@@ -1,4 +1,4 @@
-"""`evalkit build`: rebuild the suite's built fixture files when missing or stale."""
+"""`evalkit suite build`: rebuild the suite's built fixture files when missing or stale."""
 
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, state
+from evalkit.cli.app import moved_command, state, suite_app
 
 
-@command("build", short_help="Rebuild the suite's built fixture files when stale.")
+@moved_command(suite_app, "build", short_help="Rebuild the suite's built fixture files when stale.")
 def build_command(
     force: Annotated[bool, typer.Option("--force", help="rebuild even when fresh")] = False,
 ) -> None:
     """Build the fixture files the suite declares under `build:` (e.g. a code graph).
 
     Every command that needs the fixtures does this itself; `make setup` runs it once.
-    Example: `evalkit --suite suites/adr-eval-b build`
+    Example: `evalkit --suite suites/adr-eval-b suite build`
     """
     from evalkit.cli.app import out
 

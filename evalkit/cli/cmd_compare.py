@@ -71,7 +71,7 @@ def compare_command(
 ) -> None:
     """Compare B with A per set, level and polarity: per-rep Fisher and Newcombe, per-scenario
     sign-flip test, and what the current n could detect. Given one folder and no --a, A is
-    the suite's baseline (`evalkit baseline`).
+    the suite's baseline (`evalkit suite baseline`).
 
     Example: `evalkit compare results/terse` (against the baseline),
     `evalkit compare results/base results/terse` or

@@ -31,5 +31,5 @@ def init_command(
         f"wrote the {made.template} template into {rel(made.root)} ({len(made.files)} files)",
         markup=False,
     )
-    for line in next_steps(rel(made.root)):
+    for line in next_steps(rel(made.root), made.template):
         out.print(line, markup=False)

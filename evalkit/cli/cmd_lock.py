@@ -1,4 +1,5 @@
-"""`evalkit freeze` and `evalkit contaminate`: the suite's frozen state and its training sets."""
+"""`evalkit suite freeze` and `evalkit suite contaminate`: the suite's frozen state and its
+training sets."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import moved_command, rel, state, suite_app
 
 
-@command("freeze", short_help="Record the suite's hashes in evalkit.lock.")
+@moved_command(suite_app, "freeze", short_help="Record the suite's hashes in evalkit.lock.")
 def freeze_command() -> None:
     """Write evalkit.lock: hashes of fixtures, plugins, both scenario sets, rubric, checker.
 
-    Example: `evalkit freeze`
+    Example: `evalkit suite freeze`
     """
     from evalkit.cli.app import out
     from evalkit.suite.lock import freeze, lock_path
@@ -23,7 +24,9 @@ def freeze_command() -> None:
     out.print(f"froze {len(lock.hashes)} entries into {rel(lock_path(suite))}")
 
 
-@command("contaminate", short_help="Record that wording was tuned against a scenario set.")
+@moved_command(
+    suite_app, "contaminate", short_help="Record that wording was tuned against a scenario set."
+)
 def contaminate_command(
     which: Annotated[str, typer.Option("--set", help="run or reserve")],
     note: Annotated[str, typer.Option("--note", help="what was tuned against this set")],
@@ -35,8 +38,8 @@ def contaminate_command(
     """Record that wording was tuned against a set; its results become training-set results,
     for every variant or, with --variant, for that variant's rows only.
 
-    Example: `evalkit contaminate --set run --note "tuned the write skill's description"`, or
-    `evalkit contaminate --set run --variant terse-skill --note "terse-skill tuned on run"`
+    Example: `evalkit suite contaminate --set run --note "tuned the write skill's description"`, or
+    `evalkit suite contaminate --set run --variant terse-skill --note "terse-skill tuned on run"`
     """
     from evalkit.cli.app import out
     from evalkit.suite.lock import contaminate, lock_path

@@ -1,4 +1,4 @@
-"""`evalkit migrate`: a results folder's files rewritten with the current columns."""
+"""`evalkit results migrate`: a results folder's files rewritten with the current columns."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import moved_command, rel, results_app, state
 
 
-@command("migrate", short_help="Rewrite an older results folder with current columns.")
+@moved_command(
+    results_app, "migrate", short_help="Rewrite an older results folder with current columns."
+)
 def migrate(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
 ) -> None:
@@ -19,7 +21,7 @@ def migrate(
     Each changed file keeps a backup beside it (FILE.bak-<time>); every row is read back and
     held against the old one before the new file stays.
 
-    Example: `evalkit migrate results/`
+    Example: `evalkit results migrate results/`
     """
     from evalkit.cli.app import out
     from evalkit.records.folder.migrate import migrate_workdir

@@ -1,4 +1,5 @@
-"""`evalkit rescore`: rows scored by older scoring code, scored again beside the old rows."""
+"""`evalkit results rescore`: rows scored by older scoring code, scored again beside the old
+rows."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, state
+from evalkit.cli.app import moved_command, results_app, state
 
 
-@command("rescore", short_help="Score reps of older scoring code again with the current.")
+@moved_command(
+    results_app, "rescore", short_help="Score reps of older scoring code again with the current."
+)
 def rescore(
     workdir: Annotated[Path | None, typer.Argument(help="default: results/ in the suite")] = None,
 ) -> None:
@@ -20,7 +23,7 @@ def rescore(
     Exits 1 when a rep could not be re-scored (its evidence was edited, or its fixture or
     scenario changed since).
 
-    Example: `evalkit rescore results/`
+    Example: `evalkit results rescore results/`
     """
     from evalkit.cli.app import err, out
     from evalkit.records.folder.run_ids import default_workdir

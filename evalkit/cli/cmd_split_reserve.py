@@ -1,4 +1,4 @@
-"""`evalkit split-reserve`: a seeded share of the run set becomes the reserve."""
+"""`evalkit suite split-reserve`: a seeded share of the run set becomes the reserve."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from evalkit.cli.app import command, rel, state
+from evalkit.cli.app import moved_command, rel, state, suite_app
 
 
-@command("split-reserve", short_help="Move a seeded share of the run set into the reserve.")
+@moved_command(
+    suite_app, "split-reserve", short_help="Move a seeded share of the run set into the reserve."
+)
 def split_reserve_command(
     share: Annotated[float, typer.Option("--share", help="share of the cases moved")] = 0.3,
     seed: Annotated[
@@ -22,7 +24,7 @@ def split_reserve_command(
     untuned-against, not unseen. Refused on a frozen suite (moving a case changes the
     instrument: remove the lock, split, freeze again).
 
-    Example: `evalkit split-reserve --share 0.3 --seed 7`
+    Example: `evalkit suite split-reserve --share 0.3 --seed 7`
     """
     from evalkit.cli.app import out
     from evalkit.suite.split_reserve import split_reserve

@@ -29,7 +29,7 @@ def verify(
     `calibrate` wrote is held to the verdicts its plans expected instead of being published:
     it exits non-zero, naming them, when any cell came out otherwise. A trial scored
     by older scoring code is named `older` (its records are held to each other, not re-derived;
-    `evalkit rescore` scores it again), and the folder is not publishable until it is. With
+    `evalkit results rescore` scores it again), and the folder is not publishable until it is. With
     `--strict` a folder that re-derives but is NOT PUBLISHABLE exits 1 too (for a CI step). The
     verdict is recorded in WORKDIR/verified.json for `evalkit report` to read while the records
     it was drawn from stay unchanged.

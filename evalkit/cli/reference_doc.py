@@ -53,16 +53,35 @@ def _rows(command: Any) -> Iterator[str]:
         yield f"| {names} | {_cell(help_text)} | {_default(param)} |"
 
 
+def _shown(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """(name, command) of every command `--help` shows, a group's own commands after it; an
+    old name kept hidden for a release is left out, as `--help` leaves it."""
+    for name in sorted(group.commands):
+        command = group.commands[name]
+        if command.hidden:
+            continue
+        yield " ".join((*path, name)), command
+        if isinstance(getattr(command, "commands", None), dict):
+            yield from _shown(command, (*path, name))
+
+
+def _section(name: str, command: Any) -> list[str]:
+    out = [f"## `{PROG} {name}`", "", (command.help or "").strip(), ""]
+    subcommands = getattr(command, "commands", None)
+    if isinstance(subcommands, dict):
+        listed = [f"`{PROG} {name} {sub}`" for sub in command.list_commands(None)]
+        return [*out, f"Its commands: {', '.join(listed)}.", ""]
+    out += ["```text", _usage(name, command), "```", ""]
+    out += ["| argument or option | what | default |", "| --- | --- | --- |"]
+    return [*out, *_rows(command), ""]
+
+
 def reference_markdown() -> str:
-    """One section per command, in name order: what it does, its usage and its parameters."""
+    """One section per command, in name order: what it does, its usage and its parameters;
+    a group's section names its commands, each of which has its own."""
     group: Any = typer.main.get_command(app)
     out: list[str] = [f"## `{PROG}`", "", "Options every command takes, given before it.", ""]
     out += ["| option | what | default |", "| --- | --- | --- |", *_rows(group), ""]
-    for name in sorted(group.commands):
-        command = group.commands[name]
-        out += [f"## `{PROG} {name}`", "", (command.help or "").strip(), ""]
-        out += ["```text", _usage(name, command), "```", ""]
-        out += ["| argument or option | what | default |", "| --- | --- | --- |"]
-        out += list(_rows(command))
-        out.append("")
+    for name, command in _shown(group):
+        out += _section(name, command)
     return "\n".join(out)

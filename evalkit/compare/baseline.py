@@ -19,8 +19,8 @@ from evalkit.records.verify.record import read_verification, verify_and_record
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Baseline, read_lock, record_baseline
 
-RECORD_HINT = "record one with `evalkit baseline WORKDIR`"
-REPLACE_HINT = "record another with `evalkit baseline WORKDIR --replace`"
+RECORD_HINT = "record one with `evalkit suite baseline WORKDIR`"
+REPLACE_HINT = "record another with `evalkit suite baseline WORKDIR --replace`"
 
 
 def shown_path(suite: Suite, folder: Path) -> str:
@@ -154,7 +154,7 @@ def _check_verified(suite: Suite, baseline: Baseline, folder: Path, named: str) 
     """The folder verifies PUBLISHABLE now, by a record of the same key as when recorded. A
     row flipped by hand leaves the record stale; evidence edited and verified again moves the
     key. An evidence edit that keeps each file's size and time shows only to `verify`."""
-    again = f"`evalkit baseline {folder} --replace` records it as it is now"
+    again = f"`evalkit suite baseline {folder} --replace` records it as it is now"
     if not baseline.key:
         raise RefusedError(f"{named}: recorded without its verification key; {again}")
     records = Workdir(folder)

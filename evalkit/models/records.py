@@ -51,7 +51,7 @@ class EvidenceLine(Model):
     rescore_of: str = Field(
         "",
         description="the run id of the rep this line scores again with newer scoring code "
-        "(`evalkit rescore`); that rep's row stays in the file, replaced",
+        "(`evalkit results rescore`); that rep's row stays in the file, replaced",
     )
     usage: dict[str, int | float] = Field(
         default_factory=dict, description="tokens, turns, duration and the CLI's cost estimate"

@@ -1,4 +1,4 @@
-"""`evalkit rescore`: reps scored by older scoring code, scored again beside their old rows.
+"""`evalkit results rescore`: reps scored by older scoring code, scored again beside their old rows.
 
 Nothing is rewritten. Each rep whose declarations name a scoring hash other than the
 current one gets a new run id, a plan, a new evidence folder (the kept transcript, diffs

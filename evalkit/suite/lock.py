@@ -155,7 +155,7 @@ def read_lock(suite: Suite) -> Lock | None:
 
 def _write(suite: Suite, lock: Lock) -> None:
     header = (
-        "# Written by `evalkit freeze`, `evalkit contaminate` and `evalkit baseline`; "
+        "# Written by `evalkit suite freeze`, `suite contaminate` and `suite baseline`; "
         "do not edit by hand.\n"
     )
     _own_lock(suite)
@@ -213,14 +213,14 @@ def ensure_frozen(suite: Suite, allow_unfrozen: bool = False) -> None:
     if changed:
         raise RefusedError(
             f"{lock_path(suite)}: these no longer match the lock: {', '.join(changed)}; "
-            "run `evalkit freeze` if the change is deliberate, or pass --allow-unfrozen"
+            "run `evalkit suite freeze` if the change is deliberate, or pass --allow-unfrozen"
         )
 
 
 def _existing(suite: Suite) -> Lock:
     lock = read_lock(suite)
     if lock is None:
-        raise ConfigError(f"{lock_path(suite)}: no lock yet; run `evalkit freeze` first")
+        raise ConfigError(f"{lock_path(suite)}: no lock yet; run `evalkit suite freeze` first")
     return lock
 
 

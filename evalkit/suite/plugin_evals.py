@@ -51,7 +51,9 @@ RESULTS = "evalkit-results"
 LOCK = "evalkit.lock"
 SIDECAR = "evalkit.yaml"
 SETTINGS = "evalkit-settings.yaml"
-WRITING = ".evalkit-suite.lock"
+WRITING = f"{GENERATED}/.writing"
+"""The lock two commands take in turn to write the translated suite: inside it, so the
+suite's own .gitignore keeps it out of the plugin's repository as it keeps the rest."""
 IGNORE_ALL = b"# rewritten by evalkit from the eval folder on every load: never commit it\n*\n"
 """The translated suite's own .gitignore: the lock and results that matter live beside it."""
 SKIPPED = frozenset({GENERATED, RESULTS, "results", "mocks"})
@@ -233,9 +235,10 @@ def suite_root_for(plugin: Path) -> Path | None:
     evals = eval_dir(plugin)
     if evals is None:
         return None
-    for name, folder in ((WRITING, False), (GENERATED, True), (LOCK, False), (RESULTS, True)):
+    for name, folder in ((GENERATED, True), (WRITING, False), (LOCK, False), (RESULTS, True)):
         own_path(evals, name, folder)
     cases = unique_ids(read_cases(evals) + reserve_cases(evals))
+    (evals / GENERATED).mkdir(exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
     held = os.open(evals / WRITING, flags, 0o644)  # two commands at once write it in turn
     try:
@@ -495,7 +498,7 @@ def unique_ids(cases: list[Case]) -> list[Case]:
 
 
 def reserve_cases(evals: Path) -> list[Case]:
-    """The cases `evalkit split-reserve` moved into the eval folder's reserve."""
+    """The cases `evalkit suite split-reserve` moved into the eval folder's reserve."""
     held = reserve_dir(evals)
     cases = [read_case(held, f) for f in _case_folders(held)] if held.is_dir() else []
     ablation = eval_settings(evals).ablation

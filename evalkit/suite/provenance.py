@@ -1,7 +1,7 @@
 """Who has seen a suite's prompts, said beside its sets' labels.
 
 A plugin's `claude plugin eval` cases are its author's own prompts: they are not held out.
-Its run set is labelled open, and a reserve split from it (`evalkit split-reserve`) is
+Its run set is labelled open, and a reserve split from it (`evalkit suite split-reserve`) is
 untuned-against but not unseen, so it is labelled as author-written rather than held.
 """
 

@@ -83,16 +83,36 @@ def _template_bytes(rel: str, source: Traversable) -> bytes:
     return (EDITOR_LINE + "\n").encode() + data if rel == CONFIG_NAME else data
 
 
-def next_steps(folder: str) -> list[str]:
-    """What `init` tells a newcomer to do, from the folder they ran it in: evalkit finds
-    the suite upward from where it runs, so the first step is to go there."""
+FIXTURE_ROLES = {"project": "the project", "vault": "the notes vault"}
+"""What a template's fixture folder stands for, as `init`'s next steps name it."""
+
+
+def _fixtures_and_plugins(template: str) -> tuple[list[str], list[str]]:
+    """The template's fixture folders (plugins aside) and its stand-in plugins, by name."""
+    parts = [rel.split("/") for rel, _ in template_files(template) if rel.startswith("fixtures/")]
+    plugins = sorted({p[2] for p in parts if p[1] == "plugins" and len(p) > 3})
+    return sorted({p[1] for p in parts if p[1] != "plugins" and len(p) > 2}), plugins
+
+
+def next_steps(folder: str, template: str = "blank") -> list[str]:
+    """What `init` tells a newcomer to do, from the folder they ran it in and for the template
+    they chose: evalkit finds the suite upward from where it runs, so the first step is to go
+    there, and the second proves the suite offline before anything is edited."""
+    fixtures, plugins = _fixtures_and_plugins(template)
+    edit = " and ".join(
+        f"fixtures/{name}/ ({FIXTURE_ROLES.get(name, 'a fixture')})" for name in fixtures
+    )
+    stand_ins = ", ".join(f"fixtures/plugins/{name}/" for name in plugins)
     return [
         "The scenarios' Tasks are public placeholders: rewrite every one before measuring.",
         f"1. cd {shlex.quote(folder)}: evalkit finds the suite from the folder it runs in.",
-        "2. Edit fixtures/project/ into the project your question needs, and the stand-in "
-        "plugin in fixtures/plugins/ into the one under test.",
-        "3. Write each scenario's Task (never paste one into a chat), its premise and its "
+        "2. evalkit self-test: offline, with no model and no key, it proves the rules pass "
+        "and fail as meant.",
+        f"3. Edit {edit} into what your question needs, and the stand-in plugin {stand_ins} "
+        "into the one under test.",
+        "4. Write each scenario's Task (never paste one into a chat), its premise and its "
         "calibration; state the rules in evalkit.yaml or a scenario's expect.",
-        "4. evalkit self-test, then evalkit calibrate --set all, until both are green.",
-        "5. evalkit freeze, then measure: evalkit grid --models sonnet --reps 3.",
+        "5. evalkit self-test, then evalkit calibrate --set all (the scripted model: still no "
+        "key), until both are green.",
+        "6. evalkit suite freeze, then measure: evalkit grid --models sonnet --reps 3.",
     ]

@@ -1,4 +1,4 @@
-"""`evalkit split-reserve`: move a seeded random share of a suite's cases into its reserve,
+"""`evalkit suite split-reserve`: move a seeded random share of a suite's cases into its reserve,
 stratified by polarity.
 
 An ordinary suite's scenario files move from `scenarios/` to `scenarios-reserve/` (their
@@ -70,7 +70,7 @@ def split_reserve(suite_arg: str | Path | None, share: float, seed: int | None) 
     if lock.is_file():
         raise RefusedError(
             f"{lock}: the suite is frozen; moving a case changes the instrument: remove the "
-            "lock, run split-reserve, then `evalkit freeze` again"
+            "lock, split, then `evalkit suite freeze` again"
         )
     if catalog.scenarios("reserve"):
         raise RefusedError(

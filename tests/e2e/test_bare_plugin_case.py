@@ -45,7 +45,7 @@ def test_an_untouched_bare_case_self_tests_and_is_refused_for_a_real_model(
     proved = evalkit("self-test")
     assert proved.returncode == 0 and "cells as designed" in proved.stdout, proved.returncode
     for args in (("run", "first-case", "sonnet", str(tmp_path / "w"), "--allow-unfrozen"),
-                 ("freeze",)):  # fmt: skip
+                 ("suite", "freeze")):  # fmt: skip
         refused = evalkit(*args)
         said = refused.stderr.strip().splitlines()
         assert refused.returncode == 2 and len(said) == 1, args

@@ -164,7 +164,7 @@ def test_a_small_calibration_through_each_agent(agent: str, tmp_path: Path) -> N
     require_cli(agent)
     env = world(tmp_path)
     suite = copy_suite(tmp_path / "suite", {"P1"}, REPO / "suites" / "runs-tests")
-    freeze = evalkit(env, suite, "freeze")
+    freeze = evalkit(env, suite, "suite", "freeze")
     assert freeze.returncode == 0, freeze.stderr
     work = tmp_path / "work"
     _calibrated_through(env, suite, agent, work, "--policies", "oracle,checks-first")

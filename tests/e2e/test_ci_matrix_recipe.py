@@ -51,7 +51,7 @@ def test_the_matrix_recipe_shards_merge_and_verify(
 ) -> None:
     suite = suite_copier(tmp_path / "suite", only={"P1"})
     kit = new_kit(tmp_path / "world", suite)
-    frozen = kit.run("freeze")
+    frozen = kit.run("suite", "freeze")
     assert frozen.returncode == 0, frozen.why()
     workflow = fenced(DOC, "GitHub Actions", "yaml")
     store = tmp_path / "artifacts"

@@ -156,7 +156,7 @@ def baselined(
     )  # fmt: skip
     assert done.returncode == 0, done.why()
     assert kit.run("verify", str(folder), timeout=600).returncode == 0
-    done = kit.run("baseline", str(folder), timeout=300)
+    done = kit.run("suite", "baseline", str(folder), timeout=300)
     assert done.returncode == 0, done.why()
     return suite
 

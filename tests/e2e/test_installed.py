@@ -150,7 +150,7 @@ def test_an_outside_checker_loads_through_its_entry_point(
     config.write_text(config.read_text().replace("name: rules", "name: demo-rules"))
     assert "cells as designed" in _run([str(evalkit), "self-test"], env, tmp_path / "s")
     own_tasks(tmp_path / "s")  # freeze refuses the template's placeholders
-    _run([str(evalkit), "freeze"], env, tmp_path / "s")
+    _run([str(evalkit), "suite", "freeze"], env, tmp_path / "s")
     assert "checker: demo-rules@1" in (tmp_path / "s" / "evalkit.lock").read_text()
 
 

@@ -29,7 +29,7 @@ def kit(
 ) -> Iterator[Kit]:
     """A frozen copy of the suite with one scenario, so that its self-test takes a moment."""
     made = new_kit(tmp_path / "kit", suite=suite_copier(tmp_path / "suite", only={"N1"}))
-    done = made.run("freeze")
+    done = made.run("suite", "freeze")
     assert done.returncode == 0, done.why()
     yield made
     made.leftovers(grace=0)

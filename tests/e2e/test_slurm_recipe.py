@@ -27,7 +27,7 @@ def test_the_slurm_array_recipe_runs_three_shards_that_merge_publishable(
 ) -> None:
     suite = suite_copier(tmp_path / "suite", only={"P1"})
     kit = new_kit(tmp_path / "world", suite)
-    frozen = kit.run("freeze")
+    frozen = kit.run("suite", "freeze")
     assert frozen.returncode == 0, frozen.why()
     submit = tmp_path / "submit"
     submit.mkdir()

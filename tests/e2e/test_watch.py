@@ -102,7 +102,7 @@ def watched(
     base = tmp_path_factory.mktemp("watch")
     kit = versioned_kit(new_kit, base)
     kit.suite = suite_copier(base / "suite")
-    frozen = kit.run("freeze")
+    frozen = kit.run("suite", "freeze")
     assert frozen.returncode == 0, frozen.why()
     return kit
 

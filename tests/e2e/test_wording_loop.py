@@ -36,7 +36,7 @@ def frozen(
     terse = root / "variants/terse-skill" / SKILL
     terse.parent.mkdir(parents=True)
     terse.write_text((root / SKILL).read_text().split("\n\n")[0] + "\n")
-    done = new_kit(base / "kit", suite=root).run("freeze")
+    done = new_kit(base / "kit", suite=root).run("suite", "freeze")
     assert done.returncode == 0, done.why()
     return root
 
@@ -167,7 +167,7 @@ def test_report_tables_each_variant_of_a_grid_apart(world: Kit) -> None:
 def test_a_variant_is_compared_with_the_recorded_baseline(world: Kit) -> None:
     base, terse = world.base / "base", world.base / "terse"
     assert world.run("run", "N1", "policy:oracle", str(base)).returncode == 0
-    recorded = world.run("baseline", str(base))
+    recorded = world.run("suite", "baseline", str(base))
     assert recorded.returncode == 0, recorded.why()
     after = world.run("run", "N1", "policy:oracle", str(terse), "--variant", "terse-skill")
     assert after.returncode == 0, after.why()

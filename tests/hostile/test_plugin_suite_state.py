@@ -24,7 +24,8 @@ def test_a_writing_lock_shipped_as_a_link_never_truncates_its_target(tmp_path: P
     root = _plugin_with_cases(tmp_path)
     outside = tmp_path / "outside.txt"
     outside.write_text("someone else's\n")
-    (root / "evals" / ".evalkit-suite.lock").symlink_to(outside)
+    (root / "evals" / ".evalkit-suite").mkdir()
+    (root / "evals" / ".evalkit-suite" / ".writing").symlink_to(outside)
     with pytest.raises(ConfigError, match="is a link"):
         load_suite(root)
     assert outside.read_text() == "someone else's\n"

@@ -23,6 +23,6 @@ from tests.conftest import REPO
 def test_the_shipped_lock_matches_the_suite(root: object) -> None:
     suite = load_suite(root)  # type: ignore[arg-type]
     lock = read_lock(suite)
-    assert lock is not None, "the suite ships without evalkit.lock: run `evalkit freeze`"
+    assert lock is not None, "the suite ships without evalkit.lock: run `evalkit suite freeze`"
     assert drift(suite, lock) == [], "files changed since the lock: refreeze deliberately"
     assert (set_label(lock, "run"), set_label(lock, "reserve")) == ("measurement", "held")

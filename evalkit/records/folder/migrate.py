@@ -1,4 +1,4 @@
-"""`evalkit migrate`: rewrite a folder's results files with the current columns.
+"""`evalkit results migrate`: rewrite a folder's results files with the current columns.
 
 A file written by an older evalkit reads by header name, but rows are appended only
 under a header that has every column telling measurements apart. Migration writes the

@@ -8,7 +8,7 @@ Rows are read by header name, so a file written by an older evalkit still reads:
 a column it lacks reads as the default `ResultRow` states for it. Appending to such
 a file writes the row in the file's own columns, as long as every column it lacks
 may be absent (`MAY_BE_ABSENT`); a file lacking a column that tells measurements
-apart is refused, with a pointer to `evalkit migrate`.
+apart is refused, with a pointer to `evalkit results migrate`.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ MAY_BE_ABSENT = frozenset(
 """Columns an older file may lack and still be appended to: what they hold describes a rep but
 never tells two measurements apart. Any other column (rep, run_id, bundle_id, attempt, and new
 columns such as a variant or a subject hash) must be in the file before a row is appended to
-it; `evalkit migrate` adds them."""
+it; `evalkit results migrate` adds them."""
 RENAMED = {"cost_usd": "cost_usd_estimate"}
 """Old column name -> the current one: read under the new name, renamed by migrate."""
 
@@ -91,7 +91,7 @@ def format_row(row: ResultRow, columns: list[str] | None = None) -> str:
 
 
 def migrate_hint(path: Path) -> str:
-    return f"`evalkit migrate {path.parent}` rewrites it with the current columns"
+    return f"`evalkit results migrate {path.parent}` rewrites it with the current columns"
 
 
 def header_problem(path: Path, header: list[str]) -> str | None:

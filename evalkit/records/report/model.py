@@ -367,7 +367,9 @@ class Report(Model):
     usage: list[Usage] = Field(default_factory=list)
     retries: Retries = Field(default_factory=lambda: Retries(reps=0, attempts=0, reasons={}))
     rescored_rows: int = Field(
-        0, description="rows replaced by a later `evalkit rescore`: kept in the file, not counted"
+        0,
+        description="rows replaced by a later `evalkit results rescore`: kept in the file, "
+        "not counted",
     )
     unreadable: list[str] = Field(
         default_factory=list,

@@ -29,7 +29,7 @@ def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
 
 
 def rescored_keys(lines: Iterable[ManifestFacts]) -> set[RepKey]:
-    """Reps whose row a later `evalkit rescore` replaced (their rows stay in the file)."""
+    """Reps whose row a later `evalkit results rescore` replaced (their rows stay in the file)."""
     return {(x.rescore_of, x.scenario, x.model, x.rep) for x in lines if x.rescore_of}
 
 

@@ -67,7 +67,7 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
     older = sum(1 for t in report.trials if t.older_code and not t.rescored)
     if older:
         report.publish_problems.append(
-            f"{older} row(s) scored-by-older-code: `evalkit rescore {workdir}` scores them "
+            f"{older} row(s) scored-by-older-code: `evalkit results rescore {workdir}` scores them "
             "again with the current code, beside the old rows"
         )
     calibration_verdict(report, plans.items, rows, lines, replaced)

@@ -22,7 +22,7 @@ class Trial:
     verdict: str = ""
     older_code: bool = False
     """Scored by scoring code other than the current one: its records are held to each other,
-    not re-derived; `evalkit rescore` scores it again beside the old row."""
+    not re-derived; `evalkit results rescore` scores it again beside the old row."""
     rescored: bool = False
     """A later re-score replaced this rep's row (the old row stays in the file)."""
 

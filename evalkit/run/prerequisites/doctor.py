@@ -144,14 +144,15 @@ def check_plugins(suite: Suite) -> Check:
 def check_lock(suite: Suite) -> Check:
     lock = read_lock(suite)
     if lock is None:
-        return Check("lock", False, f"{lock_path(suite)} does not exist", "run `evalkit freeze`")
+        missing = f"{lock_path(suite)} does not exist"
+        return Check("lock", False, missing, "run `evalkit suite freeze`")
     changed = drift(suite, lock)
     if changed:
         return Check(
             "lock",
             False,
             "no longer matches: " + ", ".join(changed),
-            "run `evalkit freeze` if the change is deliberate",
+            "run `evalkit suite freeze` if the change is deliberate",
         )
     return Check("lock", True, f"frozen, {len(lock.hashes)} entries match")
 

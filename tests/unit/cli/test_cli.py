@@ -45,8 +45,8 @@ def test_help_lists_every_command_and_where_its_example_is() -> None:
         "verify",
         "grid",
         "report",
-        "freeze",
-        "contaminate",
+        "suite",
+        "results",
     ):
         assert f"  {name} " in out, name
 
@@ -137,12 +137,12 @@ def test_freeze_then_drift_makes_run_refuse_until_allowed(tmp_path: Path) -> Non
     root = copy_suite(tmp_path)
     shutil.copytree(REPO / "fixtures", root / "fixtures", dirs_exist_ok=True)
     cli = ["--suite", str(root)]
-    assert runner.invoke(app, [*cli, "freeze"], env=WIDE).exit_code == 0
+    assert runner.invoke(app, [*cli, "suite", "freeze"], env=WIDE).exit_code == 0
     (root / "judge-rubric.md").write_text("a tuned rubric\n")
     result = runner.invoke(app, [*cli, "run", "P1", "policy:oracle", str(tmp_path / "w")], env=WIDE)
     assert result.exit_code == 2 and "rubric" in result.stderr
     contaminated = runner.invoke(
-        app, [*cli, "contaminate", "--set", "run", "--note", "tuned"], env=WIDE
+        app, [*cli, "suite", "contaminate", "--set", "run", "--note", "tuned"], env=WIDE
     )
     assert contaminated.exit_code == 0
     assert "training-set" in contaminated.stdout

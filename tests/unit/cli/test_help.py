@@ -4,6 +4,8 @@ page) matches it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import typer.main
@@ -17,7 +19,36 @@ from tests.conftest import REPO
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
 GROUP = typer.main.get_command(app)
-COMMANDS = sorted(GROUP.commands)  # type: ignore[attr-defined]
+
+
+def _is_group(command: Any) -> bool:
+    return isinstance(getattr(command, "commands", None), dict)
+
+
+def _walk(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every command's path under `evalkit`, groups and their commands and the hidden old
+    names included."""
+    yield path
+    if _is_group(command):
+        for name, sub in command.commands.items():
+            yield from _walk(sub, (*path, name))
+
+
+def _command(path: tuple[str, ...]) -> Any:
+    found: Any = GROUP
+    for name in path:
+        found = found.commands[name]
+    return found
+
+
+def _shown(path: tuple[str, ...]) -> bool:
+    return not any(_command(path[:i]).hidden for i in range(1, len(path) + 1))
+
+
+PATHS = [path for path in _walk(GROUP) if path]
+SHOWN = [path for path in PATHS if not _is_group(_command(path)) and _shown(path)]
+VISIBLE = sorted(path[0] for path in PATHS if len(path) == 1 and _shown(path))
+GROUPS = {path[0] for path in PATHS if len(path) == 1 and _is_group(_command(path))}
 
 
 def _help(*args: str) -> str:
@@ -26,9 +57,9 @@ def _help(*args: str) -> str:
     return result.stdout
 
 
-@pytest.mark.parametrize("name", ["", *COMMANDS])
-def test_flags_show_no_bool_metavar(name: str) -> None:
-    text = _help(*([name] if name else []))
+@pytest.mark.parametrize("path", [(), *PATHS], ids=" ".join)
+def test_flags_show_no_bool_metavar(path: tuple[str, ...]) -> None:
+    text = _help(*path)
     assert "<bool>" not in text
 
 
@@ -46,39 +77,49 @@ def test_the_command_list_fits_one_screen_of_80_by_40_and_cuts_no_summary() -> N
     assert "…" not in listed and "..." not in listed
 
 
-def test_every_command_is_placed_in_exactly_one_section_of_the_command_list() -> None:
+@pytest.mark.parametrize("path", PATHS, ids=" ".join)
+def test_every_command_s_summary_is_one_whole_sentence(path: tuple[str, ...]) -> None:
+    summary = _command(path).get_short_help_str(limit=200)
+    assert summary.endswith(".") and summary.count(". ") == 0 and "…" not in summary, summary
+
+
+def test_every_shown_command_is_placed_in_exactly_one_section_of_the_command_list() -> None:
     placed = [name for names in SECTIONS.values() for name in names]
-    assert sorted(placed) == COMMANDS
+    assert len(placed) == len(set(placed))
+    assert sorted(set(placed) & set(VISIBLE)) == VISIBLE
 
 
-@pytest.mark.parametrize("name", COMMANDS)
-def test_every_option_says_what_it_does(name: str) -> None:
-    command = GROUP.commands[name]  # type: ignore[attr-defined]
-    silent = [p.opts[0] for p in command.params if isinstance(p, TyperOption) and not p.help]
+@pytest.mark.parametrize("path", PATHS, ids=" ".join)
+def test_every_option_and_argument_says_what_it_does(path: tuple[str, ...]) -> None:
+    params = _command(path).params
+    silent = [p.name for p in params if not getattr(p, "help", None)]
     assert silent == []
 
 
 def _readme_synopses() -> dict[str, str]:
-    """command -> the synopsis in its first in-depth heading (`### `evalkit NAME …``)."""
+    """command path -> the synopsis in its first in-depth heading (`### `evalkit NAME …`` or
+    `### `evalkit GROUP NAME …``)."""
     found: dict[str, str] = {}
     for line in (REPO / "docs" / "usage.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("### "):
             for span in re.findall(r"`(evalkit [^`]+)`", line):
-                found.setdefault(span.split()[1], span)
+                words = span.split()
+                key = " ".join(words[1:3] if words[1] in GROUPS else words[1:2])
+                found.setdefault(key, span)
     return found
 
 
 Parsed = tuple[list[tuple[str, bool]], set[str]]
 
 
-def _parse(synopsis: str, command: typer.core.TyperCommand) -> Parsed:
+def _parse(synopsis: str, command: Any, depth_of_name: int) -> Parsed:
     """(positional arguments with whether each is required, option names) of a synopsis."""
     flags = {
         opt: isinstance(p, TyperOption) and p.is_flag
         for p in command.params
         for opt in getattr(p, "opts", [])
     }
-    tokens = re.findall(r"\[|\]|[^\s\[\]]+", synopsis)[2:]
+    tokens = re.findall(r"\[|\]|[^\s\[\]]+", synopsis)[1 + depth_of_name :]
     positionals: list[tuple[str, bool]] = []
     options: set[str] = set()
     depth, skip = 0, False
@@ -97,20 +138,20 @@ def _parse(synopsis: str, command: typer.core.TyperCommand) -> Parsed:
     return positionals, options
 
 
-def test_every_command_has_a_readme_synopsis() -> None:
-    assert sorted(_readme_synopses()) == COMMANDS
+def test_every_shown_command_has_a_readme_synopsis() -> None:
+    assert sorted(_readme_synopses()) == sorted(" ".join(path) for path in SHOWN)
 
 
-@pytest.mark.parametrize("name", COMMANDS)
-def test_the_readme_synopsis_matches_the_help(name: str) -> None:
-    command = GROUP.commands[name]  # type: ignore[attr-defined]
+@pytest.mark.parametrize("path", SHOWN, ids=" ".join)
+def test_the_readme_synopsis_matches_the_help(path: tuple[str, ...]) -> None:
+    command, name = _command(path), " ".join(path)
     synopsis = _readme_synopses().get(name, f"evalkit {name}")
-    positionals, options = _parse(synopsis, command)
+    positionals, options = _parse(synopsis, command, len(path))
     arguments: list[tuple[str, bool]] = []
     for p in command.params:
         if isinstance(p, TyperArgument):
             if p.metavar:
-                arguments += _parse(f"evalkit {name} {p.metavar}", command)[0]
+                arguments += _parse(f"evalkit {name} {p.metavar}", command, len(path))[0]
             else:
                 arguments.append((p.name or "", p.required))
     declared = {

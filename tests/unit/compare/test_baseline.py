@@ -1,4 +1,5 @@
-"""`evalkit baseline` and `compare B` against it, on fabricated folders that verify for real."""
+"""`evalkit suite baseline` and `compare B` against it, on fabricated folders that verify for
+real."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def evalkit(world: Path, *args: str) -> tuple[int, str, str]:
 
 
 def test_a_publishable_folder_is_recorded_and_a_run_still_runs(world: Path) -> None:
-    code, out, err = evalkit(world, "baseline", str(world / "suite/results/base"))
+    code, out, err = evalkit(world, "suite", "baseline", str(world / "suite/results/base"))
     assert code == 0, err
     suite = Suite(world / "suite")
     recorded = read_lock(suite).baseline  # type: ignore[union-attr]
@@ -77,13 +78,13 @@ def test_a_publishable_folder_is_recorded_and_a_run_still_runs(world: Path) -> N
     ensure_frozen(suite)
     freeze(suite)
     assert read_lock(suite).baseline == recorded  # type: ignore[union-attr]
-    shown = evalkit(world, "baseline")[1]
+    shown = evalkit(world, "suite", "baseline")[1]
     assert "folder: results/base" in shown and "variant: suite" in shown
 
 
 def test_recording_a_baseline_leaves_the_folder_verified_for_report(world: Path) -> None:
     work = world / "suite/results/base"
-    assert evalkit(world, "baseline", str(work))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(work))[0] == 0
     records = Workdir(work)
     state = read_verification(
         Suite(world / "suite"), records, records.read_plans().items,
@@ -102,7 +103,7 @@ def test_a_baseline_given_relative_from_outside_the_suite_is_found_from_anywhere
     world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(world)
-    code, _, err = evalkit(world, "baseline", "mixed", "--variant", "suite")
+    code, _, err = evalkit(world, "suite", "baseline", "mixed", "--variant", "suite")
     assert code == 0, err
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -121,7 +122,7 @@ def test_a_folder_that_is_not_publishable_is_refused_naming_why(world: Path) -> 
         ResultRow(scenario="N1-L1-reporting", model="m", a="A:PASS", b="B:n/a", verdict="PASS",
                   reasons="-"),
     )  # fmt: skip
-    code, _, err = evalkit(world, "baseline", str(work))
+    code, _, err = evalkit(world, "suite", "baseline", str(work))
     assert code == 2 and err.count("\n") == 1
     assert "not PUBLISHABLE" in err and "row(s) without evidence" in err
     assert read_lock(Suite(world / "suite")).baseline is None  # type: ignore[union-attr]
@@ -136,25 +137,25 @@ def test_a_folder_of_another_suite_is_refused(world: Path) -> None:
 
 
 def test_a_folder_of_two_variants_needs_one_named(world: Path) -> None:
-    code, _, err = evalkit(world, "baseline", str(world / "mixed"))
+    code, _, err = evalkit(world, "suite", "baseline", str(world / "mixed"))
     assert code == 2 and "holds variants suite, terse" in err and "--variant" in err
-    assert evalkit(world, "baseline", str(world / "mixed"), "--variant", "terse")[0] == 0
+    assert evalkit(world, "suite", "baseline", str(world / "mixed"), "--variant", "terse")[0] == 0
 
 
 def test_clear_removes_the_baseline(world: Path) -> None:
-    assert evalkit(world, "baseline", str(world / "suite/results/base"))[0] == 0
-    assert evalkit(world, "baseline", "--clear")[0] == 0
+    assert evalkit(world, "suite", "baseline", str(world / "suite/results/base"))[0] == 0
+    assert evalkit(world, "suite", "baseline", "--clear")[0] == 0
     assert read_lock(Suite(world / "suite")).baseline is None  # type: ignore[union-attr]
-    assert "no baseline recorded" in evalkit(world, "baseline")[1]
+    assert "no baseline recorded" in evalkit(world, "suite", "baseline")[1]
 
 
 def test_compare_with_one_folder_and_no_baseline_says_how_to_record_one(world: Path) -> None:
     code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
-    assert code == 2 and err.count("\n") == 1 and "evalkit baseline WORKDIR" in err
+    assert code == 2 and err.count("\n") == 1 and "evalkit suite baseline WORKDIR" in err
 
 
 def test_compare_with_one_folder_takes_the_baseline_as_a(world: Path) -> None:
-    assert evalkit(world, "baseline", str(world / "suite/results/base"))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(world / "suite/results/base"))[0] == 0
     code, out, err = evalkit(
         world, "compare", str(world / "mixed"), "--b", "variant:terse", "--format", "json"
     )
@@ -167,11 +168,11 @@ def test_compare_with_one_folder_takes_the_baseline_as_a(world: Path) -> None:
 
 
 def test_a_baseline_folder_that_is_gone_is_named(world: Path) -> None:
-    assert evalkit(world, "baseline", str(world / "suite/results/base"))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(world / "suite/results/base"))[0] == 0
     shutil.rmtree(world / "suite/results/base")
     code, _, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
     assert code == 2 and err.count("\n") == 1 and "no longer exists" in err
-    assert "evalkit baseline WORKDIR --replace" in err
+    assert "evalkit suite baseline WORKDIR --replace" in err
 
 
 def test_a_baseline_folder_that_gained_rows_is_named(world: Path) -> None:
@@ -188,7 +189,7 @@ def test_a_baseline_folder_that_gained_rows_is_named(world: Path) -> None:
 
 def test_a_set_tuned_for_one_variant_is_labelled_on_that_side_only(world: Path) -> None:
     code, out, err = evalkit(
-        world, "contaminate", "--set", "run", "--variant", "terse", "--note", "tuned terse"
+        world, "suite", "contaminate", "--set", "run", "--variant", "terse", "--note", "tuned terse"
     )
     assert code == 0 and "for variant terse" in out, err
     code, out, err = evalkit(world, "compare", str(world / "mixed"), "--a", "variant:suite",
@@ -200,19 +201,21 @@ def test_a_set_tuned_for_one_variant_is_labelled_on_that_side_only(world: Path) 
 
 
 def test_contaminating_for_an_unknown_variant_is_refused(world: Path) -> None:
-    code, _, err = evalkit(world, "contaminate", "--set", "run", "--variant", "nope", "--note", "x")
+    code, _, err = evalkit(
+        world, "suite", "contaminate", "--set", "run", "--variant", "nope", "--note", "x"
+    )
     assert code == 2 and "--variant nope" in err and "suite, terse" in err
 
 
 def test_a_recorded_baseline_is_replaced_only_with_replace(world: Path) -> None:
-    assert evalkit(world, "baseline", str(world / "suite/results/base"))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(world / "suite/results/base"))[0] == 0
     first = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
-    code, _, err = evalkit(world, "baseline", str(world / "mixed"), "--variant", "terse")
+    code, _, err = evalkit(world, "suite", "baseline", str(world / "mixed"), "--variant", "terse")
     assert code == 2 and err.count("\n") == 1, err
     assert "results/base" in err and "--replace" in err
     assert read_lock(Suite(world / "suite")).baseline == first  # type: ignore[union-attr]
     code, _, err = evalkit(
-        world, "baseline", str(world / "mixed"), "--variant", "terse", "--replace"
+        world, "suite", "baseline", str(world / "mixed"), "--variant", "terse", "--replace"
     )
     assert code == 0, err
     now = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
@@ -221,7 +224,7 @@ def test_a_recorded_baseline_is_replaced_only_with_replace(world: Path) -> None:
 
 def test_a_baseline_whose_rows_were_edited_since_is_refused(world: Path) -> None:
     work = world / "suite/results/base"
-    assert evalkit(world, "baseline", str(work))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(work))[0] == 0
     tsv = work / "results.tsv"
     tsv.write_text(tsv.read_text().replace("\tPASS\t", "\tFAIL\t"))
     code, out, err = evalkit(world, "compare", str(world / "mixed"), "--b", "variant:terse")
@@ -233,7 +236,7 @@ def test_a_baseline_verified_again_after_an_edit_is_refused_by_its_key(world: Pa
     """Evidence edited in a way that still verifies moves the key: the baseline recorded
     before is not the folder now, though a fresh verify calls it PUBLISHABLE."""
     work = world / "suite/results/base"
-    assert evalkit(world, "baseline", str(work))[0] == 0
+    assert evalkit(world, "suite", "baseline", str(work))[0] == 0
     recorded = read_lock(Suite(world / "suite")).baseline  # type: ignore[union-attr]
     assert recorded is not None and recorded.key
     (work / "subjects" / "note.txt").write_text("added after the baseline\n")
@@ -260,6 +263,6 @@ def test_a_variant_whose_wording_changed_between_runs_is_refused_as_a_baseline(
     skill = world / "suite/fixtures/plugins/os-vault/skills/write/SKILL.md"
     skill.write_text(skill.read_text() + "\nWrite the note before you finish.\n")
     _record(Suite(world / "suite"), work, "r5")
-    code, _, err = evalkit(world, "baseline", str(work))
+    code, _, err = evalkit(world, "suite", "baseline", str(work))
     assert code == 2 and err.count("\n") == 1, err
     assert "variant suite ran under 2 wordings" in err

@@ -57,7 +57,7 @@ def test_an_older_file_reads_by_header_name_with_stated_defaults(old: Path) -> N
 
 def test_appending_to_a_file_lacking_an_identifying_column_points_at_migrate(old: Path) -> None:
     before = (old / "results.tsv").read_text()
-    with pytest.raises(ConfigError, match=r"lacks bundle_id, attempt\); `evalkit migrate "):
+    with pytest.raises(ConfigError, match=r"lacks bundle_id, attempt\); `evalkit results migrate "):
         append_row(old / "results.tsv", NEW)
     assert (old / "results.tsv").read_text() == before
 
@@ -114,7 +114,7 @@ def test_a_file_with_columns_this_evalkit_does_not_know_is_left_alone(tmp_path: 
 
 def test_the_migrate_command_says_what_it_did(old: Path) -> None:
     result = CliRunner().invoke(
-        app, ["--suite", str(REPO), "migrate", str(old)], env={"COLUMNS": "200"}
+        app, ["--suite", str(REPO), "results", "migrate", str(old)], env={"COLUMNS": "200"}
     )
     assert result.exit_code == 0, result.output
     assert "2 row(s) rewritten, columns added: flags," in result.stdout
@@ -147,7 +147,7 @@ def test_a_kept_line_keeps_its_bytes_that_are_not_utf8(tmp_path: Path) -> None:
 
 def _migrate(workdir: Path) -> tuple[int, list[str]]:
     result = CliRunner().invoke(
-        app, ["--suite", str(REPO), "migrate", str(workdir)], env={"COLUMNS": "200"}
+        app, ["--suite", str(REPO), "results", "migrate", str(workdir)], env={"COLUMNS": "200"}
     )
     return result.exit_code, result.stderr.strip().splitlines()
 

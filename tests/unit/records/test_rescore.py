@@ -69,7 +69,8 @@ def test_rows_scored_by_older_code_are_named_so_and_not_publishable(
     ]
     assert not got.publishable
     assert any(
-        "2 row(s) scored-by-older-code: `evalkit rescore " in p for p in got.publish_problems
+        "2 row(s) scored-by-older-code: `evalkit results rescore " in p
+        for p in got.publish_problems
     )
     assert not any("re-derive" in p for p in got.publish_problems), got.publish_problems
 
@@ -118,11 +119,11 @@ def test_rescore_refuses_evidence_that_was_edited(suite: Suite, work: Path) -> N
 def test_the_rescore_command_names_what_it_did(suite: Suite, work: Path) -> None:
     scored_by_old_code(work)
     result = CliRunner().invoke(
-        app, ["--suite", str(REPO), "rescore", str(work)], env={"COLUMNS": "200"}
+        app, ["--suite", str(REPO), "results", "rescore", str(work)], env={"COLUMNS": "200"}
     )
     assert result.exit_code == 0, result.output
     assert "2 rep(s) re-scored under run id(s) " in result.stdout
-    again = CliRunner().invoke(app, ["--suite", str(REPO), "rescore", str(work)])
+    again = CliRunner().invoke(app, ["--suite", str(REPO), "results", "rescore", str(work)])
     assert "nothing to re-score" in again.stdout
 
 

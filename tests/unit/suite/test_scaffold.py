@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,6 @@ from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.cli.main import app
 from evalkit.errors import ConfigError, RefusedError
 from evalkit.models import JudgeRecord
-from evalkit.reference.selftest import self_test
 from evalkit.scoring.decide import decide
 from evalkit.scoring.judge import FixedJudge, Judge
 from evalkit.scoring.transcript import read_transcript
@@ -36,19 +36,6 @@ class _Refuses(Judge):
         raise AssertionError("the judge must not be asked")
 
 
-@pytest.mark.parametrize("template", TEMPLATES)
-def test_every_template_passes_its_self_test_as_written(tmp_path: Path, template: str) -> None:
-    init_suite(tmp_path / "suite", template)
-    suite = Suite(tmp_path / "suite")
-    assert suite.checker.name == "rules"
-    assert {s.scenario.set for s in suite.scenarios("all")} == {"run", "reserve"}
-    cells = self_test(suite, tmp_path / "sandboxes")
-    wrong = [(c.scenario, c.case, c.verdict.verdict, c.verdict.reasons) for c in cells if not c.ok]
-    assert not wrong
-    names = {c.case for c in cells}
-    assert {"oracle", "always-act", "never-act", "hook-missing", "oracle-then-act"} <= names
-
-
 def test_init_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine")
     with pytest.raises(RefusedError, match="not empty"):
@@ -66,7 +53,7 @@ def test_the_command_names_next_steps_and_never_prints_a_task(tmp_path: Path) ->
     done = CliRunner().invoke(app, ["init", str(dest), "--template", "adr"])
     assert done.exit_code == 0, done.output
     assert "rewrite every one before measuring" in done.output
-    assert "evalkit freeze" in done.output
+    assert "evalkit suite freeze" in done.output
     steps = [line for line in done.output.splitlines() if line[:1].isdigit()]
     assert steps[0].startswith(f"1. cd {dest}:"), steps[0]
     for scenario in Suite(dest).scenarios("all"):
@@ -75,6 +62,32 @@ def test_the_command_names_next_steps_and_never_prints_a_task(tmp_path: Path) ->
                 assert line.strip() not in done.output
     again = CliRunner().invoke(app, ["init", str(dest)])
     assert again.exit_code == 2
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_each_template_s_next_steps_go_there_and_its_offline_first_command_passes(
+    tmp_path: Path, template: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALKIT_SUITE", raising=False)
+    done = CliRunner().invoke(app, ["init", "my eval", "--template", template])
+    steps = [line for line in done.output.splitlines() if line[:1].isdigit()]
+    assert steps[0].startswith("1. cd 'my eval':"), steps[0]
+    first = steps[1].removeprefix("2. ").split(":")[0]
+    assert first == "evalkit self-test" and "offline" in steps[1], steps[1]
+    named = re.findall(r"fixtures/\S+/", steps[2])
+    assert any("/plugins/" in name for name in named), steps[2]
+    assert all((tmp_path / "my eval" / name).is_dir() for name in named), steps[2]
+    written = {p.name for p in (tmp_path / "my eval" / "fixtures").iterdir()} - {"plugins"}
+    assert {name.split("/")[1] for name in named} - {"plugins"} == written
+    suite = Suite(tmp_path / "my eval")
+    assert suite.checker.name == "rules"
+    assert {s.scenario.set for s in suite.scenarios("all")} == {"run", "reserve"}
+    monkeypatch.chdir(tmp_path / "my eval")
+    proved = CliRunner().invoke(app, first.split()[1:])
+    assert proved.exit_code == 0 and "cells as designed" in proved.stdout, proved.exit_code
+    cases = {line.split()[2] for line in proved.stdout.splitlines() if line.startswith("ok ")}
+    assert {"oracle", "always-act", "never-act", "hook-missing", "oracle-then-act"} <= cases
 
 
 def test_the_stand_in_plugin_is_whole(tmp_path: Path) -> None:

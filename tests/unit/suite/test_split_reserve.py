@@ -28,7 +28,7 @@ def record_one(suite: Suite, work: Path, scenario: str) -> None:
 
 
 def split(suite: Path, *args: str) -> tuple[int, str]:
-    got = runner.invoke(app, ["--suite", str(suite), "split-reserve", *args])
+    got = runner.invoke(app, ["--suite", str(suite), "suite", "split-reserve", *args])
     return got.exit_code, got.output
 
 

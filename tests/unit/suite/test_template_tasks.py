@@ -30,7 +30,8 @@ def test_every_shipped_template_task_is_in_the_table(tmp_path: Path, template: s
 
 
 def _freeze(root: Path) -> tuple[int, list[str]]:
-    result = CliRunner().invoke(app, ["--suite", str(root), "freeze"], env={"COLUMNS": "200"})
+    args = ["--suite", str(root), "suite", "freeze"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     return result.exit_code, result.stderr.strip().splitlines()
 
 
