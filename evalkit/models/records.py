@@ -49,6 +49,11 @@ class EvidenceLine(Model):
         None, description="the attempt that replaced this one; its row is the rep's row"
     )
     retry_reason: str = Field("", description="why this attempt was run again, when it was")
+    supersedes: int | None = Field(
+        None,
+        description="the attempt of this rep, recorded `ERROR interrupted`, that `grid "
+        "--resume` ran again as this one: that attempt's line, row and evidence stay, replaced",
+    )
     rescore_of: str = Field(
         "",
         description="the run id of the rep this line scores again with newer scoring code "

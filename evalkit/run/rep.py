@@ -179,7 +179,7 @@ def record_attempt(ctx: RunContext, done: Attempt, attempt: int, allowed: int) -
     ctx.backoff.pause(pause_seconds(done.verdict, done.transcript))
     why = retry_reason(done.verdict, done.transcript)
     if why is not None and attempt <= allowed and not ctx.stop.is_set():
-        done.line.superseded_by, done.line.retry_reason = attempt + 1, why
+        done.line.superseded_by, done.line.retry_reason = done.line.attempt + 1, why
         _append_line(ctx, done.line)
         return why
     _append_line(ctx, done.line)
