@@ -23,6 +23,7 @@ from evalkit.records.folder.workdir import RESULTS, Workdir
 from evalkit.records.rows.agent import agent_of
 from evalkit.records.rows.judge import judge_of
 from evalkit.records.rows.subject import UNKNOWN, subject_hash_of, variant_of
+from evalkit.records.verify.counts import counted_rows
 from evalkit.scoring.hashing import sha256_bytes
 
 if TYPE_CHECKING:
@@ -119,7 +120,8 @@ def parse_selector(text: str) -> tuple[str, str]:
 
 
 def read_workdir(workdir: Path) -> tuple[list[ResultRow], dict[str, dict[str, Any]]]:
-    """Every row of a results folder, and each bundle id's declarations from its manifest."""
+    """Every row of a results folder that counts (a row a later rescore or resumed run
+    replaced is left out, as `report` leaves it), and each bundle id's declarations."""
     workdir = workdir.resolve()
     if not workdir.is_dir():
         raise NotFoundError(f"{workdir}: no such results folder")
@@ -130,10 +132,10 @@ def read_workdir(workdir: Path) -> tuple[list[ResultRow], dict[str, dict[str, An
     if not rows:
         raise NotFoundError(f"{workdir / RESULTS}: no rows to compare")
     decls: dict[str, dict[str, Any]] = {}
-    if records.has_evidence_index():
-        for line in records.read_manifest_summaries().items:
-            decls.setdefault(line.bundle_id, line.declarations)
-    return rows, decls
+    lines = records.read_manifest_summaries().items if records.has_evidence_index() else []
+    for line in lines:
+        decls.setdefault(line.bundle_id, line.declarations)
+    return counted_rows(rows, lines), decls
 
 
 def load_side(label: str, workdir: Path, selector: str = "") -> Side:

@@ -15,7 +15,7 @@ from evalkit.records.folder.manifest import ManifestFacts, ManifestSummary
 from evalkit.records.folder.results import read_results
 from evalkit.records.folder.workdir import RESULTS, Workdir
 from evalkit.records.report.publishability import check_suite
-from evalkit.records.verify.counts import rescored_keys
+from evalkit.records.verify.counts import counted_rows
 from evalkit.suite.config import Suite
 
 Line = TypeVar("Line", bound=ManifestFacts)
@@ -58,22 +58,18 @@ def read_rows(
     suite: Suite | None = None,
     plans_suffice: bool = False,
 ) -> FolderRows[Line]:
-    """The rows `report` counts (a rep a later rescore replaced is read once, as rescored),
-    with the manifest read by `manifest`. A folder recorded for another suite than `suite`
-    is refused, as `report` refuses it; so is one without rows, unless `plans_suffice` and it
-    holds a plan (a trace of a planned grid is its root span alone)."""
+    """The rows `report` counts (a rep a later rescore or resumed run replaced is read once,
+    as last recorded), with the manifest read by `manifest`. A folder recorded for another
+    suite than `suite` is refused, as `report` refuses it; so is one without rows, unless
+    `plans_suffice` and it holds a plan (a trace of a planned grid is its root span alone)."""
     records = results_folder(folder)
     plans = records.read_plans().items
     lines = manifest(records)
     if suite is not None:
         check_suite(suite, records, plans, lines)
-    replaced = rescored_keys(lines)
-    rows = [
-        row
-        for path in records.results_files(plans, lines)
-        for row in read_results(path).plain_rows
-        if (row.run_id, row.scenario, row.model, row.rep) not in replaced
-    ]
+    every = (row for path in records.results_files(plans, lines)
+             for row in read_results(path).plain_rows)  # fmt: skip
+    rows = counted_rows(every, lines)
     if not rows and not (plans_suffice and plans):
         raise NotFoundError(
             f"{records.root / RESULTS}: no rows to export; run `evalkit run` or `evalkit grid` "

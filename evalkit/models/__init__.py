@@ -106,6 +106,9 @@ from evalkit.models.records import (
     PlanCell as PlanCell,
 )
 from evalkit.models.records import (
+    ServedRequest as ServedRequest,
+)
+from evalkit.models.records import (
     VerificationRecord as VerificationRecord,
 )
 from evalkit.models.scenarios import (

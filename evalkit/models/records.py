@@ -18,6 +18,7 @@ EVIDENCE_FILES: dict[str, str] = {
     "observed": "observed.jsonl",
     "checker_error": "checker-error.txt",
     "telemetry": "telemetry.jsonl",
+    "served": "served.jsonl",
 }
 """The one table of a rep's evidence file names: role (a key of `EvidenceLine.files`) -> the
 file's name in its evidence folder. `records/folder/keep.py` writes them; no other module
@@ -48,6 +49,11 @@ class EvidenceLine(Model):
         None, description="the attempt that replaced this one; its row is the rep's row"
     )
     retry_reason: str = Field("", description="why this attempt was run again, when it was")
+    supersedes: int | None = Field(
+        None,
+        description="the attempt of this rep, recorded `ERROR interrupted`, that `grid "
+        "--resume` ran again as this one: that attempt's line, row and evidence stay, replaced",
+    )
     rescore_of: str = Field(
         "",
         description="the run id of the rep this line scores again with newer scoring code "
@@ -56,6 +62,24 @@ class EvidenceLine(Model):
     usage: dict[str, int | float] = Field(
         default_factory=dict, description="tokens, turns, duration and the CLI's cost estimate"
     )
+
+
+class ServedRequest(Model):
+    """One request a scripted server saw, as it recorded it outside the sandbox (a line of
+    served.jsonl): what was asked (its conversation's opening and the assistant turns it
+    carried, each by its key) and the turn it answered with in full. Keys are digests
+    (`scoring/served.py`), so the record holds no text of the conversation."""
+
+    kind: Literal["turn", "side", "fault", "held", "other"] = Field(
+        description="turn: a step of the script asked and answered; side: a request with no "
+        "tools, or a subagent's; fault: answered by the policy's fault or cut off; held: past a "
+        "turn cap; other: any other path or body"
+    )
+    root: str = Field("", description="digest of the conversation's opening user message")
+    history: list[str] = Field(
+        default_factory=list, description="the key of each assistant turn the request carried"
+    )
+    served: str = Field("", description="the key of the turn sent back in full; empty if none")
 
 
 class PlanCell(Model):

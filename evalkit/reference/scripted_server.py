@@ -17,6 +17,11 @@ given; no title, topic or count_tokens requests. Without those two variables it 
 replay the script from step 0 (and recurse). Such requests, and any request without a ``tools``
 key, are side requests: they get a short text answer and never consume a scripted step.
 
+Every request it sees is recorded (`served_record`, kept as a rep's evidence by evalkit, never
+written inside the sandbox): what it asked, by key, and the turn it sent back in full, which
+`scoring/served.py` holds the kept transcript to. Only this Messages API server records; the
+other wires' servers keep none yet.
+
 Faults make every ``/v1/messages`` request fail alike, to exercise the caller's handling: an
 HTTP error status with an Anthropic-style error body, a response cut off mid-body (mid-block
 when streaming), or headers followed by silence until :meth:`ScriptedServer.stop`.
@@ -39,9 +44,11 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from evalkit.models import Script, TextBlock
+from evalkit.models import Script, ServedRequest, TextBlock
+from evalkit.records.kept.redact import redact_value
 from evalkit.reference.reactive import fill, latest_tool_result
 from evalkit.reference.regression import version_in_user_agent
+from evalkit.scoring.served import history_keys, root_key, turn_key
 
 FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
@@ -209,6 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(request, dict):
                 raise ValueError("request body is not an object")
         except ValueError as exc:
+            self.server.owner._keep(ServedRequest(kind="other"))
             self.reply_json(400, _error_body("invalid_request_error", f"bad JSON: {exc}"))
             return
         self.server.owner._answer(self, request, len(raw))
@@ -266,6 +274,8 @@ class ScriptedServer:
         """Reads a request body for markers of the measurement (`scoring/world/leaks.py`)."""
         self.markers: list[str] = []
         """`marker:<channel>:<word>` of every marker a request carried, each once, in order."""
+        self.record: list[ServedRequest] = []
+        """Every request seen, as `served_record` keeps it."""
         """``METHOD path`` of everything that was not ``POST /v1/messages``."""
         self.turn_cap: int | None = None
         """Model turns served before the next request is held (`hold_past`)."""
@@ -350,6 +360,33 @@ class ScriptedServer:
     def _note(self, request_line: str) -> None:
         with self._lock:
             self.other_requests.append(request_line)
+        self._keep(ServedRequest(kind="other"))
+
+    RECORDS = True
+    """Whether this server keeps the record `scoring/served.py` reads (the Messages API's)."""
+
+    def served_record(self) -> str | None:
+        """The record of every request seen, one JSON line each, in the order they came;
+        None for a server that keeps none."""
+        if not self.RECORDS:
+            return None
+        with self._lock:
+            return "".join(entry.model_dump_json() + "\n" for entry in self.record)
+
+    def _keep(self, entry: ServedRequest) -> ServedRequest:
+        with self._lock:
+            self.record.append(entry)
+        return entry
+
+    def _asked(self, request: dict[str, Any], side: bool) -> ServedRequest:
+        """A model request's record, kept as it arrives (kind `turn` or `side` for now)."""
+        messages = request.get("messages")
+        said = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"] \
+            if isinstance(messages, list) else []  # fmt: skip
+        return self._keep(ServedRequest(
+            kind="side" if side else "turn", root=root_key(messages),
+            history=history_keys(redact_value(said)),
+        ))  # fmt: skip
 
     def _log(self, entry: RequestLog) -> None:
         with self._lock:
@@ -366,6 +403,9 @@ class ScriptedServer:
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))
         step = None if side else _assistant_turns(request.get("messages"))
+        asked = self._asked(request, side)
+        asked.kind = "held" if self.turn_cap is not None and step is not None and \
+            step >= self.turn_cap else asked.kind  # fmt: skip
         if self._hold(handler, step):
             return
         version = version_in_user_agent(handler.headers.get("User-Agent", ""))
@@ -374,10 +414,12 @@ class ScriptedServer:
         script = self.choose(version) if self.choose is not None else self.script
         if self.prompts and self.choose is None:
             script = _by_prompt(self.prompts, request.get("messages")) or script
-        if self.latency and self._released.wait(self.latency):
+        stopped = bool(self.latency) and self._released.wait(self.latency)
+        if stopped or self.fault is not None:
+            asked.kind = "fault"  # it serves no turn, whatever follows
+        if stopped:
             handler.drop_connection()
             return
-
         if self.fault in ("500", "529", "401", "429"):
             status = int(self.fault)
             self._log(RequestLog(handler.path, stream, model, None, status, side))
@@ -399,11 +441,12 @@ class ScriptedServer:
         self._log(RequestLog(handler.path, stream, model, step, 200, side))
         if not stream:
             handler.reply_json(200, message)
-            return
-        handler.open_stream("text/event-stream")
-        for data in _events(message):
-            handler.write_chunk(data)
-        handler.write_chunk(b"")
+        else:
+            handler.open_stream("text/event-stream")
+            for data in _events(message):
+                handler.write_chunk(data)
+            handler.write_chunk(b"")
+        asked.served = turn_key(redact_value(blocks))  # sent in full: a write that broke raised
 
     def _break_off(self, handler: _Handler, message: dict[str, Any], stream: bool) -> None:
         """A hang (the answer opened and never sent, until released) or a cut (half of it,

@@ -81,7 +81,8 @@ def _take(cli: Path, tools: list[str] | None) -> frozenset[str] | None:
         project = root / "home" / "app"
         project.mkdir(parents=True)
         subprocess.run(["git", "init", "-q"], cwd=project, check=True)  # noqa: S607
-        with ScriptedServer(Script(final_text="Done.")) as server:
+        # taken once, not a rep: it never waits as EVALKIT_SCRIPTED_LATENCY's model thinks
+        with ScriptedServer(Script(final_text="Done."), latency=0) as server:
             env = {
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home"),
                 "CLAUDE_CONFIG_DIR": str(root / "cfg"), "ANTHROPIC_BASE_URL": server.base_url,

@@ -307,7 +307,9 @@ def _resumed(ctx: RunContext, cells: list[GridCell], view: View) -> list[GridCel
     for problem in problems:
         view.warn(f"skipped {problem}")
     adopted = sum(1 for c in cells if c.run_id is not None)
-    view.say(f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before")
+    again = sum(1 for c in cells if c.after)
+    rerun = f", {again} of them interrupted before and run again" if again else ""
+    view.say(f"resuming: {len(cells)} rep(s) left to run, {adopted} of them planned before{rerun}")
     return cells
 
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from evalkit.errors import ConfigError, NotFoundError, RefusedError
 from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
-from evalkit.records.folder.results import read_rows
+from evalkit.records.folder.results import read_results, read_rows
 from evalkit.records.folder.workdir import tally
+from evalkit.records.verify.counts import final_lines
 from evalkit.run.context import (
     RunContext,
     new_run_id,
@@ -53,6 +54,8 @@ class GridCell:
     """The subject variant this rep runs with; empty for the context's own subject."""
     cli: str = ""
     """The CLI version this rep runs with (`--cli`); empty for the context's own CLI."""
+    after: int = 0
+    """The attempt of this rep recorded `ERROR interrupted` that it runs again (`--resume`)."""
 
     @property
     def arm(self) -> tuple[str, str]:
@@ -91,13 +94,16 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
     read. A rep is done when a manifest line records its scenario, model, rep and variant,
     so a stopped grid of several variants resumes exactly the variants' missing reps. A cell
     that an earlier plan holds but never recorded (a stopped grid) is run under that plan's
-    run id, so the plan ends up complete and the counts verify; a rep recorded as ERROR
-    counts as recorded."""
+    run id, so the plan ends up complete and the counts verify. A rep recorded as ERROR
+    counts as recorded, but for one a stop ended (`ERROR interrupted`, nothing else named
+    first): it runs again under its run id as its next attempt, which supersedes it (the
+    interrupted line, row and evidence stay, named, and count no more)."""
     own = ctx.the_subject().variant
     records = ctx.records
     plans = records.read_plans()
     lines = records.read_evidence_index() if records.has_evidence_index() else None
-    finals = [x for x in lines.items if x.superseded_by is None] if lines else []
+    finals = final_lines(lines.items) if lines else []
+    stopped = _interrupted(ctx, plans.items, finals)
     recorded = [(x.run_id, x.scenario, x.model, x.rep) for x in finals]
     done_any = {(x.scenario, x.model, x.rep, _variant(x.declarations)) for x in finals}
     variants = _planned_variants(plans.items, finals)
@@ -110,11 +116,39 @@ def resume_cells(ctx: RunContext, cells: list[GridCell]) -> tuple[list[GridCell]
     left = []
     for cell in cells:
         key = _key(cell, own)
+        again = stopped.get(key)
+        if again is not None:
+            left.append(replace(cell, run_id=again.run_id, after=again.attempt))
+            continue
         if key in done_any:
             continue
         run_id = owner.get(key) or owner.get((*key[:3], ""))
         left.append(replace(cell, run_id=run_id))
     return left, plans.problems + (lines.problems if lines else [])
+
+
+INTERRUPTED = "interrupted"
+"""The reason `scoring/decide.py` gives a rep a stop ended."""
+
+
+def _interrupted(
+    ctx: RunContext, plans: list[Plan], finals: list[EvidenceLine]
+) -> dict[tuple[str, str, int, str], EvidenceLine]:
+    """The final attempts whose row says `ERROR interrupted` first, by rep and variant: a
+    stop ended them, and nothing else (a breach, a marker) was named before it."""
+    errors = [x for x in finals if x.verdict == "ERROR"]
+    if not errors:
+        return {}
+    reasons: dict[tuple[str, str, str, int, int], str] = {}
+    for path in ctx.records.results_files(plans, finals):
+        for _, row in read_results(path).rows:
+            reasons[(row.run_id, row.scenario, row.model, row.rep, row.attempt)] = row.reasons
+    return {
+        (x.scenario, x.model, x.rep, _variant(x.declarations)): x
+        for x in errors
+        if reasons.get((x.run_id, x.scenario, x.model, x.rep, x.attempt), "").split(";")[0]
+        == INTERRUPTED
+    }
 
 
 def _refuse_renumbered(
@@ -286,7 +320,8 @@ def _run_pipelined(
     contexts: dict[tuple[str, str], RunContext],
 ) -> tuple[list[RepOutcome], list[GridCell]]:
     planned = [
-        RepJob(contexts[c.arm], c.scenario, c.model, c.rep, c.timeout, c.run_id, c.retries)
+        RepJob(contexts[c.arm], c.scenario, c.model, c.rep, c.timeout, c.run_id, c.retries,
+               c.after)  # fmt: skip
         for c in cells
     ]
     cell_of = {id(job): cell for job, cell in zip(planned, cells, strict=True)}
@@ -316,6 +351,7 @@ def _run_pooled(
             cell.timeout,
             cell.run_id,
             cell.retries,
+            cell.after,
         )
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="evalkit-rep")

@@ -183,7 +183,7 @@ def record_attempt(ctx: RunContext, done: Attempt, attempt: int, allowed: int) -
     ctx.backoff.pause(pause_seconds(done.verdict, done.transcript))
     why = retry_reason(done.verdict, done.transcript)
     if why is not None and attempt <= allowed and not ctx.stop.is_set():
-        done.line.superseded_by, done.line.retry_reason = attempt + 1, why
+        done.line.superseded_by, done.line.retry_reason = done.line.attempt + 1, why
         _append_line(ctx, done.line)
         return why
     _append_line(ctx, done.line)
@@ -610,6 +610,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
             p.reach, p.world, list(p.server.markers) if p.server is not None else None,
             p.receiver.text() if p.receiver is not None else None,
+            p.server.served_record() if p.server is not None else None,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -706,19 +707,20 @@ def _score_and_keep(
     world: WorldView | None = None,
     markers: list[str] | None = None,
     labels: str | None = None,
+    served: str | None = None,
 ) -> Attempt:
     redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
     telemetry = redact_jsonl(labels) if labels is not None else None
     transcript = parse_lines(redacted.splitlines())
-    process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels)
+    process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels,
+                              served is not None)  # fmt: skip
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     without = ctx.the_subject().variant == WITHOUT_SUBJECT
-    verdict = decide(
-        instrument, sandbox, transcript, model, judge, process, folder, without, telemetry
-    )
+    verdict = decide(instrument, sandbox, transcript, model, judge, process, folder, without,
+                     telemetry, served)  # fmt: skip
     files = _keep_files(ctx, sandbox, folder, redacted, process, guard, instrument.fixtures)
-    files.update(keep_text(folder, "telemetry", telemetry) if telemetry is not None else {})
+    files.update(_keep_witnesses(folder, telemetry=telemetry, served=served))
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
     decl = declarations(
@@ -746,6 +748,15 @@ def _score_and_keep(
     return Attempt(verdict, transcript, row, line, folder, outcome.seconds)
 
 
+def _keep_witnesses(folder: Path, **texts: str | None) -> dict[str, str]:
+    """What outside witnesses of the rep said (its CLI's labels, its scripted server's
+    record), each kept under its role when there was one."""
+    kept: dict[str, str] = {}
+    for role, text in texts.items():
+        kept.update(keep_text(folder, role, text) if text is not None else {})
+    return kept
+
+
 def _process_record(
     outcome: ProcessOutcome,
     timeout: float,
@@ -755,13 +766,15 @@ def _process_record(
     world: WorldView | None,
     markers: list[str] | None,
     labels: str | None,
+    served: bool = False,
 ) -> ProcessRecord:
-    """How the agent process ended, with what it could reach and where its labels went."""
+    """How the agent process ended, with what it could reach, where its labels went and
+    whether its scripted server kept a record."""
     return ProcessRecord(
         exit_code=outcome.exit_code, stopped=outcome.stopped, timeout=timeout,
         guarded_env=guarded, guard_changes=guard.changes(), seconds=round(outcome.seconds, 3),
         reach=reach, world=world, markers=list(markers or []),
-        labels="none" if labels is None else "otlp",
+        labels="none" if labels is None else "otlp", served="kept" if served else "",
     )  # fmt: skip
 
 

@@ -51,6 +51,11 @@ class ScriptServer(Protocol):
         """Whether a request past the turn cap came, and was held."""
         ...
 
+    def served_record(self) -> str | None:
+        """What it was asked and served, one JSON line a request (`scoring/served.py`
+        reads it); None when it keeps no record."""
+        ...
+
 
 @dataclass(frozen=True)
 class RepScript:

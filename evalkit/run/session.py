@@ -40,6 +40,9 @@ class RepJob:
     timeout: float | None = None
     run_id: str | None = None
     retries: int | None = None
+    after: int = 0
+    """The attempt, recorded `ERROR interrupted`, that this job runs again (`grid --resume`):
+    its attempts are numbered after it, and its first names it as the one it supersedes."""
 
     @property
     def allowed(self) -> int:
@@ -55,7 +58,7 @@ class RunSteps:
 
     def prepare(self, job: RepJob, attempt: int) -> PreparedRep:
         return prepare_rep(
-            job.ctx, job.scenario, job.model, job.rep, attempt, job.timeout, job.run_id
+            job.ctx, job.scenario, job.model, job.rep, job.after + attempt, job.timeout, job.run_id
         )
 
     def discard(self, prepared: PreparedRep) -> None:
@@ -83,10 +86,12 @@ class RunSteps:
         self, job: RepJob, launched: LaunchedRep, attempt: int, retried: list[str]
     ) -> RepOutcome | Retry:
         done = finish_rep(job.ctx, launched)
+        if job.after and attempt == 1:
+            done.line.supersedes = job.after
         why = record_attempt(job.ctx, done, attempt, job.allowed)
         if why is not None:
             return Retry(why)
-        return done.outcome(job.scenario.id, job.model, job.rep, attempt, retried)
+        return done.outcome(job.scenario.id, job.model, job.rep, job.after + attempt, retried)
 
 
 STEPS = RunSteps()
@@ -100,11 +105,13 @@ def run_rep(
     timeout: float | None = None,
     run_id: str | None = None,
     retries: int | None = None,
+    after: int = 0,
 ) -> RepOutcome:
-    """One rep, start to row: attempt 1, then a fresh attempt for each infrastructural ERROR
-    while retries last. Every attempt keeps its evidence and manifest line; only the last
-    writes the TSV row. A stop requested at any point still ends in its ERROR row."""
-    return run_one(STEPS, RepJob(ctx, scenario, model, rep, timeout, run_id, retries))
+    """One rep, start to row: attempt 1 (or the one after the interrupted attempt `after`),
+    then a fresh attempt for each infrastructural ERROR while retries last. Every attempt
+    keeps its evidence and manifest line; only the last writes the TSV row. A stop requested
+    at any point still ends in its ERROR row."""
+    return run_one(STEPS, RepJob(ctx, scenario, model, rep, timeout, run_id, retries, after))
 
 
 def run_scenario(

@@ -16,7 +16,9 @@ token has this one place it comes from:
    gave any;
 4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
    started and failed; a required hook naming its agents applies to their reps alone;
-5. trace validity (empty, unparseable, no init, no result line, an error result);
+5. trace validity (empty, unparseable, no init, no result line, an error result), then, on
+   a scripted rep, the transcript held both ways to what its server served
+   (`tampering:<what>`, `served.py`);
 6. a required hook that never fired (a FAIL: only a valid trace can show that);
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
    flagged `required-hooks-not-applied` instead;
@@ -52,6 +54,7 @@ from evalkit.scoring.escapes import reach_flags
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
+from evalkit.scoring.served import served_tampering
 from evalkit.scoring.signals import signal_flags
 from evalkit.scoring.skills import activation_flags
 from evalkit.scoring.transcript import invalid_reason
@@ -90,6 +93,10 @@ class ProcessRecord(Model):
     markers: list[str] = []
     """`marker:<channel>:<word>` of each word naming the measurement that the scripted
     server read in what the world put in the agent's requests (`scoring/world/leaks.py`)."""
+    served: Literal["", "kept"] = ""
+    """`kept`: the rep's scripted server kept its record of what it served (served.jsonl,
+    held to the transcript by `scoring/served.py`); empty for a real model, an agent whose
+    server keeps none, a fabricated record, or one older than the record."""
     labels: Literal["", "none", "otlp"] = ""
     """Where the agent's own labels of what fired went: `otlp`, to the rep's receiver (kept
     as telemetry.jsonl, read by `scoring/signals.py`); `none`, it has none or its rep could
@@ -113,12 +120,14 @@ def decide(
     evidence: Path | None = None,
     without_subject: bool = False,
     telemetry: str | None = None,
+    served: str | None = None,
 ) -> Verdict:
     """One verdict, in the order above. `instrument` holds all it reads of the suite, its
     fixtures as the agent found them; `process` is None for a sandbox scored by hand or a
     fabricated case; `evidence` is where a checker crash leaves its traceback;
     `without_subject` is the no-plugin arm, which no plugin hook can fire in; `telemetry`
-    the CLI's own export, which only ever adds flags."""
+    the CLI's own export, which only ever adds flags; `served` the scripted server's record,
+    which the transcript is held to when the process record says one was kept."""
     checker = instrument.checker
     guarded = process.guarded_env if process is not None else guarded_env_now(checker)
     seen = transcript
@@ -131,7 +140,7 @@ def decide(
     confined = reach.confined if reach is not None else None
     guard = breach_reasons(inp, checker.guarded_paths(guarded), changes, confined)
     required = [] if without_subject else list(instrument.required_hooks)
-    verdict = _before_scoring(inp, process, required)
+    verdict = _before_scoring(inp, process, required, served)
     if verdict is None and guard.errors:
         verdict = error_verdict(inp, guard.errors[0])  # the judge is never asked then
     verdict = verdict or _score(inp, evidence)
@@ -164,7 +173,10 @@ def world_flags(process: ProcessRecord | None) -> list[str]:
 
 
 def _before_scoring(
-    inp: CheckInput, process: ProcessRecord | None, required: list[RequiredHook]
+    inp: CheckInput,
+    process: ProcessRecord | None,
+    required: list[RequiredHook],
+    served: str | None = None,
 ) -> Verdict | None:
     transcript = inp.transcript
     if process is not None and process.markers:  # the world gave the measurement away
@@ -203,19 +215,27 @@ def _before_scoring(
     invalid = invalid_reason(transcript)
     if invalid is not None:
         return error_verdict(inp, invalid)
+    tampered = served_tampering(served, transcript) if process and process.served else None
+    if tampered is not None:
+        return error_verdict(inp, tampered)
     missing = missing_hooks(transcript, required)
     if missing:
         verdict = error_verdict(inp, missing[0])
         verdict.axis_a, verdict.axis_b, verdict.verdict = "A:FAIL", "B:FAIL", "FAIL"
         verdict.reasons = missing
         return verdict
+    return _observed_problem(inp)
+
+
+def _observed_problem(inp: CheckInput) -> Verdict | None:
+    """The observed scripts' run log, read into `inp`, or the ERROR it cannot be trusted."""
     observe = inp.instrument.observe
     if observe:
         try:
             inp.observed = read_runs(inp.sandbox, list(observe))
         except LogProblem as problem:
             return error_verdict(inp, str(problem))
-        forged = forged_run(inp.observed, transcript.tool_calls)
+        forged = forged_run(inp.observed, inp.transcript.tool_calls)
         if forged is not None:
             return error_verdict(inp, forged)
     return None

@@ -126,12 +126,46 @@ def test_ctrl_c_stops_the_reps_in_flight_and_verify_counts_the_rest(kit: Kit) ->
         "--reps", "2", "--jobs", "2", "--timeout", "3", "--resume",
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.why()
-    assert "2 rep(s) left to run, 2 of them planned before" in resumed.stdout, resumed.why()
-    rows = kit.tsv(work)
-    assert len(rows) == 4 and {r["run_id"] for r in rows} == {rows[0]["run_id"]}, rows
+    said = "4 rep(s) left to run, 4 of them planned before, 2 of them interrupted before"
+    assert said in resumed.stdout, resumed.why()
+    rows = kit.tsv(work)  # the interrupted rows stay in the file, replaced
+    assert len(rows) == 6 and {r["run_id"] for r in rows} == {rows[0]["run_id"]}, rows
     plans = (work / "plans.jsonl").read_text().splitlines()
     assert len(plans) == 1, "resume planned the same reps twice"
     verify = kit.run("verify", str(work))
     assert verify.returncode == 0, verify.why()
-    assert "All 4 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
+    assert "All 6 trial(s) re-derived from the kept evidence." in verify.stdout, verify.why()
+    assert verify.stdout.count("resumed after interrupted") == 2, verify.why()
     assert "NOT PUBLISHABLE" in verify.stdout and "4 ERROR row(s)" in verify.stdout
+
+
+def test_a_resumed_grid_runs_its_interrupted_reps_again_and_publishes(kit: Kit) -> None:
+    """The reps a Ctrl-C stopped are run again by --resume, each as its next attempt, which
+    supersedes the interrupted one: its row and evidence stay in the folder, named by verify,
+    and every planned rep counts once, so the folder can be PUBLISHABLE."""
+    work = kit.base / "work"
+    grid = ("grid", str(work), "--scenarios", "P1,N1", "--models", "policy:oracle",
+            "--reps", "2", "--jobs", "2")  # fmt: skip
+    kit.extra_env["EVALKIT_SCRIPTED_LATENCY"] = "60"  # every agent waits on its first answer
+    stdout, stderr, _ = kit.interrupt(kit.start(*grid), 2, signal.SIGINT, timeout=30)
+    del kit.extra_env["EVALKIT_SCRIPTED_LATENCY"]
+    stopped = kit.tsv(work)
+    assert [(r["verdict"], without_signals(r["reasons"])) for r in stopped] == [
+        ("ERROR", "interrupted")
+    ] * 2, stopped
+    resumed = kit.run(*grid, "--resume")
+    assert resumed.returncode == 0, resumed.why()
+    rows = kit.tsv(work)
+    assert len(rows) == 6 and rows[:2] == stopped, "the interrupted rows did not stay"
+    counted = Counter((r["scenario"], r["rep"]) for r in rows if r["verdict"] == "PASS")
+    assert sorted(counted.values()) == [1] * 4, counted
+    again = [x for x in kit.manifest(work) if x.get("supersedes")]
+    assert [x["attempt"] for x in again] == [2, 2], again
+    kept = [x["evidence"] for x in kit.manifest(work) if x["verdict"] == "ERROR"]
+    assert len(kept) == 2 and all((work / e / "transcript.jsonl").is_file() for e in kept)
+    verify = kit.run("verify", str(work))
+    tail = verify.stdout.strip().splitlines()[-2:]
+    assert tail == ["All 6 trial(s) re-derived from the kept evidence.", "PUBLISHABLE"], tail
+    assert verify.stdout.count("resumed after interrupted") == 2, verify.why()
+    report = json.loads(kit.run("report", str(work), "--format", "json").stdout)
+    assert report["publishability"]["publishable"] is True, report["publishability"]

@@ -43,7 +43,11 @@ class ManifestFacts(Protocol):
     @property
     def results(self) -> str: ...
     @property
+    def attempt(self) -> int: ...
+    @property
     def superseded_by(self) -> int | None: ...
+    @property
+    def supersedes(self) -> int | None: ...
     @property
     def retry_reason(self) -> str: ...
     @property
@@ -70,6 +74,7 @@ class ManifestSummary:
     retry_reason: str
     rescore_of: str
     usage: dict[str, int | float]
+    supersedes: int | None = None
 
 
 class _Suite(Model):
@@ -98,6 +103,7 @@ class _Line(Model):
     results: str = ""
     attempt: int = 1
     superseded_by: int | None = None
+    supersedes: int | None = None
     retry_reason: str = ""
     rescore_of: str = ""
     usage: dict[str, int | float] = Field(default_factory=dict)
@@ -143,6 +149,7 @@ def read_summaries(path: Path) -> tuple[list[ManifestSummary], list[str]]:
                     retry_reason=line.retry_reason,
                     rescore_of=line.rescore_of,
                     usage=line.usage,
+                    supersedes=line.supersedes,
                 )
             )
     return found, problems

@@ -507,5 +507,5 @@ def _content_hash(path: Path) -> str:
         return "absent"
 
 
-def evidence_key(line: EvidenceLine) -> RepKey:
+def evidence_key(line: ManifestFacts) -> RepKey:
     return (line.run_id, line.scenario, line.model, line.rep)

@@ -38,6 +38,11 @@ def redact(text: str) -> str:
     return text
 
 
+def redact_value(value: Any) -> Any:
+    """A parsed JSON value with every string in it redacted, as `redact_jsonl` keeps it."""
+    return _walk(value)
+
+
 def _walk(value: Any) -> Any:
     if isinstance(value, str):
         return redact(value)

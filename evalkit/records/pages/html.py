@@ -38,6 +38,7 @@ from evalkit.records.report.model import Report
 from evalkit.records.rows.agent import agent_of
 from evalkit.records.rows.judge import judge_of
 from evalkit.records.rows.subject import subject_hash_of, variant_of
+from evalkit.records.verify.counts import counted_rows, final_lines
 from evalkit.scoring.judge import build_prompt, final_message
 from evalkit.scoring.transcript import parse_lines
 from evalkit.suite.config import Suite
@@ -300,7 +301,8 @@ def _pack(heavy: dict[str, Any]) -> str:
 
 
 def _rows(workdir: Path) -> list[ResultRow]:
-    """The rows `report` reads; a line that does not read is named by the report, not here."""
+    """Every row of the folder's results files (the page shows those `report` counts); a line
+    that does not read is named by the report, not here."""
     records = Workdir(workdir)
     rows: list[ResultRow] = []
     for path in records.results_files(records.read_plans().items):
@@ -348,8 +350,8 @@ def _read(suite: Suite, workdir: Path) -> _Folder:
         lines, problems = read_index.items, read_index.problems
     rubric_path = suite.rubric_path
     return _Folder(
-        rows=_rows(workdir),
-        manifest={(m.run_id, m.scenario, m.model, m.rep): m for m in lines},
+        rows=counted_rows(_rows(workdir), lines),
+        manifest={(m.run_id, m.scenario, m.model, m.rep): m for m in final_lines(lines)},
         problems=problems,
         decls=bundle_declarations(lines),
         rubric=rubric_path.read_text(encoding="utf-8") if rubric_path.is_file() else None,

@@ -65,7 +65,7 @@ from evalkit.records.rows.agent import agent_of
 from evalkit.records.rows.judge import judge_counts, judge_of
 from evalkit.records.rows.subject import subject_hash_of, variant_of
 from evalkit.records.verify.calibration import read_calibration
-from evalkit.records.verify.counts import rescored_keys
+from evalkit.records.verify.counts import counted_rows, rescored_keys
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import Lock, folder_label, read_lock, set_label
 from evalkit.suite.provenance import labelled
@@ -193,7 +193,7 @@ def _read_folder(records: Workdir) -> _Read:
     replaced = rescored_keys(lines)
     rescored_rows = sum(1 for r in rows if (r.run_id, r.scenario, r.model, r.rep) in replaced)
     every = rows
-    rows = [r for r in rows if (r.run_id, r.scenario, r.model, r.rep) not in replaced]
+    rows = counted_rows(rows, lines)
     if not rows and not plans:
         what = "is empty" if records.results.is_file() else "does not exist"
         raise NotFoundError(

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from evalkit.models import EvidenceLine, Plan, ResultRow
 from evalkit.records.folder.manifest import ManifestFacts
@@ -22,15 +23,45 @@ from evalkit.records.folder.workdir import (
 )
 from evalkit.records.verify.result import UNBACKED, VerifyReport, trial_name
 
+AttemptKey = tuple[str, str, str, int, int]
+"""A rep's key and one attempt's number."""
 
-def final_lines(lines: list[EvidenceLine]) -> list[EvidenceLine]:
-    """The attempt of each rep that counts: the one no later attempt superseded."""
-    return [x for x in lines if x.superseded_by is None]
+F = TypeVar("F", bound=ManifestFacts)
+
+
+def resumed_attempts(lines: Iterable[ManifestFacts]) -> set[AttemptKey]:
+    """Attempts recorded `ERROR interrupted` that a later `grid --resume` ran again: their
+    manifest lines, rows and evidence stay in the folder, named, and count no more."""
+    return {(*evidence_key(x), x.supersedes) for x in lines if x.supersedes is not None}
+
+
+def final_lines(lines: list[F]) -> list[F]:
+    """The attempt of each rep that counts: the one no later attempt superseded, neither a
+    retry nor a resumed run of an interrupted one."""
+    resumed = resumed_attempts(lines)
+    return [
+        x for x in lines if x.superseded_by is None and (*evidence_key(x), x.attempt) not in resumed
+    ]
 
 
 def rescored_keys(lines: Iterable[ManifestFacts]) -> set[RepKey]:
     """Reps whose row a later `evalkit results rescore` replaced (their rows stay in the file)."""
     return {(x.rescore_of, x.scenario, x.model, x.rep) for x in lines if x.rescore_of}
+
+
+def counted_rows(rows: Iterable[ResultRow], lines: Iterable[ManifestFacts]) -> list[ResultRow]:
+    """The rows `report`, `verify`, `compare` and `gate` count: every row but those a later
+    `rescore` or a resumed run of an interrupted attempt replaced (kept in the file)."""
+    lines = list(lines)
+    rescored = rescored_keys(lines)
+    resumed = resumed_attempts(lines)
+    return [r for r in rows if not replaced_row(r, rescored, resumed)]
+
+
+def replaced_row(row: ResultRow, rescored: set[RepKey], resumed: set[AttemptKey]) -> bool:
+    """Whether a later record replaced this row (it stays in the file, uncounted)."""
+    key = (row.run_id, row.scenario, row.model, row.rep)
+    return key in rescored or (*key, row.attempt) in resumed
 
 
 @dataclass
@@ -44,6 +75,10 @@ class RowsByRep:
     @property
     def count(self) -> int:
         return sum(len(v) for v in self.by_key.values())
+
+    def counted(self, resumed: set[AttemptKey]) -> int:
+        """The rows but those of attempts a resumed run replaced."""
+        return sum(1 for k, v in self.by_key.items() for r in v if (*k, r.attempt) not in resumed)
 
 
 def rows_by_rep(records: Workdir, files: list[Path]) -> RowsByRep:
@@ -70,6 +105,7 @@ def count_reps(
             report.count_problems.append(
                 f"{trial_name(x)}: attempt-{x.superseded_by} has no manifest line"
             )
+    resumed = resumed_attempts(lines)
     lines = final_lines(lines)
     in_manifest = Counter(evidence_key(x) for x in lines)
     for key, n in sorted(in_manifest.items()):
@@ -86,9 +122,9 @@ def count_reps(
     report.grid_gaps = grid_gaps(plans)
     report.count_problems += report.grid_gaps
     expected = sum(c.expected for c in counts)
-    if not (rows.count == len(lines) == expected):
+    if not (rows.counted(resumed) == len(lines) == expected):
         report.count_problems.append(
-            f"counts differ: {rows.count} TSV row(s), {len(lines)} manifest line(s), "
+            f"counts differ: {rows.counted(resumed)} TSV row(s), {len(lines)} manifest line(s), "
             f"{expected} planned rep(s)"
         )
     return counts

@@ -50,10 +50,17 @@ def verify_workdir(suite: Suite, workdir: Path) -> VerifyReport:
     replaced = rescored_keys(lines)
     baselines = ReplayBaselines()
 
+    resumed = {(*evidence_key(x), x.supersedes): x for x in lines if x.supersedes is not None}
+
     def one(line: EvidenceLine) -> Trial:
         found = rows.by_key.get(evidence_key(line), [])
+        if len(found) > 1:  # an interrupted attempt's row and the resumed run's
+            found = [r for r in found if r.attempt == line.attempt]
         trial = verify_trial(suite, workdir, line, found, current, baselines)
         trial.rescored = evidence_key(line) in replaced
+        again = resumed.get((*evidence_key(line), line.attempt))
+        if again is not None:
+            trial.name += f" (superseded by attempt-{again.attempt}: resumed after interrupted)"
         return trial
 
     try:

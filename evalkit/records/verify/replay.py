@@ -270,6 +270,7 @@ def replay_decide(
             kept.process,
             without_subject=line.declarations.get("variant") == WITHOUT_SUBJECT,
             telemetry=_kept_text(kept.files.get("telemetry")),
+            served=_kept_text(kept.files.get("served")),
         )
 
 

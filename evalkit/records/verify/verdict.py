@@ -13,6 +13,7 @@ from evalkit.records.rows.judge import judge_counts, judges_line
 from evalkit.records.verify.calibration import NOT_A_MEASUREMENT, read_calibration
 from evalkit.records.verify.counts import (
     RowsByRep,
+    counted_rows,
 )
 from evalkit.records.verify.result import TAMPERED, UNBACKED, VerifyReport, trial_name
 
@@ -48,7 +49,9 @@ def calibration_verdict(
     replaced: set[RepKey],
 ) -> None:  # fmt: skip
     """A calibration folder is never publishable: it is held to its expected verdicts."""
-    counted = [r for key, found in rows.by_key.items() if key not in replaced for r in found]
+    every = [r for found in rows.by_key.values() for r in found]
+    counted = [r for r in counted_rows(every, lines) if (r.run_id, r.scenario, r.model, r.rep)
+               not in replaced]  # fmt: skip
     report.calibration = read_calibration(plans, counted, (x.model for x in lines))
     if report.calibration is not None:
         report.publish_problems = [NOT_A_MEASUREMENT]

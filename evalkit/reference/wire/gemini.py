@@ -79,6 +79,7 @@ class GeminiServer(ScriptedServer):
     """The scripted model behind ``POST /v1beta/models/<model>:<method>``."""
 
     PATH = "/v1beta/models"
+    RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
     def serves(self, path: str) -> bool:
         return path.startswith(self.PATH + "/") and ":" in path

@@ -136,6 +136,7 @@ class ResponsesServer(ScriptedServer):
     """The scripted model behind ``POST /v1/responses``, streamed."""
 
     PATH = "/v1/responses"
+    RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
     def __init__(self, script: Script, fault: str | None = None, skills: Path = Path()) -> None:
         super().__init__(script, fault)
