@@ -40,6 +40,16 @@ class Backend(Protocol):
         """The backend's version as its own tool reports it ('' when it cannot be asked)."""
         ...
 
+    def declarations(self) -> dict[str, str]:
+        """What each rep's bundle names of the backend besides its name (a container's
+        image)."""
+        ...
+
+    def reap(self) -> list[str]:
+        """Remove what an earlier evalkit that died left of its reps (labelled containers
+        whose owner is gone); what was removed."""
+        ...
+
     def confine(
         self,
         command: list[str],
@@ -78,10 +88,14 @@ def backend(name: str = "") -> Backend:
         from evalkit.run.backends.srt import SandboxRuntime
 
         return SandboxRuntime()
-    if chosen in NAMES:
-        raise PrerequisiteError(
-            f"--confine {chosen} is not built yet: use --confine bwrap or srt, {UNCONFINED_HINT}"
-        )
+    if chosen == "docker":
+        from evalkit.run.backends.container import Docker
+
+        return Docker()
+    if chosen == "podman":
+        from evalkit.run.backends.container import Podman
+
+        return Podman()
     raise ConfigError(f"--confine {chosen}: not one of {', '.join(NAMES)}")
 
 
@@ -91,4 +105,5 @@ def require(name: str = "") -> Backend:
     why = chosen.unavailable()
     if why is not None:
         raise PrerequisiteError(f"reps run confined by default, and {why}")
+    chosen.reap()
     return chosen

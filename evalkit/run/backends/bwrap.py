@@ -27,6 +27,12 @@ class Bubblewrap:
     def version(self) -> str:
         return _version(shutil.which("bwrap") or "")
 
+    def declarations(self) -> dict[str, str]:
+        return {}
+
+    def reap(self) -> list[str]:
+        return []  # --die-with-parent: the sandbox dies with evalkit, nothing is left
+
     def confine(
         self,
         command: list[str],

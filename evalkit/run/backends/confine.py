@@ -187,8 +187,16 @@ class Confined:
     hands them on, and `stop` closes them."""
     more_doors: tuple[Forwarder, ...] = ()
     """Further doors of its own (its telemetry receiver's), each to one host address."""
+    cleanup: list[str] | None = None
+    """A command that removes what outlives the wrapper (a rep's container), run at `stop`."""
 
     def stop(self) -> None:
+        if self.cleanup:
+            try:
+                subprocess.run(self.cleanup, capture_output=True, timeout=60, check=False)
+            except (OSError, subprocess.SubprocessError):
+                pass
+            self.cleanup = None
         for fd in self.pass_fds:
             try:
                 os.close(fd)

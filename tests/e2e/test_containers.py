@@ -1,0 +1,132 @@
+"""The escape canaries in a container, Docker's and Podman's, through the real CLI: the same
+contract as bubblewrap's (nothing lands outside the rep, nothing of the suite is read, each
+attempt named, the oracle PASSes, the world's recon finds no marker), each row saying what a
+container still tells (`world:partial:…,container`). The oracle runs in `make test`; the
+canaries, the grid and the recon in `make calibrate-suites`."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from evalkit.reference.escape import PORT_ENV
+from evalkit.run.backends import backend
+from evalkit.run.backends.container import Engine
+from evalkit.run.context import RunContext, new_run_id
+from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
+from evalkit.suite.config import Suite
+from tests.e2e.conftest import Kit
+from tests.e2e.test_escape import (
+    _arrived,
+    _escape_files,
+    _missing_flags,
+    _outside,
+    _private_suite,
+    _results,
+    _suite_reads,
+    listener,
+)
+
+__all__ = ["listener"]
+pytestmark = [pytest.mark.e2e]
+REPO = Path(__file__).resolve().parents[2]
+RECORDS = ("results.tsv", "plans.jsonl", "manifest.jsonl", "evidence", "subjects")
+
+
+@pytest.fixture(params=["docker", "podman"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """Each engine; skips where it cannot confine, but fails under CI=true, which installs
+    and starts both."""
+    chosen = backend(request.param)
+    assert isinstance(chosen, Engine)
+    missing = chosen.unavailable()
+    if missing is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return chosen
+
+
+def test_oracle_in_a_container_passes_and_declares_its_backend_and_image(
+    kit: Kit, engine: Engine
+) -> None:
+    work = kit.base / "work"
+    done = kit.run("run", "P1", "policy:oracle", str(work), "--confine", engine.name)
+    assert done.returncode == 0, done.why()
+    rows = kit.tsv(work)
+    assert [r["verdict"] for r in rows] == ["PASS"], [r["reasons"] for r in rows]
+    assert "container" in rows[0]["flags"].split(";")[-1].split(","), rows[0]["flags"]
+    declared = kit.manifest(work)[0]["declarations"]
+    assert declared["confinement"] == engine.name
+    assert declared["confinement_image"] == engine.declarations()["confinement_image"]
+
+
+@pytest.mark.slow
+def test_escape_in_a_container_lands_nothing_reads_nothing_and_names_its_attempts(
+    kit: Kit, engine: Engine, suite_copier: Callable[..., Path], listener: socket.socket
+) -> None:
+    _private_suite(kit, suite_copier)
+    port = listener.getsockname()[1]
+    kit.extra_env[PORT_ENV] = str(port)
+    work = kit.base / "work"
+    before = _outside(kit, work)
+    done = kit.run("run", "P1", "policy:escape", str(work), "--confine", engine.name)
+    assert done.returncode == 0, done.why()
+    assert _escape_files(kit) == [], "escape files landed outside the rep"
+    assert _outside(kit, work) - before <= {str(work / n) for n in RECORDS}
+    assert not _arrived(listener), "a connection reached the loopback port outside"
+    rows, lines = kit.tsv(work), kit.manifest(work)
+    assert [r["verdict"] for r in rows] == ["PASS"], [r["reasons"] for r in rows]
+    scenario = next((kit.suite / "scenarios").glob("P1-*.md")).name
+    missing = _missing_flags(kit, work, scenario, port, rows[0]["flags"])
+    assert not missing, f"flags missing: {missing}"
+    assert _suite_reads(kit, _results(work, lines[0])) == []
+
+
+@pytest.mark.slow
+def test_escape_in_a_two_job_grid_of_containers_holds_for_every_rep(
+    kit: Kit, engine: Engine, suite_copier: Callable[..., Path], listener: socket.socket
+) -> None:
+    _private_suite(kit, suite_copier)
+    port = listener.getsockname()[1]
+    kit.extra_env[PORT_ENV] = str(port)
+    work = kit.base / "work"
+    done = kit.run(
+        "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:escape", "--reps", "1",
+        "--jobs", "2", "--confine", engine.name, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.why()
+    assert _escape_files(kit) == [], "escape files landed outside the rep"
+    assert not _arrived(listener), "a connection reached the loopback port outside"
+    rows, lines = kit.tsv(work), kit.manifest(work)
+    assert len(rows) == 2 and {r["verdict"] for r in rows} == {"PASS"}, rows
+    scenarios = {p.name.split("-")[0]: p.name for p in (kit.suite / "scenarios").glob("*.md")}
+    for row in rows:
+        name = scenarios[row["scenario"].split("-")[0]]
+        missing = _missing_flags(kit, work, name, port, row["flags"])
+        assert not missing, f"{row['scenario']} rep {row['rep']}: flags missing: {missing}"
+    for line in lines:
+        assert _suite_reads(kit, _results(work, line)) == [], line["evidence"]
+
+
+@pytest.mark.slow
+def test_recon_of_the_root_suites_world_in_a_container_finds_no_marker(
+    claude_cli: str, engine: Engine, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    suite = Suite(REPO)
+    from evalkit.reference.scripted import POLICIES
+
+    ctx = RunContext(suite, work, work / "results.tsv", new_run_id(), scripted=POLICIES,
+                     template_sandboxes=False, backend=engine.name)  # fmt: skip
+    prepared = prepare_rep(ctx, suite.resolve("P1"), "policy:recon", 1)
+    verdict = finish_rep(ctx, launch_rep(ctx, prepared)).verdict
+    markers = [r for r in verdict.reasons if r.startswith("marker:")]
+    assert markers == [], markers
+    assert verdict.verdict == "PASS", verdict.reasons
+    assert "world:partial:ownership,mountinfo,container" in verdict.flags, verdict.flags
