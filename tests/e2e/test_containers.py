@@ -1,13 +1,14 @@
 """The escape canaries in a container, Docker's and Podman's, through the real CLI: the same
 contract as bubblewrap's (nothing lands outside the rep, nothing of the suite is read, each
 attempt named, the oracle PASSes, the world's recon finds no marker), each row saying what a
-container still tells (`world:partial:…,container`). The oracle runs in `make test`; the
-canaries, the grid and the recon in `make calibrate-suites`."""
+container still tells (`world:partial:…,container`). Docker's oracle and the reaping of a
+dead owner's container run in `make test`; the rest in `make calibrate-suites`."""
 
 from __future__ import annotations
 
 import os
 import socket
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from evalkit.reference.escape import PORT_ENV
 from evalkit.run.backends import backend
-from evalkit.run.backends.container import Engine
+from evalkit.run.backends.container import OWNER, Engine, _owner
 from evalkit.run.context import RunContext, new_run_id
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
 from evalkit.suite.config import Suite
@@ -37,11 +38,10 @@ REPO = Path(__file__).resolve().parents[2]
 RECORDS = ("results.tsv", "plans.jsonl", "manifest.jsonl", "evidence", "subjects")
 
 
-@pytest.fixture(params=["docker", "podman"])
-def engine(request: pytest.FixtureRequest) -> Engine:
-    """Each engine; skips where it cannot confine, but fails under CI=true, which installs
+def _engine(name: str) -> Engine:
+    """The engine; skips where it cannot confine, but fails under CI=true, which installs
     and starts both."""
-    chosen = backend(request.param)
+    chosen = backend(name)
     assert isinstance(chosen, Engine)
     missing = chosen.unavailable()
     if missing is not None:
@@ -51,9 +51,16 @@ def engine(request: pytest.FixtureRequest) -> Engine:
     return chosen
 
 
+@pytest.fixture(params=["docker", "podman"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    return _engine(request.param)
+
+
+@pytest.mark.parametrize("name", ["docker", pytest.param("podman", marks=pytest.mark.slow)])
 def test_oracle_in_a_container_passes_and_declares_its_backend_and_image(
-    kit: Kit, engine: Engine
+    kit: Kit, name: str
 ) -> None:
+    engine = _engine(name)
     work = kit.base / "work"
     done = kit.run("run", "P1", "policy:oracle", str(work), "--confine", engine.name)
     assert done.returncode == 0, done.why()
@@ -130,3 +137,24 @@ def test_recon_of_the_root_suites_world_in_a_container_finds_no_marker(
     assert markers == [], markers
     assert verdict.verdict == "PASS", verdict.reasons
     assert "world:partial:ownership,mountinfo,container" in verdict.flags, verdict.flags
+
+
+@pytest.mark.parametrize("name", ["docker", "podman"])
+def test_a_container_whose_owner_is_gone_is_reaped_and_a_living_owners_kept(name: str) -> None:
+    engine = _engine(name)
+    tool, env = engine.tool() or name, {**os.environ, **engine.client_env()}
+    made = []
+    for owner in ("1:0", _owner(os.getpid())):  # pid 1 never started at tick 0
+        rep = f"evalkit-rep-reap{len(made)}{os.getpid()}"
+        subprocess.run([tool, "create", "--name", rep, "--label", f"{OWNER}={owner}",
+                        engine.declarations()["confinement_image"], "/bin/true"],
+                       check=True, capture_output=True, env=env)  # fmt: skip
+        made.append(rep)
+    try:
+        reaped = engine.reap()
+        left = subprocess.run([tool, "ps", "-a", "--format", "{{.Names}}"], capture_output=True,
+                              text=True, env=env).stdout.split()  # fmt: skip
+        assert made[0] in reaped and made[0] not in left
+        assert made[1] not in reaped and made[1] in left
+    finally:
+        subprocess.run([tool, "rm", "-f", *made], capture_output=True, env=env)

@@ -73,6 +73,7 @@ class Engine:
     their tool's name, the fix for a missing piece, and how they are asked."""
 
     name = ""
+    remove: tuple[str, ...] = ("rm", "-f")
     install = ""
     start = ""
     owner_format = ""
@@ -129,7 +130,7 @@ class Engine:
         gone = [name for name, _, owner in (line.partition("\t") for line in
                 listed.stdout.splitlines()) if name and not _alive(owner)]  # fmt: skip
         if gone:
-            subprocess.run([tool, "rm", "-f", *gone], capture_output=True, env=env,
+            subprocess.run([tool, *self.remove, *gone], capture_output=True, env=env,
                            timeout=120, check=False)  # fmt: skip
         return gone
 
@@ -170,8 +171,10 @@ class Engine:
             inner_env = _world_env(places, inner_env, found.front, path, readable + extra)
             cwd_inside, host = places.project, places.world.hostname
             hidden_paths += list(places.guarded.values())
-        mounts += [(c, p, True) for c, p in exec_only_binds(cli, cli_install(cli),
-                                                            inner_env.get("PATH", path))]
+        mounts += [
+            (c, p, True)
+            for c, p in exec_only_binds(cli, cli_install(cli), inner_env.get("PATH", path))
+        ]
         name = "evalkit-" + home.parent.name.removeprefix("evalkit-")
         user = _user(places)
         _hand_over(own, sockets, user)
@@ -180,12 +183,12 @@ class Engine:
                 *(f"{INSIDE_PORT}:{LABELS_SOCKET}" for _ in more), "--",
                 str(cli.resolve()), *command[1:]]  # fmt: skip
         wrapped = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()),
-                   tool, "rm", "-f", name, "--", *run]  # fmt: skip
+                   tool, *self.remove, name, "--", *run]  # fmt: skip
         reach = Reach(confined=True, writable=[there for _, there in binds],
                       private=list(PRIVATE), readable=readable + list(DEVICES) + extra,
                       hidden=hidden_paths, partial=list(self.partial))  # fmt: skip
         confined = Confined(wrapped, self._client(inner_env), reach, door, sockets, (), more)
-        confined.cleanup = [tool, "rm", "-f", name]
+        confined.cleanup = [tool, *self.remove, name]
         return confined
 
     def ulimits(self) -> list[str]:
@@ -235,6 +238,7 @@ class Docker(Engine):
 
 class Podman(Engine):
     name = "podman"
+    remove = ("rm", "-f", "-t", "0")  # no grace: the rep is over
     install = "apt-get install podman runc"
     start = "run `podman info` to see why"
     owner_format = '{{.Names}}\t{{index .Labels "evalkit.owner"}}'

@@ -75,6 +75,6 @@ def ensure(tool: str, env_items: tuple[tuple[str, str], ...] = ()) -> str:
     made = subprocess.run([tool, "import", "-", name], input=tar_of(entries),
                           capture_output=True, env=env, timeout=300, check=False)  # fmt: skip
     if made.returncode != 0:
-        said = (made.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])
+        said = made.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"]
         raise PrerequisiteError(f"{tool} import of the root image failed: {said[-1][:160]}")
     return name
