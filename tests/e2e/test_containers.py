@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from evalkit.run.backends.container import OWNER, Engine, _owner
 from evalkit.run.context import RunContext, new_run_id
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
 from evalkit.suite.config import Suite
-from tests.e2e.conftest import Kit
+from tests.e2e.conftest import Kit, leaked_tasks
 from tests.e2e.test_escape import (
     _arrived,
     _escape_files,
@@ -158,3 +159,54 @@ def test_a_container_whose_owner_is_gone_is_reaped_and_a_living_owners_kept(name
         assert made[1] not in reaped and made[1] in left
     finally:
         subprocess.run([tool, "rm", "-f", *made], capture_output=True, env=env)
+
+
+def _container_pids(engine: Engine, kit: Kit) -> set[str]:
+    """The host pids of every process in this kit's reps' containers, by their cgroup."""
+    tool, env = engine.tool() or engine.name, {**os.environ, **engine.client_env()}
+    ids = []
+    for scratch in kit.scratch.glob("evalkit-*"):
+        name = "evalkit-" + scratch.name.removeprefix("evalkit-")
+        said = subprocess.run([tool, "inspect", "--format", "{{.Id}}", name],
+                              capture_output=True, text=True, env=env)  # fmt: skip
+        ids += [said.stdout.strip()] if said.returncode == 0 and said.stdout.strip() else []
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            cgroup = (entry / "cgroup").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if any(i in cgroup for i in ids):
+            found.add(entry.name)
+    return found
+
+
+@pytest.mark.slow
+def test_no_process_of_a_container_shows_a_task_line_while_the_agent_waits(
+    kit: Kit, engine: Engine, tasks: list[tuple[str, str]]
+) -> None:
+    from tests.e2e.test_task_channel import _family, _process_texts
+
+    held = kit.tmp / "held"
+    kit.extra_env["EVALKIT_SCRIPTED_HELD"] = str(held)
+    work = kit.base / "work"
+    proc = kit.start("run", "N1", "policy:fault-hang", str(work), "--timeout", "90",
+                     "--confine", engine.name)  # fmt: skip
+    cli = str(Path(kit.cli).resolve())
+    try:
+        deadline = time.monotonic() + 60
+        while not held.exists():
+            assert proc.poll() is None, "evalkit ended before the server held an answer"
+            assert time.monotonic() < deadline, "the server never held an answer"
+            time.sleep(0.05)
+        inside = _container_pids(engine, kit)
+        scanned = _process_texts(_family(proc.pid) | inside)
+        assert any(text.split("\n")[0] == cli for pid, _, text in scanned if pid in inside), (
+            "no CLI process alive in the container while the answer is held"
+        )
+        showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]
+        assert showing == [], f"processes whose argv or environment hold a Task line: {showing}"
+    finally:
+        proc.kill()
+        proc.communicate()
+        kit.leftovers(grace=5)

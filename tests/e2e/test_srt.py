@@ -66,3 +66,30 @@ def test_oracle_under_srt_passes_and_declares_its_backend(kit: Kit) -> None:
     assert done.returncode == 0, done.why()
     assert [r["verdict"] for r in kit.tsv(work)] == ["PASS"]
     assert kit.manifest(work)[0]["declarations"]["confinement"] == "srt"
+
+
+@pytest.mark.slow
+def test_escape_in_a_two_job_grid_under_srt_holds_for_every_rep(
+    kit: Kit, suite_copier: Callable[..., Path], listener: socket.socket
+) -> None:
+    _private_suite(kit, suite_copier)
+    port = listener.getsockname()[1]
+    kit.extra_env[PORT_ENV] = str(port)
+    work = kit.base / "work"
+    done = kit.run(
+        "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:escape", "--reps", "1",
+        "--jobs", "2", "--confine", "srt", timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.why()
+    assert _escape_files(kit) == [], "escape files landed outside the rep"
+    assert not _arrived(listener), "a connection reached the loopback port outside"
+    rows, lines = kit.tsv(work), kit.manifest(work)
+    assert len(rows) == 2 and {r["verdict"] for r in rows} == {"PASS"}, rows
+    scenarios = {p.name.split("-")[0]: p.name for p in (kit.suite / "scenarios").glob("*.md")}
+    for row in rows:
+        name = scenarios[row["scenario"].split("-")[0]]
+        missing = _missing_flags(kit, work, name, port, row["flags"])
+        assert not missing, f"{row['scenario']} rep {row['rep']}: flags missing: {missing}"
+        assert "world:partial:paths,proxy,cli-memory" in row["flags"].split(";"), row["rep"]
+    for line in lines:
+        assert _suite_reads(kit, _results(work, line)) == [], line["evidence"]
