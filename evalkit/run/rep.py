@@ -670,6 +670,8 @@ def run_declarations(
         "isolation_env": isolation,
         "confinement": "none" if ctx.unconfined else backend(ctx.backend).name,
         **({} if ctx.unconfined else backend(ctx.backend).declarations()),
+        **({"escape_proof": ctx.escape_proof or "none"}
+           if not ctx.unconfined and backend(ctx.backend).proves_here else {}),  # fmt: skip
         "runner_source": runner_source_hash(),
     }
     if ctx.cli_integrity:

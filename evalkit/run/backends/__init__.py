@@ -31,6 +31,9 @@ class Backend(Protocol):
     """Whether the rep's folders can be shown at their world paths (a world of its own)."""
     labels: bool
     """Whether a rep can reach its own telemetry receiver (a second bridge of its door)."""
+    proves_here: bool
+    """Whether its rows are publishable only when the preflight's `policy:escape` held on the
+    machine that ran them (srt on macOS, whose Seatbelt nothing elsewhere enforces)."""
 
     def unavailable(self) -> str | None:
         """Why no rep can be confined by this backend here, naming the fix; None if it can."""

@@ -20,6 +20,7 @@ class Bubblewrap:
     partial: tuple[str, ...] = ()
     remaps = True
     labels = True
+    proves_here = False
 
     def unavailable(self) -> str | None:
         return bubble.unavailable()

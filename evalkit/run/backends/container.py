@@ -80,6 +80,7 @@ class Engine:
     partial: tuple[str, ...] = ("container",)
     remaps = True
     labels = True
+    proves_here = False
 
     def tool(self) -> str | None:
         return shutil.which(self.name)

@@ -99,6 +99,7 @@ class SandboxRuntime:
     name = "srt"
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     labels = False  # its network allows named hosts only: no bridge to a receiver yet
+    proves_here = sys.platform == "darwin"  # its escape canaries run on that Mac, or it is unproven
     partial: tuple[str, ...] = (
         ("paths", "proxy", "cli-memory")
         if sys.platform != "darwin"
