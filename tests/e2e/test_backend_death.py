@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.models import Script, Step, ToolUseBlock
+from evalkit.reference.scripted_server import ScriptedServer
 from evalkit.run.backends import backend
 from evalkit.run.backends.container import Engine
 from tests.e2e.conftest import Kit
@@ -56,13 +58,6 @@ def _tree(root: int) -> set[Process]:
     return found
 
 
-def _argv0(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
-    except OSError:
-        return ""
-
-
 def _containers(engine: Engine, kit: Kit) -> dict[str, Process]:
     """The engine's running containers of this kit's reps, by name, with their first
     process."""
@@ -78,6 +73,11 @@ def _containers(engine: Engine, kit: Kit) -> dict[str, Process]:
     return found
 
 
+SLEEP = "tail -f /dev/null"
+"""The rep's Bash call: it keeps the rep's tree busy on its own, whatever happens to the door
+evalkit served (a rep waiting on its API would end by itself once evalkit is gone)."""
+
+
 @pytest.mark.parametrize(
     "name",
     ["bwrap", *(pytest.param(n, marks=pytest.mark.slow) for n in ("srt", "docker", "podman"))],
@@ -91,28 +91,44 @@ def test_a_sigkill_of_evalkit_mid_rep_leaves_no_sandboxed_process_or_container(
         if os.environ.get("CI") == "true":
             pytest.fail(missing)
         pytest.skip(missing)
-    cli = str(Path(kit.cli).resolve())
-    work = kit.base / "work"
-    proc = kit.start("run", "N1", "policy:fault-hang", str(work), "--timeout", "60",
-                     "--confine", name)  # fmt: skip
     engine = chosen if isinstance(chosen, Engine) else None
-    deadline, seen = time.monotonic() + 60, set()
-    try:
-        while time.monotonic() < deadline and proc.poll() is None:
-            seen = _tree(proc.pid) | set(_containers(engine, kit).values() if engine else ())
-            if any(_argv0(pid) == cli for pid, _ in seen):
-                break
-            time.sleep(0.1)
-        assert any(_argv0(pid) == cli for pid, _ in seen), "the rep's CLI never started"
-        time.sleep(0.5)
-        seen |= _tree(proc.pid)
-    finally:
-        proc.kill()
-        proc.communicate()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (
-        any(_running(p) for p in seen) or (engine and _containers(engine, kit))
-    ):
-        time.sleep(0.2)
+    step = Step(blocks=[ToolUseBlock(name="Bash", input={"command": SLEEP})])
+    with ScriptedServer(Script(steps=[step], final_text="Done.")) as server:
+        kit.extra_env.update(ANTHROPIC_BASE_URL=server.base_url, EVALKIT_JUDGE_CMD="echo NO",
+                             ANTHROPIC_API_KEY="sk-ant-test-not-a-key")  # fmt: skip
+        proc = kit.start("run", "N1", "sonnet", str(kit.base / "work"), "--timeout", "600",
+                         "--skip-preflight", "--confine", name)  # fmt: skip
+        seen: set[Process] = set()
+        try:
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and proc.poll() is None and not _sleeping(seen):
+                seen |= _tree(proc.pid) | set(_containers(engine, kit).values() if engine else ())
+                time.sleep(0.1)
+            assert _sleeping(seen), f"the rep's Bash call never started (exit {proc.poll()})"
+        finally:
+            proc.kill()
+            proc.communicate()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (
+            any(_running(p) for p in seen) or (engine and _containers(engine, kit))
+        ):
+            time.sleep(0.2)
     assert not [p for p in seen if _running(p)], "a process of the rep outlived evalkit"
     assert not (engine and _containers(engine, kit)), "a container outlived evalkit"
+
+
+def _sleeping(seen: set[Process]) -> bool:
+    """Whether the rep's Bash call runs: its `sleep`, among the rep's processes (in a
+    container, any process of the container's: its first one's descendants)."""
+    every = set(seen)
+    for pid, _ in seen:
+        every |= _tree(pid)
+    seen |= every
+    return any(_cmdline(pid) == SLEEP for pid, _ in every)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
