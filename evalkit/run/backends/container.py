@@ -77,6 +77,7 @@ class Engine:
     install = ""
     start = ""
     owner_format = ""
+    version_format = ""
     partial: tuple[str, ...] = ("container",)
     remaps = True
     labels = True
@@ -111,8 +112,6 @@ class Engine:
             return ""
         said = _ask(tool, "version", self.client_env(), self.version_format) or ""
         return "" if said.startswith("!") else said
-
-    version_format = ""
 
     def declarations(self) -> dict[str, str]:
         """What the bundle names besides the backend: the image every rep starts from."""
