@@ -129,8 +129,8 @@ class Engine:
         )  # fmt: skip
         gone = [name for name, _, owner in (line.partition("\t") for line in
                 listed.stdout.splitlines()) if name and not _alive(owner)]  # fmt: skip
-        if gone:
-            subprocess.run([tool, *self.remove, *gone], capture_output=True, env=env,
+        for name in gone:  # one at a time: Podman stops at a name another command removed
+            subprocess.run([tool, *self.remove, name], capture_output=True, env=env,
                            timeout=120, check=False)  # fmt: skip
         return gone
 
