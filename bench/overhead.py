@@ -14,7 +14,9 @@ per rep inside a run: what each further rep adds inside one process, (T(N) - T(1
 for `evalkit run P1 policy:oracle --reps N` (and for `evalkit grid --scenarios P1 --reps N
 --jobs 1`) against the same command with one rep; what a process pays once is the one-rep
 figure's business. The whole process divided by N is printed beside it. Reps run confined
-(bubblewrap, the default) and, side by side, with --unconfined; the bare CLI is unconfined.
+by each backend that can confine here (bubblewrap, the default, then srt, Docker and Podman),
+side by side, and with --unconfined; the bare CLI is unconfined. bubblewrap's per-rep cost is
+held to 1.15x the bare CLI; the others' are reported.
 
 Measurements are interleaved round by round, so load drifts hit each alike, after one
 unmeasured warm-up of each; every figure is a median. CPU seconds (user + system of the
@@ -25,6 +27,7 @@ folders with a throwaway HOME; the Task prompt reaches the CLI as the runner pas
 is never printed.
 
 Usage: .venv/bin/python bench/overhead.py [--rounds 7] [--reps 5] [--scenario P1] [--no-grid]
+       [--backends bwrap,srt,docker,podman]
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from _common import EVALKIT, REPO, isolate
 
 PER_REP_GOAL = 1.10
 ONE_REP_GOAL = 1.30
+BACKEND_GOALS = {"bwrap": 1.15}
+"""Per-rep cost against the bare CLI, per backend; the others are reported, not bound."""
 
 
 def children_cpu() -> float:
@@ -63,13 +68,14 @@ def timed(command: list[str], work: Path, reps: int) -> tuple[float, float]:
 
 
 def evalkit_run(
-    base: Path, scenario: str, reps: int, unconfined: bool = False
+    base: Path, scenario: str, reps: int, unconfined: bool = False, confine: str = ""
 ) -> Callable[[int], tuple[float, float]]:
     def measure(number: int) -> tuple[float, float]:
-        work = base / f"run-{reps}-{'u' if unconfined else 'c'}-{number}"
+        work = base / f"run-{reps}-{'u' if unconfined else 'c'}{confine}-{number}"
+        how = ["--unconfined"] if unconfined else (["--confine", confine] if confine else [])
         return timed(
             [str(EVALKIT), "--suite", str(REPO), "run", scenario, "policy:oracle", str(work),
-             "--reps", str(reps), *(["--unconfined"] if unconfined else [])],
+             "--reps", str(reps), *how],
             work,
             reps,
         )  # fmt: skip
@@ -147,6 +153,39 @@ def bare(base: Path, scenario_ref: str) -> Callable[[int], tuple[float, float]]:
     return measure
 
 
+def backends(named: str) -> tuple[list[str], dict[str, str]]:
+    """The backends to time (those of `named` that can confine here) and why each other
+    cannot."""
+    from evalkit.run.backends import backend
+
+    chosen, missing = [], {}
+    for name in named.split(","):
+        why = backend(name).unavailable()
+        if why is None:
+            chosen.append(name)
+        else:
+            missing[name] = why.split(":")[0]
+    return chosen, missing
+
+
+def by_backend(
+    w: dict[str, float], c: dict[str, float], n: int, chosen: list[str], missing: dict[str, str]
+) -> None:
+    """Per-rep cost of each backend, side by side."""
+    print(f"per rep inside run --reps {n}, by backend (bare CLI {w['bare']:.2f} s):")
+    print(f"  {'backend':8s} {'x bare':>7s} {'wall s':>7s} {'CPU s':>7s}  one-rep run")
+    for name in chosen:
+        one, many = ("run1", "runN") if name == "bwrap" else (f"run1-{name}", f"runN-{name}")
+        per_wall = (w[many] - w[one]) / (n - 1)
+        per_cpu = (c[many] - c[one]) / (n - 1)
+        ratio, goal = per_wall / w["bare"], BACKEND_GOALS.get(name)
+        said = verdict(ratio, goal) if goal else "reported"
+        print(f"  {name:8s} {ratio:6.2f}x {per_wall:7.2f} {per_cpu:7.2f}  "
+              f"{w[one]:.2f} s   {said}")  # fmt: skip
+    for name, why in missing.items():
+        print(f"  {name:8s} not timed: {why}")
+
+
 def verdict(ratio: float, goal: float) -> str:
     return f"goal <= {goal:.2f}x: {'PASS' if ratio <= goal else 'MISS'}"
 
@@ -157,8 +196,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="reps of the multi-rep process")
     parser.add_argument("--scenario", default="P1")
     parser.add_argument("--no-grid", action="store_true", help="time run alone, not grid")
+    parser.add_argument("--backends", default="bwrap,srt,docker,podman")
     args = parser.parse_args()
     n = max(2, args.reps)
+    chosen, missing = backends(args.backends)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-overhead-") as tmp:
         base = Path(tmp)
@@ -174,6 +215,11 @@ def main() -> None:
             "gridN": evalkit_grid(base, args.scenario, n),
             "start": start_only(),
         }
+        for name in chosen:
+            if name == "bwrap":
+                continue  # the default: run1 and runN
+            kinds[f"run1-{name}"] = evalkit_run(base, args.scenario, 1, confine=name)
+            kinds[f"runN-{name}"] = evalkit_run(base, args.scenario, n, confine=name)
         if args.no_grid:
             del kinds["grid1"], kinds["gridN"]
         for measure in kinds.values():
@@ -211,6 +257,7 @@ def main() -> None:
         f"imports, suite load, lock check), so no one-rep run of this code goes below "
         f"{floor:.2f}x"
     )
+    by_backend(w, c, n, chosen, missing)
     for kind, values in walls.items():
         print(f"  {kind:6s} wall: {' '.join(f'{s:.2f}' for s in values)}")
 

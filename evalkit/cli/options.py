@@ -52,8 +52,8 @@ Confine = Annotated[
     str,
     typer.Option(
         "--confine",
-        help="the OS sandbox each rep runs in: bwrap or srt (docker and podman are refused "
-        "for now; default: bwrap on Linux, srt on macOS); each rep's bundle declares it",
+        help="the OS sandbox each rep runs in: bwrap, srt, docker or podman (default: bwrap "
+        "on Linux, srt on macOS); each rep's bundle declares it",
         show_default=False,
     ),
 ]

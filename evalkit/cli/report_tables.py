@@ -8,6 +8,7 @@ from rich.text import Text
 from evalkit.cli.fit import compact_rate, headline_rate, print_fitted
 from evalkit.records.report.factors import (
     agent_line,
+    backend_line,
     factor_cells,
     judge_line,
     subject_cells,
@@ -159,6 +160,8 @@ def _print_head(console: Console, built: Report) -> None:
         console.print(Text(judge_line(built), style="bold red" if several else ""))
     if agent_line(built):
         console.print(Text(agent_line(built), style="bold" if len(built.agents) > 1 else ""))
+    if backend_line(built):
+        console.print(Text(backend_line(built), style="bold"))
     console.print(Text(f"PASS k/n 95%: PASS rows of all rows (ERROR included). {_LEGEND}"))
     if built.inner_loop:
         console.print(Text(inner_loop_line(built), style="bold yellow"))

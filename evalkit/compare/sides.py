@@ -21,6 +21,7 @@ from evalkit.records.folder.results import read_rows
 from evalkit.records.folder.scenario_rows import with_scenarios as with_scenarios
 from evalkit.records.folder.workdir import RESULTS, Workdir
 from evalkit.records.rows.agent import agent_of
+from evalkit.records.rows.backend import backend_of
 from evalkit.records.rows.judge import judge_of
 from evalkit.records.rows.subject import UNKNOWN, subject_hash_of, variant_of
 from evalkit.records.verify.counts import counted_rows
@@ -34,9 +35,6 @@ FACTORS = (
     "subject", "model", "instrument", "agent", "backend", "neighbours", "cli_version", "judge",
 )  # fmt: skip
 NO_NEIGHBOURS = "none"
-EARLIEST_BACKEND = "bwrap"
-"""A bundle that declares no confinement backend was recorded before there was a choice of
-one: bubblewrap then confined every rep."""
 # Declarations that are the instrument: what decides a verdict and must not move between sides.
 _INSTRUMENT_KEYS = (
     "fixture_hashes",
@@ -74,7 +72,7 @@ class Side:
 
     def backend(self, row: ResultRow) -> str:
         """The OS sandbox a row ran in (`none` unconfined), from its bundle."""
-        return str(self.decl(row).get("confinement") or EARLIEST_BACKEND)
+        return backend_of(self.decl(row))
 
     def neighbours(self, row: ResultRow) -> str:
         """The plugins a row's bundle loaded beside the subject, by name and tree hash

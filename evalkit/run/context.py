@@ -116,6 +116,9 @@ class RunContext:
     """Run a real model without proving the instrument first (--skip-preflight)."""
     preflight: Literal["", "passed", "skipped"] = ""
     """What proving the instrument came to, for the plan: passed, skipped, or empty."""
+    escape_proof: Literal["", "held", "failed"] = ""
+    """Where the backend can be proven only on the machine it runs on (srt on macOS): what the
+    preflight's `policy:escape` rep came to there, declared by every rep; empty elsewhere."""
     unconfined: bool = False
     backend: str = ""
     """--confine: the confinement backend ('' for this platform's default)."""

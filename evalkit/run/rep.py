@@ -324,9 +324,18 @@ def prepare_rep(
     return PreparedRep(
         scenario, model, rep, attempt, run_id or ctx.run_id, limit, scratch, sandbox, command,
         env, judge, guarded, run, cli, ctx.keep_sandboxes, server, observed, asked, reach,
-        confined, places.view(world_partial(suite)) if places is not None else None,
+        confined, _view(places, suite, ctx.backend),
         launch.turn_cap, agent_of, receiver,
     )  # fmt: skip
+
+
+def _view(places: Places | None, suite: Suite, backend_name: str) -> WorldView | None:
+    """The rep's world as the row declares it: what this suite's worlds cannot hold, and
+    what its backend leaves visible (a container's tell-tales)."""
+    if places is None:
+        return None
+    own = [p for p in backend(backend_name).partial if p not in world_partial(suite)]
+    return places.view([*world_partial(suite), *own])
 
 
 def _places(
@@ -669,6 +678,9 @@ def run_declarations(
         "capabilities": dict(launch.applied) if launch is not None else {},
         "isolation_env": isolation,
         "confinement": "none" if ctx.unconfined else backend(ctx.backend).name,
+        **({} if ctx.unconfined else backend(ctx.backend).declarations()),
+        **({"escape_proof": ctx.escape_proof or "none"}
+           if not ctx.unconfined and backend(ctx.backend).proves_here else {}),  # fmt: skip
         "runner_source": runner_source_hash(),
     }
     if ctx.cli_integrity:

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.records.folder.workdir import Workdir
 from evalkit.reference.escape import PORT_ENV
+from evalkit.reference.scripted import POLICIES
 from evalkit.run.backends.srt import SandboxRuntime
+from evalkit.run.context import RunContext, new_run_id
+from evalkit.run.prerequisites.preflight import RunReps, prove_instrument
+from evalkit.run.rep import RepOutcome
+from evalkit.run.session import run_scenario
+from evalkit.suite.config import Suite
+from evalkit.suite.scenarios import ScenarioFile
 from tests.e2e.conftest import Kit
 from tests.e2e.test_escape import (
     _arrived,
@@ -27,6 +35,7 @@ from tests.e2e.test_escape import (
 __all__ = ["listener"]
 _MISSING = SandboxRuntime().unavailable()
 pytestmark = [pytest.mark.e2e]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +75,71 @@ def test_oracle_under_srt_passes_and_declares_its_backend(kit: Kit) -> None:
     assert done.returncode == 0, done.why()
     assert [r["verdict"] for r in kit.tsv(work)] == ["PASS"]
     assert kit.manifest(work)[0]["declarations"]["confinement"] == "srt"
+
+
+@pytest.mark.slow
+def test_escape_in_a_two_job_grid_under_srt_holds_for_every_rep(
+    kit: Kit, suite_copier: Callable[..., Path], listener: socket.socket
+) -> None:
+    _private_suite(kit, suite_copier)
+    port = listener.getsockname()[1]
+    kit.extra_env[PORT_ENV] = str(port)
+    work = kit.base / "work"
+    done = kit.run(
+        "grid", str(work), "--scenarios", "P1,N1", "--models", "policy:escape", "--reps", "1",
+        "--jobs", "2", "--confine", "srt", timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.why()
+    assert _escape_files(kit) == [], "escape files landed outside the rep"
+    assert not _arrived(listener), "a connection reached the loopback port outside"
+    rows, lines = kit.tsv(work), kit.manifest(work)
+    assert len(rows) == 2 and {r["verdict"] for r in rows} == {"PASS"}, rows
+    scenarios = {p.name.split("-")[0]: p.name for p in (kit.suite / "scenarios").glob("*.md")}
+    for row in rows:
+        name = scenarios[row["scenario"].split("-")[0]]
+        missing = _missing_flags(kit, work, name, port, row["flags"])
+        assert not missing, f"{row['scenario']} rep {row['rep']}: flags missing: {missing}"
+        assert "world:partial:paths,proxy,cli-memory" in row["flags"].split(";"), row["rep"]
+    for line in lines:
+        assert _suite_reads(kit, _results(work, line)) == [], line["evidence"]
+
+
+def _proof(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_reps: RunReps) -> RunContext:
+    """The preflight of a run under srt, as on a Mac (where srt's rows need the proof), with
+    a HOME of the test's own for the escape's targets."""
+    monkeypatch.setattr(SandboxRuntime, "proves_here", True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    suite = Suite(REPO)
+    ctx = RunContext(suite, work, work / "results.tsv", new_run_id(), scripted=POLICIES,
+                     template_sandboxes=False, backend="srt")  # fmt: skip
+    prove_instrument(ctx, suite.resolve("P1"), ["policy:oracle"], run_reps)
+    return ctx
+
+
+@pytest.mark.slow
+def test_where_only_this_machine_can_prove_srt_the_preflight_runs_the_escape_and_it_holds(
+    claude_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = _proof(tmp_path, monkeypatch, run_scenario)
+    assert ctx.escape_proof == "held"
+    outcome = run_scenario(ctx, ctx.suite.resolve("P1"), "policy:oracle", 1)[0]
+    assert outcome.verdict.verdict == "PASS"
+    line = Workdir(ctx.workdir).read_evidence_index().items[0]
+    assert line.declarations["escape_proof"] == "held"
+
+
+@pytest.mark.slow
+def test_a_canary_that_lands_outside_fails_the_proof_and_is_removed(
+    claude_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def leaky(ctx: RunContext, scenario: ScenarioFile, model: str, reps: int) -> list[RepOutcome]:
+        done = run_scenario(ctx, scenario, model, reps)
+        (Path.home() / "evalkit-escape-redirect.txt").write_text("escaped\n")  # as if it landed
+        return done
+
+    ctx = _proof(tmp_path, monkeypatch, leaky)
+    assert ctx.escape_proof == "failed"
+    assert list((tmp_path / "home").glob("evalkit-escape*")) == []

@@ -85,6 +85,7 @@ def activation_table(suite: Suite, keyed: Iterable[Keyed]) -> list[Activation]:
             cli_version=key[1][1],
             judge=key[1][2],
             agent=key[1][3],
+            backend=key[1][4],
             variant=key[2][0],
             subject_hash=key[2][1],
             skill=key[3],

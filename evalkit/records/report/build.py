@@ -62,6 +62,7 @@ from evalkit.records.report.tally import (
     usage_by_model,
 )
 from evalkit.records.rows.agent import agent_of
+from evalkit.records.rows.backend import backend_of
 from evalkit.records.rows.judge import judge_counts, judge_of
 from evalkit.records.rows.subject import subject_hash_of, variant_of
 from evalkit.records.verify.calibration import read_calibration
@@ -99,12 +100,19 @@ class _Factors:
     versions: list[str]
     judge_of_row: dict[int, str]
     agent_of_row: dict[int, str]
+    backend_of_row: dict[int, str]
     judges: Counter[str]
     agents: Counter[str]
+    backends: Counter[str]
 
     @property
     def order(self) -> dict[SubjectKey, int]:
         return {key: i for i, (key, _) in enumerate(self.subjects)}
+
+    def column_order(self, column: tuple[ModelKey, SubjectKey]) -> tuple[Any, ...]:
+        """Columns by agent, backend, model, CLI version, judge, then subject."""
+        (model, cli, judge, agent, backend), subject = column
+        return (agent, backend, model, version_order(cli), judge, self.order[subject])
 
     def model_key(self, row: ResultRow) -> ModelKey:
         """The row's model, with each factor the rows hold several of."""
@@ -113,6 +121,7 @@ class _Factors:
             row.cli_version if len(self.versions) > 1 else "",
             self.judge_of_row[id(row)] if len(self.judges) > 1 else "",
             self.agent_of_row[id(row)] if len(self.agents) > 1 else "",
+            self.backend_of_row[id(row)] if len(self.backends) > 1 else "",
         )
 
 
@@ -133,10 +142,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         (sf, row, factors.model_key(row), factors.subject_of[id(row)])
         for row, sf in with_scenarios(suite, rows, set())
     ]
-    columns = sorted(
-        {(key[2], key[3]) for key in groups},
-        key=lambda c: (c[0][3], c[0][0], version_order(c[0][1]), c[0][2], factors.order[c[1]]),
-    )
+    columns = sorted({(key[2], key[3]) for key in groups}, key=factors.column_order)
     levels = _level_tables(groups, columns, labels)
     inner_runs = sorted({p.run_id for p in plans if p.inner_loop})
     missing = missing_cells(plans, read.every)
@@ -155,6 +161,7 @@ def build_report(suite: Suite, workdir: Path) -> Report:
         subjects=[SubjectRows(variant=v, subject_hash=h, rows=n) for (v, h), n in factors.subjects],
         judges=dict(sorted(factors.judges.items())),
         agents=dict(sorted(factors.agents.items())),
+        backends=dict(sorted(factors.backends.items())),
         cli_versions=factors.versions,
         levels=levels,
         models=_summaries(suite, lock, groups, columns),
@@ -214,14 +221,17 @@ def _factors_of(rows: list[ResultRow], decls: dict[str, dict[str, Any]]) -> _Fac
         key=lambda item: (item[0][0] != SUITE_VARIANT, item[0][0]),
     )
     agent_of_row = {id(r): agent_of(decls.get(r.bundle_id, {})) for r in rows}
+    backend_of_row = {id(r): backend_of(decls.get(r.bundle_id, {})) for r in rows}
     return _Factors(
         subject_of=subject_of,
         subjects=subjects,
         versions=cli_versions_of(rows),
         judge_of_row={id(r): judge_of(decls.get(r.bundle_id, {})) for r in rows},
         agent_of_row=agent_of_row,
+        backend_of_row=backend_of_row,
         judges=judge_counts(decls.get(r.bundle_id, {}) for r in rows),
         agents=Counter(agent_of_row.values()),
+        backends=Counter(backend_of_row.values()),
     )
 
 
@@ -277,6 +287,7 @@ def _summaries(
             cli_version=model[1],
             judge=model[2],
             agent=model[3],
+            backend=model[4],
             variant=subject[0],
             subject_hash=subject[1],
             recall=rate(pooled.get((which, model, subject, "positive"), [])),

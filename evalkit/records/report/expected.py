@@ -73,6 +73,7 @@ def expected_checks(bars: dict[str, ExpectedBar], levels: list[LevelTable]) -> l
                     cli_version=cell.cli_version,
                     judge=cell.judge,
                     agent=cell.agent,
+                    backend=cell.backend,
                     polarity=cell.polarity,
                     bar=low,
                     bar_max=high,

@@ -58,10 +58,13 @@ def subject_cells(report: Report, variant: str, subject_hash: str) -> tuple[str,
 
 
 def split_factors(report: Report) -> list[tuple[str, str]]:
-    """(column, field) of each factor the rows hold several of: agent, CLI version, judge."""
+    """(column, field) of each factor the rows hold several of: agent, confinement backend,
+    CLI version, judge."""
     found = []
     if len(report.agents) > 1:
         found.append(("agent", "agent"))
+    if len(report.backends) > 1:
+        found.append(("backend", "backend"))
     if len(report.cli_versions) > 1:
         found.append(("cli", "cli_version"))
     if len(report.judges) > 1:
@@ -114,6 +117,15 @@ def judge_line(report: Report) -> str:
             "pooled; the folder is not publishable until it is split by run id"
         )
     return f"judged by: {named}"
+
+
+def backend_line(report: Report) -> str:
+    """Which confinement backends ran the rows, when more than one did: every rate below is
+    of one backend."""
+    if len(report.backends) < 2:
+        return ""
+    named = ", ".join(f"{name} {n} row(s)" for name, n in report.backends.items())
+    return f"BACKENDS: {len(report.backends)} ({named}): each rate below is of one backend"
 
 
 def agent_line(report: Report) -> str:

@@ -34,9 +34,9 @@ POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
 SubjectKey = tuple[str, str]
 
 
-ModelKey = tuple[str, str, str, str]
-"""model; the CLI version, the judge and the agent, each where the rows hold several (else
-empty)."""
+ModelKey = tuple[str, str, str, str, str]
+"""model; the CLI version, the judge, the agent and the confinement backend, each where the
+rows hold several (else empty)."""
 """variant, subject hash: the wording under test a row ran with."""
 
 
@@ -113,6 +113,9 @@ SubjectHash = Annotated[str, Field(description="the subject's hash; empty when n
 CliVersion = Annotated[str, Field(description="the CLI version; empty unless rows ran several")]
 Judge = Annotated[str, Field(description="the judge identity; empty unless rows hold several")]
 Agent = Annotated[str, Field(description="the agent; empty unless rows hold several")]
+Backend = Annotated[
+    str, Field(description="the confinement backend; empty unless rows hold several")
+]
 """The factors a cell and a model summary are split by, said once for both."""
 
 
@@ -125,6 +128,7 @@ class Cell(Model):
     cli_version: CliVersion = ""
     judge: Judge = ""
     agent: Agent = ""
+    backend: Backend = ""
     polarity: Polarity
     scenarios: list[str]
     pass_rate: Rate
@@ -174,6 +178,7 @@ class ModelSummary(Model):
     cli_version: CliVersion = ""
     judge: Judge = ""
     agent: Agent = ""
+    backend: Backend = ""
     recall: Rate = Field(description="PASS over positive rows")
     specificity: Rate = Field(description="PASS over negative rows")
     recall_noise: Noise | None = Field(None, description="where recall's noise comes from")
@@ -209,6 +214,7 @@ class ExpectedCheck(Model):
     cli_version: str = Field("", description="the CLI version; empty unless rows ran several")
     judge: str = Field("", description="the judge identity; empty unless rows hold several")
     agent: str = Field("", description="the agent; empty unless rows hold several")
+    backend: str = Field("", description="the confinement backend; empty unless rows hold several")
     polarity: Polarity
     bar: float | None = Field(
         description="the expected minimum pass rate from evalkit.yaml `expected:`; null when "
@@ -239,6 +245,7 @@ class Activation(Model):
     cli_version: CliVersion = ""
     judge: Judge = ""
     agent: Agent = ""
+    backend: Backend = ""
     skill: str = Field(description="plugin:skill, as the CLI names it")
     side: Literal["subject", "neighbour"]
     covers: str = Field("", description="a neighbour's `covers:` text; empty for the subject")
@@ -342,6 +349,11 @@ class Report(Model):
         default_factory=dict,
         description="agent -> rows it ran (claude, codex, gemini); rates are split by it when "
         "there are several",
+    )
+    backends: dict[str, int] = Field(
+        default_factory=dict,
+        description="confinement backend -> rows it confined (bwrap, srt, docker, podman; none "
+        "unconfined); rates are split by it when there are several",
     )
     cli_versions: list[str] = Field(
         default_factory=list, description="the CLI versions rows ran with, in semver order"

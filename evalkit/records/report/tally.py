@@ -122,6 +122,7 @@ def tally_cell(
         cli_version=model[1],
         judge=model[2],
         agent=model[3],
+        backend=model[4],
         variant=subject[0],
         subject_hash=subject[1],
         polarity=polarity,

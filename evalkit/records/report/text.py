@@ -7,6 +7,7 @@ from collections.abc import Callable
 from evalkit.records.report.factors import (
     SUBJECT_COLUMNS,
     agent_line,
+    backend_line,
     factor_cells,
     judge_line,
     split_factors,
@@ -264,6 +265,7 @@ def to_markdown(report: Report) -> str:
     out += [f"  - {line.strip()}" for line in subject_lines(report)[1:]]
     out += [f"- {judge_line(report)}"] if report.judges else []
     out += [f"- {agent_line(report)}"] if agent_line(report) else []
+    out += [f"- {backend_line(report)}"] if backend_line(report) else []
     out.append("")
     out += [INTERVAL_NOTE, ""]
     if report.inner_loop:

@@ -100,6 +100,21 @@ def judge_publishability(
     problems += declared_problems(lines, versions)
 
 
+def unproven(lines: list[EvidenceLine]) -> list[str]:
+    """Rows of a backend that only the machine running it can prove (srt on macOS) whose
+    invocation's preflight did not see `policy:escape` hold there: flagged as unconfined
+    rows are."""
+    bare = [x for x in lines if x.declarations.get("escape_proof", "held") != "held"]
+    if not bare:
+        return []
+    named = ", ".join(trial_name(x) for x in bare[:5])
+    more = f" and {len(bare) - 5} more" if len(bare) > 5 else ""
+    return [
+        f"{len(bare)} row(s) ran where the escape canaries were not proven on that machine "
+        f"(the preflight's policy:escape did not hold, or did not run): {named}{more}"
+    ]
+
+
 def declared_problems(lines: list[EvidenceLine], versions: set[str] | None = None) -> list[str]:
     """What the counted rows themselves declare against publishing: ERROR rows, rows run
     unconfined or unfrozen, several instruments or judges, scenario files that changed."""
@@ -114,6 +129,7 @@ def declared_problems(lines: list[EvidenceLine], versions: set[str] | None = Non
         problems.append(
             f"{len(unconfined)} row(s) ran unconfined, without their OS sandbox: {named}{more}"
         )
+    problems += unproven(lines)
     unfrozen = sum(1 for x in lines if x.declarations.get("lock") != "frozen")
     if unfrozen:
         problems.append(

@@ -31,6 +31,9 @@ class Backend(Protocol):
     """Whether the rep's folders can be shown at their world paths (a world of its own)."""
     labels: bool
     """Whether a rep can reach its own telemetry receiver (a second bridge of its door)."""
+    proves_here: bool
+    """Whether its rows are publishable only when the preflight's `policy:escape` held on the
+    machine that ran them (srt on macOS, whose Seatbelt nothing elsewhere enforces)."""
 
     def unavailable(self) -> str | None:
         """Why no rep can be confined by this backend here, naming the fix; None if it can."""
@@ -38,6 +41,16 @@ class Backend(Protocol):
 
     def version(self) -> str:
         """The backend's version as its own tool reports it ('' when it cannot be asked)."""
+        ...
+
+    def declarations(self) -> dict[str, str]:
+        """What each rep's bundle names of the backend besides its name (a container's
+        image)."""
+        ...
+
+    def reap(self) -> list[str]:
+        """Remove what an earlier evalkit that died left of its reps (labelled containers
+        whose owner is gone); what was removed."""
         ...
 
     def confine(
@@ -78,10 +91,14 @@ def backend(name: str = "") -> Backend:
         from evalkit.run.backends.srt import SandboxRuntime
 
         return SandboxRuntime()
-    if chosen in NAMES:
-        raise PrerequisiteError(
-            f"--confine {chosen} is not built yet: use --confine bwrap or srt, {UNCONFINED_HINT}"
-        )
+    if chosen == "docker":
+        from evalkit.run.backends.container import Docker
+
+        return Docker()
+    if chosen == "podman":
+        from evalkit.run.backends.container import Podman
+
+        return Podman()
     raise ConfigError(f"--confine {chosen}: not one of {', '.join(NAMES)}")
 
 
@@ -91,4 +108,5 @@ def require(name: str = "") -> Backend:
     why = chosen.unavailable()
     if why is not None:
         raise PrerequisiteError(f"reps run confined by default, and {why}")
+    chosen.reap()
     return chosen

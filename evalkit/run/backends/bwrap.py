@@ -20,12 +20,19 @@ class Bubblewrap:
     partial: tuple[str, ...] = ()
     remaps = True
     labels = True
+    proves_here = False
 
     def unavailable(self) -> str | None:
         return bubble.unavailable()
 
     def version(self) -> str:
         return _version(shutil.which("bwrap") or "")
+
+    def declarations(self) -> dict[str, str]:
+        return {}
+
+    def reap(self) -> list[str]:
+        return []  # --die-with-parent: the sandbox dies with evalkit, nothing is left
 
     def confine(
         self,

@@ -190,6 +190,8 @@ class Confined:
     """Further doors of its own (its telemetry receiver's), each to one host address."""
     handed: tuple[Path, ...] = ()
     """The rep's folders the world's user owns for its run (`owners.py`)."""
+    cleanup: list[str] | None = None
+    """A command that removes what outlives the wrapper (a rep's container), run at `stop`."""
 
     def hand_back(self) -> None:
         """Once the agent is gone: the rep's folders are the caller's again, as evalkit
@@ -198,6 +200,12 @@ class Confined:
         self.handed = ()
 
     def stop(self) -> None:
+        if self.cleanup:
+            try:
+                subprocess.run(self.cleanup, capture_output=True, timeout=60, check=False)
+            except (OSError, subprocess.SubprocessError):
+                pass
+            self.cleanup = None
         for fd in self.pass_fds:
             try:
                 os.close(fd)

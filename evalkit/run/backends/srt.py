@@ -12,7 +12,8 @@ only to the rep's door. srt's traps, each handled here:
   one door) and many proxy variables: all are unset but the one the CLI needs, and TMPDIR
   is put back to the rep's own;
 - a SIGKILL of srt alone leaves its tree running: the agent's launcher starts it in a
-  session of its own and kills the whole group (`run/agent.py`).
+  session of its own and kills the whole group (`run/agent.py`), and when evalkit itself
+  dies, srt's supervisor does (`supervise.py`).
 
 srt cannot remap paths and, on macOS, has no process namespace: a rep sees its real folder
 names (and there, other processes), so its rows say `world:partial:<channels>`.
@@ -42,6 +43,7 @@ from evalkit.run.backends.confine import (
 from evalkit.run.backends.egress import anthropic_hosts
 from evalkit.run.world import Places
 
+SUPERVISOR = Path(__file__).with_name("supervise.py")
 VERSION = "0.0.83"
 NODE_AT_LEAST = (22, 12)
 PACKAGE = Path("srt/node_modules/@anthropic-ai/sandbox-runtime")
@@ -97,6 +99,7 @@ class SandboxRuntime:
     name = "srt"
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     labels = False  # its network allows named hosts only: no bridge to a receiver yet
+    proves_here = sys.platform == "darwin"  # its escape canaries run on that Mac, or it is unproven
     partial: tuple[str, ...] = (
         ("paths", "proxy", "cli-memory")
         if sys.platform != "darwin"
@@ -127,6 +130,12 @@ class SandboxRuntime:
             return str(json.loads((package() / "package.json").read_text()).get("version", ""))
         except (OSError, ValueError):
             return ""
+
+    def declarations(self) -> dict[str, str]:
+        return {}
+
+    def reap(self) -> list[str]:
+        return []  # its supervisor kills srt's whole group when evalkit dies
 
     def confine(
         self,
@@ -159,7 +168,8 @@ class SandboxRuntime:
         # srt says IS_SANDBOX=yes inside; the CLI is given evalkit's own value, or none
         mine = env.get("IS_SANDBOX")
         unset += [f"IS_SANDBOX={mine}"] if mine else ["-u", "IS_SANDBOX"]
-        wrapped = ["/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
+        wrapped = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), "--",
+                   "/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
                    str(package() / "dist" / "cli.js"), "--settings",
                    str(settings), "--", "/bin/sh", "-c", INNER, "evalkit-srt", str(cwd),
                    str(own_tmp), *unset, str(cli.resolve()), *command[1:]]  # fmt: skip

@@ -26,6 +26,9 @@ RunReps = Callable[[RunContext, ScenarioFile, str, int], list[RepOutcome]]
 """Reps of one scenario on one model, planned and recorded (`session.run_scenario`)."""
 
 ORACLE = PREFIX + "oracle"
+ESCAPE = PREFIX + "escape"
+ESCAPE_FILES = "evalkit-escape*"
+"""What `policy:escape` tries to leave outside its rep (`reference/escape.py`), by name."""
 ORACLE_TIMEOUT = 120.0
 """The longest the oracle rep may take; a scripted rep takes a few seconds."""
 REFUSED = "nothing was planned; fix the instrument, or pass --skip-preflight to run anyway"
@@ -43,6 +46,7 @@ def prove_instrument(
     return, ctx.preflight says what the plan records: `passed`, `skipped`, or empty when
     every model is a policy. `run_reps` runs the oracle rep."""
     ctx.preflight = ""
+    prove_confinement(ctx, scenario, run_reps)
     if not needs_proof(models):
         return
     if ctx.skip_preflight:
@@ -65,13 +69,53 @@ def prove_instrument(
         )
 
 
+def prove_confinement(ctx: RunContext, scenario: ScenarioFile, run_reps: RunReps) -> None:
+    """Where the backend's confinement can be proven only on the machine that runs it (srt on
+    macOS: nothing on Linux enforces a Seatbelt profile), one `policy:escape` rep through the
+    CLI first: `ctx.escape_proof` is `held` when it came out as designed and nothing of it
+    landed in HOME or its results folder, else `failed`, and every rep declares which, so
+    `verify` flags the folder's rows as it flags unconfined ones unless it held. Its canary
+    files that did land are removed."""
+    from evalkit.run.backends import backend
+
+    if ctx.unconfined or ctx.skip_preflight or not backend(ctx.backend).proves_here:
+        return
+    landed: list[Path] = []
+
+    def look(results: Path) -> None:
+        landed.extend([*Path.home().glob(ESCAPE_FILES), *results.rglob(ESCAPE_FILES)])
+
+    problem = policy_problem(ctx, scenario, run_reps, ESCAPE, look)
+    for path in landed:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    ctx.escape_proof = "held" if problem is None and not landed else "failed"
+    if ctx.notify is not None:
+        said = problem or (f"{len(landed)} canary file(s) landed outside the rep" if landed else "")
+        ctx.notify(f"{ESCAPE} on this machine: {ctx.escape_proof}" + (f" ({said})" if said else ""))
+
+
 def oracle_problem(ctx: RunContext, scenario: ScenarioFile, run_reps: RunReps) -> str | None:
     """One `policy:oracle` rep of `scenario` through the CLI the run will use, with the run's
     subject, recorded in a scratch folder that is removed after; None when it came out as
     designed, else what it came out as."""
+    return policy_problem(ctx, scenario, run_reps, ORACLE)
+
+
+def policy_problem(
+    ctx: RunContext,
+    scenario: ScenarioFile,
+    run_reps: RunReps,
+    policy: str,
+    look: Callable[[Path], None] | None = None,
+) -> str | None:
+    """One rep of `policy`, as `oracle_problem` says; `look` is shown its results folder
+    before that is removed."""
     scripted = require_scripted(ctx.scripted)
-    if ORACLE.removeprefix(PREFIX) not in scripted.names(ctx.suite):
-        return f"checker {ctx.suite.checker.name} declares no {ORACLE} to prove the CLI with"
+    if policy.removeprefix(PREFIX) not in scripted.names(ctx.suite):
+        return f"checker {ctx.suite.checker.name} declares no {policy} to prove the CLI with"
     scratch = Path(tempfile.mkdtemp(prefix="evalkit-preflight-"))
     try:
         proof = RunContext(
@@ -87,18 +131,23 @@ def oracle_problem(ctx: RunContext, scenario: ScenarioFile, run_reps: RunReps) -
             template_sandboxes=False,
             agent=ctx.agent,
             scripted=scripted,
+            backend=ctx.backend,
+            unconfined=ctx.unconfined,
+            skip_preflight=True,  # the proof itself is not proven again
         )
-        outcomes = run_reps(proof, scenario, ORACLE, 1)
+        outcomes = run_reps(proof, scenario, policy, 1)
+        if look is not None:
+            look(scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if ctx.stop.is_set() or not outcomes:
-        raise RefusedError(f"preflight: interrupted during the {ORACLE} rep; {REFUSED}")
+        raise RefusedError(f"preflight: interrupted during the {policy} rep; {REFUSED}")
     done = outcomes[0]
-    designed = scripted.as_designed(ctx.suite, ORACLE, scenario, done.verdict)
+    designed = scripted.as_designed(ctx.suite, policy, scenario, done.verdict)
     if designed is None:
         return None
     cli = f"claude {done.row.cli_version}" if done.row.cli_version else "the CLI"
     return (
-        f"{ORACLE} on {scenario.id} through {cli} came out {done.verdict.verdict} "
+        f"{policy} on {scenario.id} through {cli} came out {done.verdict.verdict} "
         f"({done.row.reasons}), where {designed} was designed"
     )

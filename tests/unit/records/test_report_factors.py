@@ -1,5 +1,5 @@
-"""report splits every rate by judge and by agent where a folder's rows hold several of
-either, and its JSON always names the judges and agents present."""
+"""report splits every rate by judge, by agent and by confinement backend where a folder's
+rows hold several of one, and its JSON always names the judges, agents and backends present."""
 
 from __future__ import annotations
 
@@ -98,3 +98,23 @@ def test_junit_names_each_split_cell_apart(suite: Suite, tmp_path: Path) -> None
     names = [(c.classname, c.name) for c in one.cases]
     assert len(names) == len(set(names))
     assert any(name.endswith(" codex") for _, name in names)
+
+
+def test_rows_of_two_backends_are_never_pooled_into_one_rate(suite: Suite, tmp_path: Path) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS)
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, confinement="docker")
+    report = build_report(suite, work)
+    rates = {m.backend: (m.specificity.k, m.specificity.n) for m in report.models}
+    assert rates == {"bwrap": (6, 6), "docker": (0, 6)}  # a bundle naming none: bubblewrap's
+    assert report.backends == {"bwrap": 12, "docker": 12}
+    md = to_markdown(report)
+    assert "| model | backend | recall" in md and "BACKENDS: 2" in md
+
+
+def test_one_backend_adds_no_column_and_is_still_named_in_the_json(
+    suite: Suite, tmp_path: Path
+) -> None:
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS, confinement="podman")
+    report = build_report(suite, work)
+    assert json.loads(report.model_dump_json())["backends"] == {"podman": 12}
+    assert "| model | recall" in to_markdown(report) and "BACKENDS" not in to_markdown(report)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.errors import ConfigError, PrerequisiteError
+from evalkit.errors import ConfigError
 from evalkit.run.backends import backend, default_name
 from evalkit.run.backends.srt import SandboxRuntime
 
@@ -21,11 +21,6 @@ def test_linux_defaults_to_bwrap_macos_to_srt_and_elsewhere_to_none() -> None:
 def test_an_unknown_backend_is_refused_in_one_line() -> None:
     with pytest.raises(ConfigError, match="not one of bwrap, srt, docker, podman"):
         backend("chroot")
-
-
-def test_a_backend_not_built_yet_is_refused_naming_the_ones_that_are() -> None:
-    with pytest.raises(PrerequisiteError, match="--confine podman is not built yet"):
-        backend("podman")
 
 
 def test_srt_is_handed_the_allow_list_form_with_only_the_reps_door(tmp_path: Path) -> None:
