@@ -304,7 +304,20 @@ def confine(
     reach = Reach(confined=True, writable=[there for _, there in binds], private=list(PRIVATE),
                   readable=readable + list(DEVICES) + extra, hidden=hidden_paths)  # fmt: skip
     fds = tuple(fd for fd in (seccomp, userns) if fd is not None)
-    return Confined(args, inner_env, reach, door, sockets, fds, more, handed)
+    return Confined(supervised(args) if handed else args, inner_env, reach, door, sockets, fds,
+                    more, handed)  # fmt: skip
+
+
+SUPERVISOR = Path(__file__).with_name("supervise.py")
+
+
+def supervised(command: list[str], cleanup: tuple[str, ...] = ()) -> list[str]:
+    """`command` run under the supervisor (`supervise.py`), which runs `cleanup` and kills its
+    process group when evalkit dies: every backend's launch but plain bubblewrap's.
+    Bubblewrap's own `--die-with-parent` does not reach an agent that `setpriv` made the
+    world's user (measured: the CLI and its Bash call outlived a SIGKILL of evalkit)."""
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), *cleanup, "--",
+            *command]  # fmt: skip
 
 
 def _read_only(

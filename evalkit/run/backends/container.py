@@ -28,7 +28,6 @@ import resource
 import shutil
 import socket
 import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,13 +50,13 @@ from evalkit.run.backends.confine import (
     _world_env,
     cli_install,
     runtimes,
+    supervised,
 )
 from evalkit.run.backends.exec_only import binds as exec_only_binds
 from evalkit.run.backends.seccomp import ARCHES
 from evalkit.run.telemetry import INSIDE_PORT
 from evalkit.run.world import Places
 
-SUPERVISOR = Path(__file__).with_name("supervise.py")
 CONTAINERS_CONF = Path(__file__).with_name("containers.conf")
 OWNER = "evalkit.owner"
 REP = "evalkit.rep"
@@ -183,8 +182,7 @@ class Engine:
         run += ["/bin/sh", "-c", UNSET_INSIDE + _inner(inside), "sh", *bridge,
                 *(f"{INSIDE_PORT}:{LABELS_SOCKET}" for _ in more), "--",
                 str(cli.resolve()), *command[1:]]  # fmt: skip
-        wrapped = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()),
-                   tool, *self.remove, name, "--", *run]  # fmt: skip
+        wrapped = supervised(run, (tool, *self.remove, name))
         reach = Reach(confined=True, writable=[there for _, there in binds],
                       private=list(PRIVATE), readable=readable + list(DEVICES) + extra,
                       hidden=hidden_paths, partial=list(self.partial))  # fmt: skip

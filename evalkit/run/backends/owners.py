@@ -89,9 +89,14 @@ def _entered(pid: int) -> None:
 
 
 def become(world: WorldConfig) -> list[str]:
-    """The command prefix that turns bubblewrap's root into the world's user."""
+    """The command prefix that turns bubblewrap's root into the world's user. The kernel
+    clears a process's parent-death signal when its uid changes, which would let the agent
+    outlive a killed evalkit (bubblewrap's `--die-with-parent` set it before the change, and
+    its own switch into the joined namespace may already clear it): `--pdeathsig SIGKILL`
+    sets it again after the change, so the agent dies with bubblewrap."""
     return ["setpriv", "--reuid", str(world.uid), "--regid", str(world.gid), "--clear-groups",
-            "--bounding-set", "-all", "--inh-caps", "-all", "--"]  # fmt: skip
+            "--bounding-set", "-all", "--inh-caps", "-all", "--pdeathsig", "SIGKILL",
+            "--"]  # fmt: skip
 
 
 def hand_over(folders: list[Path], uid: int, gid: int) -> None:

@@ -39,11 +39,11 @@ from evalkit.run.backends.confine import (
     api_target,
     cli_install,
     runtimes,
+    supervised,
 )
 from evalkit.run.backends.egress import anthropic_hosts
 from evalkit.run.world import Places
 
-SUPERVISOR = Path(__file__).with_name("supervise.py")
 VERSION = "0.0.83"
 NODE_AT_LEAST = (22, 12)
 PACKAGE = Path("srt/node_modules/@anthropic-ai/sandbox-runtime")
@@ -168,11 +168,11 @@ class SandboxRuntime:
         # srt says IS_SANDBOX=yes inside; the CLI is given evalkit's own value, or none
         mine = env.get("IS_SANDBOX")
         unset += [f"IS_SANDBOX={mine}"] if mine else ["-u", "IS_SANDBOX"]
-        wrapped = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), "--",
+        wrapped = supervised([
                    "/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
                    str(package() / "dist" / "cli.js"), "--settings",
                    str(settings), "--", "/bin/sh", "-c", INNER, "evalkit-srt", str(cwd),
-                   str(own_tmp), *unset, str(cli.resolve()), *command[1:]]  # fmt: skip
+                   str(own_tmp), *unset, str(cli.resolve()), *command[1:]])  # fmt: skip
         outer = {**env, "HOME": str(home), "TMPDIR": str(bridge)}
         for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY",
                      "no_proxy", "ALL_PROXY", "all_proxy", "SANDBOX_RUNTIME"):  # fmt: skip

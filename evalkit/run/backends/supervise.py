@@ -63,7 +63,9 @@ def main(argv: list[str]) -> int:
     try:
         if os.getppid() != parent:  # evalkit died before the request above was made
             raise _Ended
-        child = subprocess.Popen(command)
+        # every descriptor the supervisor was handed goes on (bubblewrap's seccomp filter and
+        # user namespace): evalkit passed it nothing else
+        child = subprocess.Popen(command, close_fds=False)
         return child.wait()
     except _Ended:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.run.backends import backend, image
+from evalkit.run.backends.confine import SUPERVISOR
 from evalkit.run.backends.container import (
     CONTAINERS_CONF,
-    SUPERVISOR,
     Docker,
     Engine,
     Podman,
