@@ -24,6 +24,7 @@ from evalkit.models import (
     EvidenceLine,
     GuardRecord,
     Reach,
+    Rerun,
     ResultRow,
     Transcript,
     Verdict,
@@ -53,6 +54,7 @@ from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.mcp_mocks import mock_arguments, mock_folders
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
+from evalkit.run.rerun import RerunPlan, rerun_observed
 from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
 from evalkit.run.scripted import (
@@ -601,13 +603,26 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
             ctx, p.run_id, p.scenario, p.model, p.rep, p.attempt, p.sandbox, launched.outcome,
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
             p.reach, p.world, list(p.server.markers) if p.server is not None else None,
-            p.receiver.text() if p.receiver is not None else None,
+            p.receiver.text() if p.receiver is not None else None, rerun_observed(_again(ctx, p)),
         )  # fmt: skip
     finally:
         p.close(background=True)
     if p.keep:
         result.kept = p.sandbox
     return result
+
+
+def _again(ctx: RunContext, p: PreparedRep) -> RerunPlan:
+    """What re-running the rep's observed scripts needs, once its agent is gone: the rep's
+    own limit and backend (none when it ran unconfined), the suite's environment, and what
+    stays hidden from the re-run as it was from the agent."""
+    suite = ctx.suite
+    hidden = (suite.root, ctx.workdir, Path.home())
+    project = p.world.roles.get("project", "") if p.world is not None else ""
+    confine = None if ctx.unconfined else ctx.backend
+    observe, environment = tuple(suite.config.observe), dict(suite.config.environment)
+    return RerunPlan(p.sandbox, p.scratch, observe, environment, hidden, p.timeout, confine,
+                     project)  # fmt: skip
 
 
 _RUNNER_HASH: str | None = None
@@ -698,11 +713,13 @@ def _score_and_keep(
     world: WorldView | None = None,
     markers: list[str] | None = None,
     labels: str | None = None,
+    reruns: list[Rerun] | None = None,
 ) -> Attempt:
     redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
     telemetry = redact_jsonl(labels) if labels is not None else None
     transcript = parse_lines(redacted.splitlines())
     process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels)
+    process.reruns = reruns
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     without = ctx.the_subject().variant == WITHOUT_SUBJECT
@@ -713,16 +730,8 @@ def _score_and_keep(
     files.update(keep_text(folder, "telemetry", telemetry) if telemetry is not None else {})
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
-    decl = declarations(
-        ctx.suite,
-        scenario.sha256,
-        model,
-        transcript.model_id,
-        version,
-        run,
-        variant=subject.variant,
-        subject_hash=subject.hash,
-    )
+    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version, run,
+                        variant=subject.variant, subject_hash=subject.hash)  # fmt: skip
     usage = usage_of(transcript, outcome.seconds)
     line = keep_attempt(
         ctx.records, folder, files, verdict, decl, run_id=run_id, scenario=scenario.id,

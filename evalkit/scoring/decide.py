@@ -21,7 +21,9 @@ token has this one place it comes from:
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
    flagged `required-hooks-not-applied` instead;
 7. the observed scripts' run log, when the suite observes any: missing or malformed, it
-   cannot be trusted;
+   cannot be trusted; a run no tool call holds, a run whose status is not the one its
+   call (the script alone) reported, and a run on the final tree that evalkit's own re-run
+   of the script there does not reproduce are ERRORs (`scoring/reproduced.py`);
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
 
 Whatever the verdict, the flags then name what the agent reached outside its rep
@@ -42,6 +44,7 @@ from evalkit.models import (
     Model,
     Reach,
     RequiredHook,
+    Rerun,
     Transcript,
     Verdict,
     WorldView,
@@ -49,12 +52,15 @@ from evalkit.models import (
 from evalkit.scoring.breaches import breach_reasons
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
+from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
+from evalkit.scoring.reproduced import status_disagrees, unreproduced
 from evalkit.scoring.signals import signal_flags
 from evalkit.scoring.skills import activation_flags
 from evalkit.scoring.transcript import invalid_reason
+from evalkit.scoring.treehash import tree_hash
 from evalkit.scoring.validity import (
     agent_error,
     error_verdict,
@@ -90,6 +96,10 @@ class ProcessRecord(Model):
     markers: list[str] = []
     """`marker:<channel>:<word>` of each word naming the measurement that the scripted
     server read in what the world put in the agent's requests (`scoring/world/leaks.py`)."""
+    reruns: list[Rerun] | None = None
+    """evalkit's own re-runs of the observed scripts on the final tree (`run/rerun.py`);
+    None where none was made: a suite that observes none, a fabricated record, or one older
+    than re-runs."""
     labels: Literal["", "none", "otlp"] = ""
     """Where the agent's own labels of what fired went: `otlp`, to the rep's receiver (kept
     as telemetry.jsonl, read by `scoring/signals.py`); `none`, it has none or its rep could
@@ -209,16 +219,27 @@ def _before_scoring(
         verdict.axis_a, verdict.axis_b, verdict.verdict = "A:FAIL", "B:FAIL", "FAIL"
         verdict.reasons = missing
         return verdict
+    return _observed(inp, process)
+
+
+def _observed(inp: CheckInput, process: ProcessRecord | None) -> Verdict | None:
+    """The observed scripts' runs read into `inp`, or the ERROR that makes them no evidence:
+    a log that cannot be trusted, a run no tool call holds, a status its own call denies, an
+    outcome evalkit's re-run on the final tree does not reproduce. A record from a run
+    (one that names its reach) holds re-runs; one without them is missing them."""
     observe = inp.instrument.observe
-    if observe:
-        try:
-            inp.observed = read_runs(inp.sandbox, list(observe))
-        except LogProblem as problem:
-            return error_verdict(inp, str(problem))
-        forged = forged_run(inp.observed, transcript.tool_calls)
-        if forged is not None:
-            return error_verdict(inp, forged)
-    return None
+    if not observe:
+        return None
+    try:
+        inp.observed = read_runs(inp.sandbox, list(observe))
+    except LogProblem as problem:
+        return error_verdict(inp, str(problem))
+    calls = inp.transcript.tool_calls
+    reason = forged_run(inp.observed, calls) or status_disagrees(inp.observed, calls)
+    if reason is None and process is not None and process.reach is not None:
+        final = tree_hash(str(inp.sandbox / "project"), SKIPPED_NAMES)
+        reason = unreproduced(inp.observed, final, process.reruns or [])
+    return error_verdict(inp, reason) if reason is not None else None
 
 
 def _score(inp: CheckInput, evidence: Path | None) -> Verdict:
