@@ -45,7 +45,7 @@ from evalkit.records.kept.evidence import declarations, keep_folder_diffs, ready
 from evalkit.records.kept.redact import redact, redact_jsonl
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.agents.base import Agent, Launch, LaunchSpec
-from evalkit.run.agents.hooks import HOOK_LOG
+from evalkit.run.agents.hooks import HOOK_LOG, HOOKREC, HookLogWatch
 from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.agents.turns import TurnWatch
 from evalkit.run.backends import backend
@@ -524,7 +524,7 @@ def _agent_folders(scratch: Path, folders: list[Path]) -> list[Path]:
     """What the agent's adapter made in the rep's scratch folder and its process writes to:
     its config home and temp folder, and, when it records hooks, their log and recorder,
     each made before it is mounted."""
-    files = [scratch / HOOK_LOG, scratch / "hookrec.py"]
+    files = [scratch / HOOK_LOG, scratch / HOOKREC]
     if files[1].is_file():
         files[0].touch()
     return [*(p for p in folders if p.is_dir()), *(f for f in files if f.is_file())]
@@ -553,6 +553,9 @@ class LaunchedRep:
     folder: Path
     outcome: ProcessOutcome
     guard: GuardRecord
+    hooks: HookLogWatch | None = None
+    """evalkit's own reading of the hooks' log as it arrived, for an agent whose hooks
+    evalkit records."""
 
 
 def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
@@ -563,13 +566,32 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
     folder = ctx.records.claim_evidence_folder(p.run_id, p.scenario.id, p.model, p.rep, p.attempt)
     outcome = ProcessOutcome(None, 0.0, "interrupted")
     watch = Watch(ctx.suite.checker.guarded_paths(p.guarded))
+    hooks = HookLogWatch(p.scratch / HOOK_LOG, p.sandbox / TRANSCRIPT)
+    recorded = (p.scratch / HOOKREC).is_file()
     if not ctx.stop.is_set():
         threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
         outcome = run_agent(
             p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-            ctx.stop, p.prompt, _turn_watch(p), p.confined.pass_fds if p.confined else (),
+            ctx.stop, p.prompt, _watches(_turn_watch(p), hooks if recorded else None),
+            p.confined.pass_fds if p.confined else (),
         )  # fmt: skip
-    return LaunchedRep(p, folder, outcome, watch.finish())
+        hooks()  # what arrived since the last poll, the agent now gone
+    return LaunchedRep(p, folder, outcome, watch.finish(), hooks if recorded else None)
+
+
+def _watches(
+    turns: TurnWatch | None, hooks: HookLogWatch | None
+) -> Callable[[], str | None] | None:
+    """What the agent's run asks at every poll: the hooks' log read as it grows, then
+    the turn cap (which alone can stop it)."""
+    if hooks is None:
+        return turns
+
+    def both() -> str | None:
+        hooks()
+        return turns() if turns is not None else None
+
+    return both
 
 
 def _turn_watch(p: PreparedRep) -> TurnWatch | None:
@@ -604,6 +626,7 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
             p.judge, p.cli, p.timeout, launched.folder, p.guarded, launched.guard, p.run,
             p.reach, p.world, list(p.server.markers) if p.server is not None else None,
             p.receiver.text() if p.receiver is not None else None, rerun_observed(_again(ctx, p)),
+            launched.hooks,
         )  # fmt: skip
     finally:
         p.close(background=True)
@@ -682,10 +705,11 @@ def run_declarations(
     return declared
 
 
-def _raw_transcript(agent: str, sandbox: Path) -> str:
-    """The agent's stream, then what evalkit appends after it exits: the hooks' runs and
-    what its adapter reads from the agent's own session record (Codex's patch moves)."""
-    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
+def _raw_transcript(agent: str, sandbox: Path, hooks: HookLogWatch | None = None) -> str:
+    """The agent's stream, then what evalkit appends after it exits: the hooks' runs as
+    evalkit saw them arrive and what its adapter reads from the agent's own session record
+    (Codex's patch moves)."""
+    raw = _read_text(sandbox / TRANSCRIPT) + (hooks.text() if hooks is not None else "")
     return raw + adapter(agent).session_lines(sandbox.parent)
 
 
@@ -714,12 +738,13 @@ def _score_and_keep(
     markers: list[str] | None = None,
     labels: str | None = None,
     reruns: list[Rerun] | None = None,
+    hooks: HookLogWatch | None = None,
 ) -> Attempt:
-    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
+    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox, hooks))
     telemetry = redact_jsonl(labels) if labels is not None else None
     transcript = parse_lines(redacted.splitlines())
     process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels)
-    process.reruns = reruns
+    process.reruns, process.hook_log = reruns, hooks.problems if hooks is not None else []
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     without = ctx.the_subject().variant == WITHOUT_SUBJECT

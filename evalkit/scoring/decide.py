@@ -14,8 +14,11 @@ token has this one place it comes from:
    Claude Code's own `--max-turns` ends);
 3. the CLI's exit status, with its own error words (an error result line) first when it
    gave any;
-4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
-   started and failed; a required hook naming its agents applies to their reps alone;
+4. a hooks' log the agent tampered with (rewritten, or a line that is no hook run) or a
+   session's first hook that arrived after the agent's first tool call
+   (`tampering:hook-...`); a required hook the agent cannot run
+   (`hook-unsupported:AGENT:EVENT`), then one that started and failed; a required hook
+   naming its agents applies to their reps alone;
 5. trace validity (empty, unparseable, no init, no result line, an error result);
 6. a required hook that never fired (a FAIL: only a valid trace can show that);
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
@@ -65,6 +68,7 @@ from evalkit.scoring.validity import (
     agent_error,
     error_verdict,
     failed_hooks,
+    hook_tampering,
     hooks_for,
     missing_hooks,
     unrunnable_hooks,
@@ -96,6 +100,9 @@ class ProcessRecord(Model):
     markers: list[str] = []
     """`marker:<channel>:<word>` of each word naming the measurement that the scripted
     server read in what the world put in the agent's requests (`scoring/world/leaks.py`)."""
+    hook_log: list[str] = []
+    """What was wrong with the hooks' log evalkit read as it arrived (`hook-log-rewritten`,
+    `hook-log-malformed:line-N`, ...), for an agent whose hooks evalkit records."""
     reruns: list[Rerun] | None = None
     """evalkit's own re-runs of the observed scripts on the final tree (`run/rerun.py`);
     None where none was made: a suite that observes none, a fabricated record, or one older
@@ -203,6 +210,9 @@ def _before_scoring(
         return verdict
     if words is not None:
         return error_verdict(inp, words)
+    tampered = hook_tampering(transcript, process.hook_log if process is not None else [])
+    if tampered is not None:
+        return error_verdict(inp, tampered)
     required = hooks_for(transcript, required)
     unrunnable = unrunnable_hooks(transcript, required)
     if unrunnable:
