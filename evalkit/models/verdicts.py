@@ -115,9 +115,8 @@ class Rerun(Model):
     """Each re-run's exit status, in order: a second is run when the first disagrees with a
     logged run, to tell a script whose outcome varies from a logged outcome it never had."""
     stopped: str | None = None
-    """Why it gave no status: `timeout` (the rep's own time limit), `unrunnable` (it could
-    not be started or its tree not copied whole), `too-many` (past the re-runs a rep is
-    given)."""
+    """Why it gave no status: `timeout` (the rep's own time limit), `interrupted` (the run
+    was stopped), `unrunnable` (it could not be started or its tree not copied whole)."""
 
 
 class WorldView(Model):

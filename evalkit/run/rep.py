@@ -645,7 +645,7 @@ def _again(ctx: RunContext, p: PreparedRep) -> RerunPlan:
     confine = None if ctx.unconfined else ctx.backend
     observe, environment = tuple(suite.config.observe), dict(suite.config.environment)
     return RerunPlan(p.sandbox, p.scratch, observe, environment, hidden, p.timeout, confine,
-                     project)  # fmt: skip
+                     project, ctx.stop)  # fmt: skip
 
 
 _RUNNER_HASH: str | None = None

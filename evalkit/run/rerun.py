@@ -22,6 +22,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from evalkit.scoring.reproduced import MAX_RERUNS, on_final, rerun_keys
 from evalkit.scoring.treehash import tree_hash
 
 PASSED_ON = ("PATH", "LANG", "LC_ALL", "TERM")
+POLL_SECONDS = 0.02
 MAX_SCRIPT_BYTES = 1 << 20
 
 
@@ -51,6 +54,8 @@ class RerunPlan:
     confine: str | None
     """The backend's name ('' for the platform's default); None: the rep ran unconfined."""
     project_world: str = ""
+    stop: threading.Event | None = None
+    """Set by an interrupt: a re-run then stops at once and says so."""
 
 
 def rerun_observed(plan: RerunPlan) -> list[Rerun] | None:
@@ -145,27 +150,38 @@ def _run(plan: RerunPlan, command: list[str], cwd: Path, folder: Path) -> int | 
         )
         command, env, fds = confined.command, confined.env, confined.pass_fds
     try:
-        return _wait(command, cwd, env, fds, plan.timeout)
+        return _wait(command, cwd, env, fds, plan.timeout, plan.stop)
     finally:
         if confined is not None:
             confined.stop()
 
 
 def _wait(
-    command: list[str], cwd: Path, env: dict[str, str], fds: tuple[int, ...], timeout: float
+    command: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    fds: tuple[int, ...],
+    timeout: float,
+    stop: threading.Event | None = None,
 ) -> int | str:
-    """Its exit status (128 + the signal that ended it), or `timeout`; its process group
-    never outlives it."""
+    """Its exit status (128 + the signal that ended it), `timeout` or `interrupted`; its
+    process group never outlives it."""
     try:
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True, pass_fds=fds)  # fmt: skip
     except OSError:
         return "unrunnable"
+    ends, code, why = time.monotonic() + timeout, None, "timeout"
     try:
-        code = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        code = None
+        while code is None and time.monotonic() < ends:
+            if stop is not None and stop.is_set():
+                why = "interrupted"
+                break
+            try:
+                code = proc.wait(timeout=POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -173,5 +189,5 @@ def _wait(
             pass
         proc.wait()
     if code is None:
-        return "timeout"
+        return why
     return 128 - code if code < 0 else code

@@ -245,7 +245,8 @@ def _observed(inp: CheckInput, process: ProcessRecord | None) -> Verdict | None:
     except LogProblem as problem:
         return error_verdict(inp, str(problem))
     calls = inp.transcript.tool_calls
-    reason = forged_run(inp.observed, calls) or status_disagrees(inp.observed, calls)
+    agent = inp.transcript.agent
+    reason = forged_run(inp.observed, calls) or status_disagrees(inp.observed, calls, agent)
     if reason is None and process is not None and process.reach is not None:
         final = tree_hash(str(inp.sandbox / "project"), SKIPPED_NAMES)
         reason = unreproduced(inp.observed, final, process.reruns or [])

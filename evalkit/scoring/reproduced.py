@@ -28,6 +28,7 @@ import shlex
 
 from evalkit.models import Rerun, ToolCall
 from evalkit.scoring.observed import ObservedRun, holds
+from evalkit.scoring.streams import SHELL_STATUS_UNSAID
 from evalkit.scoring.transcript import failed
 
 MAX_RERUNS = 8
@@ -35,8 +36,8 @@ MAX_RERUNS = 8
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
 EXIT_LINES = ("Exit code ", "Command exited with code: ")
 """How a CLI's shell tool says a command's non-zero status: Claude Code's Bash result
-opens with the first, Gemini's shell tool (whose status says only that it ran) ends with
-the second."""
+opens with the first; Gemini's shell tool (whose status says only that it ran) shows the
+second alone, and only for a command that printed nothing."""
 _SPECIAL = frozenset(";&|<>()$`\\\n*?[]{}~#=!")
 
 
@@ -80,14 +81,17 @@ def unreproduced(runs: list[ObservedRun], final: str | None, reruns: list[Rerun]
     return None
 
 
-def status_disagrees(runs: list[ObservedRun], calls: list[ToolCall]) -> str | None:
+def status_disagrees(
+    runs: list[ObservedRun], calls: list[ToolCall], agent: str = "claude"
+) -> str | None:
     """The reason token when a run's logged status is not the one its tool call reported,
     where that call is the script alone and its status says how it ended; None otherwise."""
+    marked = agent not in SHELL_STATUS_UNSAID
     for run in runs:
         if run.exit_code is None or run.start_line is None:
             continue
         for call in calls:
-            said = call_ok(call)
+            said = call_ok(call, marked)
             if said is None or not holds(call, run) or not script_alone(call, run):
                 continue
             if said != run.ok:
@@ -95,9 +99,10 @@ def status_disagrees(runs: list[ObservedRun], calls: list[ToolCall]) -> str | No
     return None
 
 
-def call_ok(call: ToolCall) -> bool | None:
+def call_ok(call: ToolCall, marked: bool = True) -> bool | None:
     """Whether a shell call's command exited 0, as its CLI reported it; None when the result
-    does not say (no result yet, or a tool that is no shell)."""
+    does not say (no result yet, a tool that is no shell, or an agent whose shell calls are
+    not `marked` failed by their status and whose text names no exit code)."""
     if call.name != "Bash" or call.result_line is None or call.result is None:
         return None
     lines = (call.result or "").splitlines()
@@ -107,7 +112,7 @@ def call_ok(call: ToolCall) -> bool | None:
             code = line[len(opening) :].strip() if line.startswith(opening) else ""
             if code.isdigit():
                 return int(code) == 0
-    return not failed(call)
+    return not failed(call) if marked else None
 
 
 def script_alone(call: ToolCall, run: ObservedRun) -> bool:

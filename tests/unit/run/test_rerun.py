@@ -5,6 +5,7 @@ logged one, and within the rep's time limit."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,14 @@ def test_a_re_run_past_the_reps_time_limit_is_stopped_and_says_so(tmp_path: Path
     quick = RerunPlan(**{**plan.__dict__, "timeout": 0.5})
     (again,) = rerun_observed(quick) or []
     assert (again.exits, again.stopped) == ([], "timeout")
+
+
+def test_an_interrupt_stops_a_re_run_at_once_and_says_so(tmp_path: Path) -> None:
+    plan = _rep(tmp_path, "#!/bin/sh\nsleep 30\n", 0)
+    stop = threading.Event()
+    stop.set()
+    (again,) = rerun_observed(RerunPlan(**{**plan.__dict__, "confine": None, "stop": stop})) or []
+    assert (again.exits, again.stopped) == ([], "interrupted")
 
 
 def test_runs_on_other_trees_are_not_re_run(tmp_path: Path) -> None:

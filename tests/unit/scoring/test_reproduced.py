@@ -102,6 +102,15 @@ def test_a_shell_calls_own_status_is_read_from_what_its_cli_reported(
     assert call_ok(bash("bin/test", result, is_error)) is ok
 
 
+def test_a_shell_call_marked_a_success_whatever_its_status_says_only_what_its_text_does() -> None:
+    """Gemini's shell tool: a command that printed anything shows its output alone."""
+    assert call_ok(bash("bin/test", "FAILED (failures=1)", False), marked=False) is None
+    assert call_ok(bash("bin/test", "Command exited with code: 1", False), marked=False) is False
+    failing = bash("bin/test", "FAILED (failures=1)", False)
+    assert status_disagrees([run(1)], [failing], agent="gemini") is None
+    assert status_disagrees([run(1)], [failing]) is not None  # as Claude Code marks it
+
+
 def test_a_call_with_no_result_or_no_shell_says_no_status() -> None:
     pending = ToolCall(id="c", name="Bash", input={"command": "bin/test"}, line=4)
     edit = ToolCall(id="e", name="Edit", input={}, result="ok", is_error=False, line=4,
