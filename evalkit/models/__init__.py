@@ -184,6 +184,9 @@ from evalkit.models.verdicts import (
     Reach as Reach,
 )
 from evalkit.models.verdicts import (
+    Rerun as Rerun,
+)
+from evalkit.models.verdicts import (
     ResultRow as ResultRow,
 )
 from evalkit.models.verdicts import (

@@ -42,6 +42,10 @@ class HookEvent(Model):
     outcome: str = ""
     exit_code: int | None = None
     output: str = ""
+    line: int | None = None
+    """For a hook run evalkit recorded itself (an agent whose stream reports none): the
+    stream's complete lines when evalkit saw the run arrive; None for a run the stream
+    reports."""
 
 
 class ApiRetry(Model):

@@ -99,6 +99,26 @@ class Reach(Model):
     folder names, the proxy variable of its door); empty where the world holds."""
 
 
+class Rerun(Model):
+    """One observed script run again by evalkit, outside the rep's sandbox and after its
+    agent's process tree was gone, on a copy of the final tree (the tree the kept diff
+    shows), confined as the rep was: what the logged runs that ended on that tree are held
+    to (`scoring/reproduced.py`). Kept in the process record, which evalkit alone writes."""
+
+    script: str
+    args: list[str] = []
+    cwd: str = "."
+    """Project-relative folder it ran in: the first matching logged run's, where it lay inside."""
+    tree: str | None = None
+    """Git's tree hash of the copy it ran on: the final tree's, or the row is an ERROR."""
+    exits: list[int] = []
+    """Each re-run's exit status, in order: a second is run when the first disagrees with a
+    logged run, to tell a script whose outcome varies from a logged outcome it never had."""
+    stopped: str | None = None
+    """Why it gave no status: `timeout` (the rep's own time limit), `interrupted` (the run
+    was stopped), `unrunnable` (it could not be started or its tree not copied whole)."""
+
+
 class WorldView(Model):
     """Where the rep's folders appeared in the agent's world, by role (`project`,
     `store:<name>`, `config`, `plugins`, `home`, `guarded:<env>`), never by a host path: scoring

@@ -24,6 +24,7 @@ from evalkit.models import (
     EvidenceLine,
     GuardRecord,
     Reach,
+    Rerun,
     ResultRow,
     Transcript,
     Verdict,
@@ -44,7 +45,7 @@ from evalkit.records.kept.evidence import declarations, keep_folder_diffs, ready
 from evalkit.records.kept.redact import redact, redact_jsonl
 from evalkit.run.agent import ProcessOutcome, base_environment, run_agent
 from evalkit.run.agents.base import Agent, Launch, LaunchSpec
-from evalkit.run.agents.hooks import HOOK_LOG
+from evalkit.run.agents.hooks import HOOK_LOG, HOOKREC, HookLogWatch
 from evalkit.run.agents.registry import adapter, is_default
 from evalkit.run.agents.turns import TurnWatch
 from evalkit.run.backends import backend, owners
@@ -53,6 +54,7 @@ from evalkit.run.context import RunContext, checked_plugin_dirs, scratch_root
 from evalkit.run.judges import default_judge
 from evalkit.run.mcp_mocks import mock_arguments, mock_folders
 from evalkit.run.observe import Placed, place_wrappers, restore_scripts
+from evalkit.run.rerun import RerunPlan, rerun_observed
 from evalkit.run.retry import pause_seconds, retry_reason
 from evalkit.run.sandbox import TEMPLATES, build_sandbox, isolation_env
 from evalkit.run.scripted import (
@@ -535,7 +537,7 @@ def _agent_folders(scratch: Path, folders: list[Path]) -> list[Path]:
     """What the agent's adapter made in the rep's scratch folder and its process writes to:
     its config home and temp folder, and, when it records hooks, their log and recorder,
     each made before it is mounted."""
-    files = [scratch / HOOK_LOG, scratch / "hookrec.py"]
+    files = [scratch / HOOK_LOG, scratch / HOOKREC]
     if files[1].is_file():
         files[0].touch()
     return [*(p for p in folders if p.is_dir()), *(f for f in files if f.is_file())]
@@ -564,6 +566,9 @@ class LaunchedRep:
     folder: Path
     outcome: ProcessOutcome
     guard: GuardRecord
+    hooks: HookLogWatch | None = None
+    """evalkit's own reading of the hooks' log as it arrived, for an agent whose hooks
+    evalkit records."""
 
 
 def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
@@ -574,17 +579,36 @@ def launch_rep(ctx: RunContext, prepared: PreparedRep) -> LaunchedRep:
     folder = ctx.records.claim_evidence_folder(p.run_id, p.scenario.id, p.model, p.rep, p.attempt)
     outcome = ProcessOutcome(None, 0.0, "interrupted")
     watch = Watch(ctx.suite.checker.guarded_paths(p.guarded))
+    hooks = HookLogWatch(p.scratch / HOOK_LOG, p.sandbox / TRANSCRIPT)
+    recorded = (p.scratch / HOOKREC).is_file()
     try:
         if not ctx.stop.is_set():
             threading.Thread(target=_ready_to_finish, args=(ctx,), name="evalkit-ready").start()
             outcome = run_agent(
                 p.command, p.cwd, p.env, p.sandbox / TRANSCRIPT, p.sandbox / STDERR, p.timeout,
-                ctx.stop, p.prompt, _turn_watch(p), p.confined.pass_fds if p.confined else (),
+                ctx.stop, p.prompt, _watches(_turn_watch(p), hooks if recorded else None),
+                p.confined.pass_fds if p.confined else (),
             )  # fmt: skip
+            hooks()  # what arrived since the last poll, the agent now gone
     finally:  # the rep's folders are the caller's again, however the run ended
         if p.confined is not None:
             p.confined.hand_back()
-    return LaunchedRep(p, folder, outcome, watch.finish())
+    return LaunchedRep(p, folder, outcome, watch.finish(), hooks if recorded else None)
+
+
+def _watches(
+    turns: TurnWatch | None, hooks: HookLogWatch | None
+) -> Callable[[], str | None] | None:
+    """What the agent's run asks at every poll: the hooks' log read as it grows, then
+    the turn cap (which alone can stop it)."""
+    if hooks is None:
+        return turns
+
+    def both() -> str | None:
+        hooks()
+        return turns() if turns is not None else None
+
+    return both
 
 
 def _turn_watch(p: PreparedRep) -> TurnWatch | None:
@@ -620,12 +644,26 @@ def finish_rep(ctx: RunContext, launched: LaunchedRep) -> Attempt:
             p.reach, p.world, list(p.server.markers) if p.server is not None else None,
             p.receiver.text() if p.receiver is not None else None,
             p.server.served_record() if p.server is not None else None,
+            rerun_observed(_again(ctx, p)), launched.hooks,
         )  # fmt: skip
     finally:
         p.close(background=True)
     if p.keep:
         result.kept = p.sandbox
     return result
+
+
+def _again(ctx: RunContext, p: PreparedRep) -> RerunPlan:
+    """What re-running the rep's observed scripts needs, once its agent is gone: the rep's
+    own limit and backend (none when it ran unconfined), the suite's environment, and what
+    stays hidden from the re-run as it was from the agent."""
+    suite = ctx.suite
+    hidden = (suite.root, ctx.workdir, Path.home())
+    project = p.world.roles.get("project", "") if p.world is not None else ""
+    confine = None if ctx.unconfined else ctx.backend
+    observe, environment = tuple(suite.config.observe), dict(suite.config.environment)
+    return RerunPlan(p.sandbox, p.scratch, observe, environment, hidden, p.timeout, confine,
+                     project, ctx.stop)  # fmt: skip
 
 
 _RUNNER_HASH: str | None = None
@@ -688,10 +726,11 @@ def run_declarations(
     return declared
 
 
-def _raw_transcript(agent: str, sandbox: Path) -> str:
-    """The agent's stream, then what evalkit appends after it exits: the hooks' runs and
-    what its adapter reads from the agent's own session record (Codex's patch moves)."""
-    raw = _read_text(sandbox / TRANSCRIPT) + _read_text(sandbox.parent / HOOK_LOG)
+def _raw_transcript(agent: str, sandbox: Path, hooks: HookLogWatch | None = None) -> str:
+    """The agent's stream, then what evalkit appends after it exits: the hooks' runs as
+    evalkit saw them arrive and what its adapter reads from the agent's own session record
+    (Codex's patch moves)."""
+    raw = _read_text(sandbox / TRANSCRIPT) + (hooks.text() if hooks is not None else "")
     return raw + adapter(agent).session_lines(sandbox.parent)
 
 
@@ -720,12 +759,15 @@ def _score_and_keep(
     markers: list[str] | None = None,
     labels: str | None = None,
     served: str | None = None,
+    reruns: list[Rerun] | None = None,
+    hooks: HookLogWatch | None = None,
 ) -> Attempt:
-    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox))
+    redacted = redact_jsonl(_raw_transcript(ctx.agent, sandbox, hooks))
     telemetry = redact_jsonl(labels) if labels is not None else None
     transcript = parse_lines(redacted.splitlines())
     process = _process_record(outcome, timeout, guarded, guard, reach, world, markers, labels,
                               served is not None)  # fmt: skip
+    process.reruns, process.hook_log = reruns, hooks.problems if hooks is not None else []
     (folder / CHECKER_ERROR).unlink(missing_ok=True)
     instrument = ctx.suite.instrument(scenario, ctx.the_subject().baselines(ctx.suite))
     without = ctx.the_subject().variant == WITHOUT_SUBJECT
@@ -735,16 +777,8 @@ def _score_and_keep(
     files.update(_keep_witnesses(folder, telemetry=telemetry, served=served))
     version = transcript.cli_version or ctx.cli_version(cli)
     subject = ctx.the_subject()
-    decl = declarations(
-        ctx.suite,
-        scenario.sha256,
-        model,
-        transcript.model_id,
-        version,
-        run,
-        variant=subject.variant,
-        subject_hash=subject.hash,
-    )
+    decl = declarations(ctx.suite, scenario.sha256, model, transcript.model_id, version, run,
+                        variant=subject.variant, subject_hash=subject.hash)  # fmt: skip
     usage = usage_of(transcript, outcome.seconds)
     line = keep_attempt(
         ctx.records, folder, files, verdict, decl, run_id=run_id, scenario=scenario.id,

@@ -14,8 +14,11 @@ token has this one place it comes from:
    Claude Code's own `--max-turns` ends);
 3. the CLI's exit status, with its own error words (an error result line) first when it
    gave any;
-4. a required hook the agent cannot run (`hook-unsupported:AGENT:EVENT`), then one that
-   started and failed; a required hook naming its agents applies to their reps alone;
+4. a hooks' log the agent tampered with (rewritten, or a line that is no hook run) or a
+   session's first hook that arrived after the agent's first tool call
+   (`tampering:hook-...`); a required hook the agent cannot run
+   (`hook-unsupported:AGENT:EVENT`), then one that started and failed; a required hook
+   naming its agents applies to their reps alone;
 5. trace validity (empty, unparseable, no init, no result line, an error result), then, on
    a scripted rep, the transcript held both ways to what its server served
    (`tampering:<what>`, `served.py`);
@@ -23,7 +26,9 @@ token has this one place it comes from:
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
    flagged `required-hooks-not-applied` instead;
 7. the observed scripts' run log, when the suite observes any: missing or malformed, it
-   cannot be trusted;
+   cannot be trusted; a run no tool call holds, a run whose status is not the one its
+   call (the script alone) reported, and a run on the final tree that evalkit's own re-run
+   of the script there does not reproduce are ERRORs (`scoring/reproduced.py`);
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
 
 Whatever the verdict, the flags then name what the agent reached outside its rep
@@ -44,6 +49,7 @@ from evalkit.models import (
     Model,
     Reach,
     RequiredHook,
+    Rerun,
     Transcript,
     Verdict,
     WorldView,
@@ -51,17 +57,21 @@ from evalkit.models import (
 from evalkit.scoring.breaches import breach_reasons
 from evalkit.scoring.checker import Checker, CheckInput
 from evalkit.scoring.escapes import reach_flags
+from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
+from evalkit.scoring.reproduced import status_disagrees, unreproduced
 from evalkit.scoring.served import served_tampering
 from evalkit.scoring.signals import signal_flags
 from evalkit.scoring.skills import activation_flags
 from evalkit.scoring.transcript import invalid_reason
+from evalkit.scoring.treehash import tree_hash
 from evalkit.scoring.validity import (
     agent_error,
     error_verdict,
     failed_hooks,
+    hook_tampering,
     hooks_for,
     missing_hooks,
     unrunnable_hooks,
@@ -97,6 +107,13 @@ class ProcessRecord(Model):
     """`kept`: the rep's scripted server kept its record of what it served (served.jsonl,
     held to the transcript by `scoring/served.py`); empty for a real model, an agent whose
     server keeps none, a fabricated record, or one older than the record."""
+    hook_log: list[str] = []
+    """What was wrong with the hooks' log evalkit read as it arrived (`hook-log-rewritten`,
+    `hook-log-malformed:line-N`, ...), for an agent whose hooks evalkit records."""
+    reruns: list[Rerun] | None = None
+    """evalkit's own re-runs of the observed scripts on the final tree (`run/rerun.py`);
+    None where none was made: a suite that observes none, a fabricated record, or one older
+    than re-runs."""
     labels: Literal["", "none", "otlp"] = ""
     """Where the agent's own labels of what fired went: `otlp`, to the rep's receiver (kept
     as telemetry.jsonl, read by `scoring/signals.py`); `none`, it has none or its rep could
@@ -205,6 +222,9 @@ def _before_scoring(
         return verdict
     if words is not None:
         return error_verdict(inp, words)
+    tampered = hook_tampering(transcript, process.hook_log if process is not None else [])
+    if tampered is not None:
+        return error_verdict(inp, tampered)
     required = hooks_for(transcript, required)
     unrunnable = unrunnable_hooks(transcript, required)
     if unrunnable:
@@ -224,21 +244,28 @@ def _before_scoring(
         verdict.axis_a, verdict.axis_b, verdict.verdict = "A:FAIL", "B:FAIL", "FAIL"
         verdict.reasons = missing
         return verdict
-    return _observed_problem(inp)
+    return _observed(inp, process)
 
 
-def _observed_problem(inp: CheckInput) -> Verdict | None:
-    """The observed scripts' run log, read into `inp`, or the ERROR it cannot be trusted."""
+def _observed(inp: CheckInput, process: ProcessRecord | None) -> Verdict | None:
+    """The observed scripts' runs read into `inp`, or the ERROR that makes them no evidence:
+    a log that cannot be trusted, a run no tool call holds, a status its own call denies, an
+    outcome evalkit's re-run on the final tree does not reproduce. A record from a run
+    (one that names its reach) holds re-runs; one without them is missing them."""
     observe = inp.instrument.observe
-    if observe:
-        try:
-            inp.observed = read_runs(inp.sandbox, list(observe))
-        except LogProblem as problem:
-            return error_verdict(inp, str(problem))
-        forged = forged_run(inp.observed, inp.transcript.tool_calls)
-        if forged is not None:
-            return error_verdict(inp, forged)
-    return None
+    if not observe:
+        return None
+    try:
+        inp.observed = read_runs(inp.sandbox, list(observe))
+    except LogProblem as problem:
+        return error_verdict(inp, str(problem))
+    calls = inp.transcript.tool_calls
+    agent = inp.transcript.agent
+    reason = forged_run(inp.observed, calls) or status_disagrees(inp.observed, calls, agent)
+    if reason is None and process is not None and process.reach is not None:
+        final = tree_hash(str(inp.sandbox / "project"), SKIPPED_NAMES)
+        reason = unreproduced(inp.observed, final, process.reruns or [])
+    return error_verdict(inp, reason) if reason is not None else None
 
 
 def _score(inp: CheckInput, evidence: Path | None) -> Verdict:

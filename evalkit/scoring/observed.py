@@ -149,12 +149,12 @@ def forged_run(runs: list[ObservedRun], calls: list[ToolCall]) -> str | None:
     for run in runs:
         if run.start_line is None:
             return "tampering:observed-run-unplaced"
-        if not any(_holds(call, run) for call in calls):
+        if not any(holds(call, run) for call in calls):
             return "tampering:observed-run-outside-a-call"
     return None
 
 
-def _holds(call: ToolCall, run: ObservedRun) -> bool:
+def holds(call: ToolCall, run: ObservedRun) -> bool:
     """Whether the run started during the call: once its tool_use line (from 0) was written
     and no later than its result line. The call's own line may still be on its way when
     the script starts (the CLI writes it and starts the tool at once; evalkit copies the

@@ -59,6 +59,27 @@ def failed_hooks(transcript: Transcript, required: list[RequiredHook]) -> list[s
     return failed
 
 
+HELD_FIRST = ("SessionStart", "UserPromptSubmit")
+"""Hooks that run before the agent's first turn, so before its first tool call."""
+
+
+def hook_tampering(transcript: Transcript, problems: list[str]) -> str | None:
+    """The reason token when a hook run evalkit recorded itself cannot be one: its log was
+    rewritten or holds a line that is no hook run (`problems`), or a hook that runs before
+    the agent's first turn arrived after its first tool call (written by the agent's own
+    shell, which can write the log); None otherwise. Runs the stream reports have no place
+    of evalkit's and are the CLI's own."""
+    if problems:
+        return f"tampering:{problems[0]}"
+    first = min((call.line for call in transcript.tool_calls), default=None)
+    for hook in transcript.hooks:
+        if hook.line is None or first is None or hook.hook_event not in HELD_FIRST:
+            continue
+        if hook.line > first:
+            return f"tampering:hook-run-out-of-place:{hook.hook_event}"
+    return None
+
+
 def hooks_for(transcript: Transcript, required: list[RequiredHook]) -> list[RequiredHook]:
     """The required hooks that apply to the agent whose stream this is."""
     return [h for h in required if h.agents is None or transcript.agent in h.agents]

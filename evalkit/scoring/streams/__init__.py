@@ -10,3 +10,7 @@ from evalkit.scoring.streams.gemini import HOOK_EVENTS as GEMINI_HOOKS
 HOOK_EVENTS: dict[str, dict[str, str]] = {"codex": CODEX_HOOKS, "gemini": GEMINI_HOOKS}
 """Claude Code's hook events each other agent can run, under its own names; an agent not
 named here (Claude Code) runs them all."""
+SHELL_STATUS_UNSAID = frozenset({"gemini"})
+"""Agents whose shell call is marked a success whatever its command's exit status (Gemini's
+shell tool, measured on its pin: a command that printed anything shows its output alone);
+a status is read from such a call only where its text says one."""
