@@ -45,7 +45,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "calibrate", "aa", "freeze", "contaminate", "split-reserve",
     ),
     "Scale-out and CLI versions: many runs, machines and releases": (
-        "grid", "merge", "cli", "bisect", "watch",
+        "grid", "merge", "cli", "bisect", "watch", "tune",
     ),
 }  # fmt: skip
 """Where `evalkit --help` lists each command, by what a user is doing; a command missing here
@@ -61,7 +61,6 @@ class SectionedGroup(typer.core.TyperGroup):
         groups = [*SECTIONS.items(), ("Other", tuple(sorted(set(visible) - placed)))]
         width = max(map(len, visible), default=0)
         limit = formatter.width - 6 - width
-        formatter.write_paragraph()
         for title, names in groups:
             shown = [n for n in names if n in visible]
             rows = [(n.ljust(width), visible[n].get_short_help_str(limit)) for n in shown]
