@@ -34,16 +34,23 @@ def tune_command(
     ] = None,
     proposer_cmd: Annotated[
         str | None,
-        typer.Option("--proposer-cmd", metavar="CMD",
-                     help="run confined as `sh -c CMD` in a copy of the best wording; "
-                     "$TUNE_BRIEF names the brief, $TUNE_ROUND the round"),
+        typer.Option(
+            "--proposer-cmd",
+            metavar="CMD",
+            help="run confined as `sh -c CMD` in a copy of the best wording; "
+            "$TUNE_BRIEF names the brief, $TUNE_ROUND the round",
+        ),
     ] = None,  # fmt: skip
     proposer: Annotated[
         str | None, typer.Option("--proposer", metavar="AGENT:MODEL", help="not built yet")
     ] = None,
     paths: Annotated[
-        str, typer.Option("--paths", help="comma-separated subject paths the proposer may "
-                          "change (default: the suite's subject)")
+        str,
+        typer.Option(
+            "--paths",
+            help="comma-separated subject paths the proposer may "
+            "change (default: the suite's subject)",
+        ),
     ] = "",  # fmt: skip
     margin: Annotated[
         float, typer.Option("--margin", min=0, help="the other polarity may fall this much")
@@ -57,6 +64,12 @@ def tune_command(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="reps at once")] = 2,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="print the plan and its worst case; run nothing")
+    ] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", metavar="OUT", help="the trajectory page, at the end")
+    ] = None,
+    reserve_again: Annotated[
+        bool, typer.Option("--reserve-again", help="confirm on a reserve a tune already spent")
     ] = False,
     agent: AgentOption = "claude",
     unconfined: Unconfined = False,
@@ -86,7 +99,8 @@ def tune_command(
         reps=reps, rounds=rounds, budget_reps=budget_reps, budget_usd=budget_usd,
         proposer_cmd=proposer_cmd, proposer=proposer,
         paths=[p for p in paths.split(",") if p], margin=margin, min_delta=min_delta,
-        controls=controls, jobs=jobs, dry_run=dry_run, limits=limits,
+        controls=controls, jobs=jobs, dry_run=dry_run, reserve_again=reserve_again, html=html,
+        limits=limits,
     )  # fmt: skip
     done = tune(request, _Screen(limits.stop))
     _say(done)
@@ -115,6 +129,8 @@ def _say(done: Tuned) -> None:
         say("tune: the reserve was not run and stays held")
     if done.patch is not None:
         say(f"tune: the wording's change is in {done.patch}")
+    if done.page is not None:
+        say(f"tune: the trajectory page is {done.page}")
     say(f"tune: exit {done.code}")
 
 

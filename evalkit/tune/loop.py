@@ -12,7 +12,8 @@ reserve is then recorded contaminated; else it is not run.
 
 Stops: the budget (checked before each grid from its planned reps and the cost per rep
 measured so far), `--rounds`, two rounds in a row with no acceptance, an empty proposal
-counted as no acceptance, and a run set shown worse than the baseline.
+counted as no acceptance, and an accepted wording whose run set is shown worse than the
+baseline's (each acceptance is held within the margin of its parent, not of the baseline).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from evalkit.suite.subject import SUITE_VARIANT, build_subject
 from evalkit.tune.brief import digest, write_brief
 from evalkit.tune.decide import RoundVerdict, degraded, judge
 from evalkit.tune.lineage import (
+    LINEAGE,
     PATCH,
     RoundLine,
     add_variant,
@@ -42,6 +44,7 @@ from evalkit.tune.lineage import (
     patch,
     write_overlay,
 )
+from evalkit.tune.page import check_target, write_page
 from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune
 from evalkit.tune.proposer import propose, snapshot
 
@@ -93,6 +96,7 @@ class Tuned:
     rounds: list[RoundLine] = field(default_factory=list)
     reserve: RoundVerdict | None = None
     patch: Path | None = None
+    page: Path | None = None
     spent_reps: int = 0
     spent_usd: float = 0.0
 
@@ -119,6 +123,8 @@ def tune(request: TuneRequest, view: View | None = None) -> Tuned:
     if request.dry_run:
         return Tuned(0, "dry run: nothing planned or written", plan)
     work = request.workdir.resolve()
+    if request.html is not None:
+        check_target(request.suite, work, request.html)
     work.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     state = _State(request, request.suite, work, f"tune-{stamp}-{secrets.token_hex(2)}",
@@ -128,12 +134,14 @@ def tune(request: TuneRequest, view: View | None = None) -> Tuned:
     if stop is None:
         stop = _rounds(state, plan)
     done = Tuned(NO_ACCEPTANCE, stop, plan, state.tune_id, state.incumbent, state.rounds)
-    if state.incumbent != SUITE_VARIANT and not stop.startswith("budget"):
+    if stop.startswith("degraded"):
+        done.code = 1  # stop and say so: nothing goes on to the reserve
+    elif state.incumbent != SUITE_VARIANT and not stop.startswith("budget"):
         done.reserve = _reserve(state, plan)
         done.code = done.reserve.code if done.reserve is not None else NO_ACCEPTANCE
-    if stop.startswith("degraded"):
-        done.code = 1
     done.patch = _write_patch(state)
+    if request.html is not None and (work / LINEAGE).is_file():
+        done.page = write_page(state.suite, work, request.html)
     done.spent_reps, done.spent_usd = state.budget.reps, state.budget.usd
     return done
 
@@ -284,6 +292,9 @@ def _measure(state: _State, plan: TunePlan, number: int, rows: list[ResultRow],
     line.decision = "accepted" if verdict.accepted else "rejected"
     line.reason = verdict.reason
     line.cost_usd = cost(inner + whole)
+    if not verdict.accepted:
+        return None
+    # each acceptance is within the margin of its parent; the drift from the baseline is not
     worse = degraded(suite, load_side("A", state.work / "baseline"), b, request.alpha)
     if worse is not None:
         line.decision, line.reason = "rejected", f"degraded: {worse}"

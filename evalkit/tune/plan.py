@@ -39,6 +39,10 @@ class TuneRequest:
     controls: int = 1
     jobs: int = 2
     dry_run: bool = False
+    html: Path | None = None
+    """Where the trajectory page is written when the tune ends (checked before it starts)."""
+    reserve_again: bool = False
+    """Confirm on a reserve an earlier tune already spent (its rows say training-set)."""
     limits: Limits = field(default_factory=Limits)
 
 
@@ -123,8 +127,16 @@ def check_request(request: TuneRequest) -> list[str]:
             f"tune with a real model ({', '.join(real)}) needs a hard cap: --budget-usd X "
             "or --budget-reps N"
         )
-    if read_lock(request.suite) is None:
+    lock = read_lock(request.suite)
+    if lock is None:
         raise ConfigError(f"{request.suite.root}: not frozen; run `evalkit freeze` first")
+    spent = lock.contaminated.get("reserve", [])
+    if spent and not request.reserve_again:
+        raise RefusedError(
+            f"tune: the reserve is recorded contaminated already ({spent[-1].note}); it can "
+            "confirm no further wording. Pass --reserve-again to run it anyway (its rows are "
+            "labelled training-set), or move fresh scenarios into scenarios-reserve/"
+        )
     return real
 
 

@@ -64,3 +64,17 @@ def test_the_budget_refuses_a_grid_that_would_pass_either_cap() -> None:
     assert budget.refuses(6) is None
     assert "--budget-reps 30" in (budget.refuses(7) or "")
     assert "--budget-usd 1" in (Budget(None, 1.0, reps=24, usd=0.96).refuses(2) or "")
+
+
+def test_a_reserve_an_earlier_tune_spent_is_refused_unless_asked_again(
+    tuning: Suite, tmp_path: Path
+) -> None:
+    from evalkit.suite.lock import contaminate
+
+    contaminate(tuning, "reserve", "evalkit tune tune-1: the reserve confirmed tune-1 once")
+    request = TuneRequest(Suite(tuning.root), tmp_path / "work", [PHRASE], reps=2, margin=0.3,
+                          proposer_cmd="true")  # fmt: skip
+    with pytest.raises(RefusedError, match="tune tune-1: the reserve confirmed"):
+        plan_tune(request)
+    request.reserve_again = True
+    assert plan_tune(request).needed == 6
