@@ -19,6 +19,7 @@ from evalkit.reference.placeholders import render
 from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
 from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
+from evalkit.reference.wire import speaks_messages
 from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.scoring.observed import OBSERVE_DIR
@@ -34,7 +35,12 @@ class Policies:
     def names(self, suite: Suite) -> list[str]:
         return policy_names(suite)
 
-    def accepts(self, suite: Suite, name: str) -> bool:
+    def accepts(self, suite: Suite, name: str, agent: str = "claude") -> bool:
+        if Phrase.parse(name) is not None and not speaks_messages(agent):
+            raise ConfigError(
+                f"policy:{name} reads the Messages API's requests; agent {agent} speaks "
+                "another wire, so it cannot play it"
+            )
         return (
             name in policy_names(suite)
             or Regression.parse(name) is not None

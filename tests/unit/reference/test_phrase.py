@@ -8,6 +8,7 @@ import pytest
 
 from evalkit.errors import ConfigError
 from evalkit.reference.phrase import Phrase
+from evalkit.suite.config import Suite
 
 SKILLS = ["notes:keep"]
 
@@ -55,3 +56,11 @@ def test_a_negative_acts_only_when_the_skill_line_says_always() -> None:
     assert phrase.acts(body("notes:keep: Always keep a note."), SKILLS, positive=False)
     assert not phrase.acts(body("notes:keep: Keep what outlives the task."), SKILLS, False)
     assert not phrase.acts(body("notes:keep: Keep notes, alwaysish."), SKILLS, False)
+
+
+def test_an_agent_of_another_wire_is_refused_before_any_plan(suite: Suite) -> None:
+    from evalkit.reference.scripted import POLICIES
+
+    assert POLICIES.accepts(suite, "phrase:outlives+the+task", "claude")
+    with pytest.raises(ConfigError, match="agent codex speaks another wire"):
+        POLICIES.accepts(suite, "phrase:outlives+the+task", "codex")
