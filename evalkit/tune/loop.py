@@ -47,6 +47,7 @@ from evalkit.tune.lineage import (
 from evalkit.tune.page import check_target, write_page
 from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune
 from evalkit.tune.proposer import propose, snapshot
+from evalkit.tune.resume import contaminated_by, round_variant, start_line, taken
 
 NO_ACCEPTANCE = 3
 """Exit code when no variant was accepted: the reserve was not run, nothing is confirmed."""
@@ -126,10 +127,7 @@ def tune(request: TuneRequest, view: View | None = None) -> Tuned:
     if request.html is not None:
         check_target(request.suite, work, request.html)
     work.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    state = _State(request, request.suite, work, f"tune-{stamp}-{secrets.token_hex(2)}",
-                   Budget(request.budget_reps, request.budget_usd), view)  # fmt: skip
-    view.say(f"{state.tune_id}: {plan.lines()[-1].removeprefix('tune: ')}")
+    state = _begin(request, plan, work, view)
     stop = _baseline(state, plan)
     if stop is None:
         stop = _rounds(state, plan)
@@ -143,13 +141,40 @@ def tune(request: TuneRequest, view: View | None = None) -> Tuned:
     if request.html is not None and (work / LINEAGE).is_file():
         done.page = write_page(state.suite, work, request.html)
     done.spent_reps, done.spent_usd = state.budget.reps, state.budget.usd
+    append_line(work, {"kind": "stop", "tune": state.tune_id, "reason": stop, "code": done.code})
     return done
+
+
+def _begin(request: TuneRequest, plan: TunePlan, work: Path, view: View) -> _State:
+    """A new tune's state and its start line, or the interrupted one's, taken up again."""
+    budget = Budget(request.budget_reps, request.budget_usd)
+    before = taken(work, request, plan.paths)
+    if before is None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        state = _State(request, request.suite, work, f"tune-{stamp}-{secrets.token_hex(2)}",
+                       budget, view)  # fmt: skip
+        append_line(work, start_line(state.tune_id, request, plan.paths))
+        view.say(f"{state.tune_id}: {plan.lines()[-1].removeprefix('tune: ')}")
+        return state
+    budget.reps = before.spent
+    state = _State(request, request.suite, work, before.tune_id, budget, view)
+    state.rounds = before.rounds
+    state.contaminated = contaminated_by(request.suite, before.tune_id, "run")
+    for line in before.rounds:
+        accepted = line.decision == "accepted" and line.variant
+        state.incumbent = line.variant if accepted and line.variant else state.incumbent
+        state.misses = 0 if accepted else state.misses + 1
+    view.say(f"{state.tune_id}: resumed after {len(before.rounds)} round(s), incumbent "
+             f"{state.incumbent}, {before.spent} rep(s) spent")  # fmt: skip
+    return state
 
 
 def _grid(state: _State, folder: Path, variants: list[str], which: str, planned: int,
           scenarios: list[str] | None = None) -> list[ResultRow] | None:  # fmt: skip
     """One grid of the tune, unless the budget refuses it (None)."""
-    why = state.budget.refuses(planned)
+    results = folder / "results.tsv"
+    before = len(read_rows(results)) if results.is_file() else 0
+    why = state.budget.refuses(max(0, planned - before))
     if why is not None:
         state.view.say(f"tune: stopped before {folder.name}: {why}")
         return None
@@ -160,15 +185,15 @@ def _grid(state: _State, folder: Path, variants: list[str], which: str, planned:
         suite=state.suite, models=request.models, workdir=folder, which=which,  # type: ignore[arg-type]
         scenarios=scenarios or [], reps=request.reps, jobs=request.jobs,
         variants=variants if len(variants) > 1 else [], command=command,
-        max_cost_usd=state.budget.left_usd(),
+        max_cost_usd=state.budget.left_usd(), resume=(folder / "plans.jsonl").is_file(),
         limits=replace(request.limits, variant=chosen[0] if len(variants) == 1 and chosen
                        else None),
     )  # fmt: skip
     ran = run_grid(grid, state.view)
     if ran.stopped:
         raise KeyboardInterrupt
-    rows = read_rows(folder / "results.tsv")
-    state.budget.add(rows)
+    rows = read_rows(results)
+    state.budget.add(rows[before:])
     return rows
 
 
@@ -178,7 +203,9 @@ def _baseline(state: _State, plan: TunePlan) -> str | None:
     rows = _grid(state, folder, [SUITE_VARIANT], "run", plan.baseline_reps)
     if rows is None:
         return "budget: the baseline did not fit"
-    state.incumbent_folder = folder
+    state.incumbent_folder = state.work / (
+        state.incumbent if state.incumbent != SUITE_VARIANT else "baseline"
+    )
     return None
 
 
@@ -186,7 +213,7 @@ def _failing_polarity(suite: Suite, rows: list[ResultRow]) -> Polarity | None:
     polarity = {s.id: s.scenario.polarity for s in suite.scenarios("run")}
     misses = {"positive": 0, "negative": 0}
     for row in rows:
-        if row.verdict != "PASS" and row.scenario in polarity:
+        if row.verdict == "FAIL" and row.scenario in polarity:  # an ERROR is no wording's
             misses[polarity[row.scenario]] += 1
     if not any(misses.values()):
         return None
@@ -194,7 +221,9 @@ def _failing_polarity(suite: Suite, rows: list[ResultRow]) -> Polarity | None:
 
 
 def _rounds(state: _State, plan: TunePlan) -> str:
-    for number in range(1, state.request.rounds + 1):
+    if state.misses >= 2:
+        return "two rounds in a row with no acceptance"
+    for number in range(len(state.rounds) + 1, state.request.rounds + 1):
         stop = _round(state, plan, number)
         if stop is not None:
             return stop
@@ -215,7 +244,7 @@ def _round(state: _State, plan: TunePlan, number: int) -> str | None:
     line = RoundLine(round=number, variant=None, parent=state.incumbent, diff_hash=None,
                      brief_hash=digest(brief), decision="", reason="",
                      tune=state.tune_id)  # fmt: skip
-    if not state.contaminated:
+    if not state.contaminated and not contaminated_by(state.suite, state.tune_id, "run"):
         contaminate(state.suite, "run", f"evalkit tune {state.tune_id}: wording proposed "
                     "from the run set's failing cells")  # fmt: skip
         state.contaminated = True
@@ -235,6 +264,12 @@ def _round(state: _State, plan: TunePlan, number: int) -> str | None:
 def _propose_and_run(state: _State, plan: TunePlan, number: int, rows: list[ResultRow],
                      failing: Polarity, brief: str, line: RoundLine) -> str | None:  # fmt: skip
     request, suite = state.request, state.suite
+    again = round_variant(suite, state.tune_id, number)
+    if again is not None:  # the round was interrupted after its proposal: measure it
+        base = snapshot(build_subject(suite).root)
+        best = snapshot(build_subject(suite, None, again).root)
+        line.variant, line.diff_hash = again, digest(patch(base, best))
+        return _measure(state, plan, number, rows, failing, line)
     wording = build_subject(suite, None, _variant_arg(state.incumbent))
     proposal = propose(request.proposer_cmd or "", wording.root, brief, plan.paths, number,
                        unconfined=request.limits.unconfined)  # fmt: skip
@@ -264,7 +299,6 @@ def _measure(state: _State, plan: TunePlan, number: int, rows: list[ResultRow],
              failing: Polarity, line: RoundLine) -> str | None:  # fmt: skip
     """The inner loop, then the run set, then the decision; a reason to stop, or None."""
     request, suite, name = state.request, state.suite, line.variant or ""
-    spent = state.budget.reps
     cells = inner_cells(suite, rows, 1, request.controls)
     chosen = sorted({c.scenario.id for c in cells})
     controls = {c.scenario.id for c in cells} - {r.scenario for r in rows if r.verdict != "PASS"}
@@ -273,14 +307,14 @@ def _measure(state: _State, plan: TunePlan, number: int, rows: list[ResultRow],
     if inner is None:
         line.decision, line.reason = "stopped", "budget before the inner loop"
         return "budget"
-    fell = sorted({r.scenario for r in inner if r.scenario in controls and r.verdict != "PASS"})
+    fell = sorted({r.scenario for r in inner if r.scenario in controls and r.verdict == "FAIL"})
     if fell:
         line.decision = "rejected"
         line.reason = f"control(s) fell in the inner loop: {', '.join(fell)}"
-        line.reps = state.budget.reps - spent
+        line.reps = len(inner)
         return None
     whole = _grid(state, state.work / name, [name], "run", plan.baseline_reps)
-    line.reps = state.budget.reps - spent
+    line.reps = len(inner) + len(whole or [])
     if whole is None:
         line.decision, line.reason = "stopped", "budget before the run set"
         return "budget"

@@ -60,7 +60,7 @@ def render(lines: list[dict[str, Any]]) -> str:
     tune = escape(str(lines[0].get("tune", ""))) if lines else ""
     head = "".join(f"<th>{h}</th>" for h in ("round", "variant", "parent", "decision",
                                              "run-set Δ [95%]", "reps", "why"))  # fmt: skip
-    rows = "\n".join(_row(x) for x in lines)
+    rows = "\n".join(_row(x) for x in lines if x.get("kind") in ("round", "reserve"))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="generator" content="evalkit tune">'

@@ -105,7 +105,7 @@ def test_a_wording_that_says_always_is_rejected_on_the_negatives(world: Kit) -> 
     done = world.run("tune", str(work), *TUNE, "--controls", "0", "--rounds", "1",
                      "--proposer-cmd", proposer, timeout=1800)  # fmt: skip
     assert done.returncode == 3, done.why()
-    (only,) = lineage(work)
+    (only,) = [x for x in lineage(work) if x["kind"] == "round"]
     assert only["decision"] == "rejected"
     assert "negatives" in only["reason"] and "not shown within 0.3" in only["reason"]
     assert "not shown within 0.3" in done.stdout
@@ -122,3 +122,4 @@ def test_the_budget_in_reps_is_never_passed(world: Kit) -> None:
     assert "--budget-reps 30" in done.stdout
     rows = sum(len(world.tsv(p.parent)) for p in work.glob("*/results.tsv"))
     assert rows <= 30
+

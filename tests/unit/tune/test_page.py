@@ -13,6 +13,7 @@ from evalkit.tune.page import write_page
 from tests.tuning_suite import write_tuning_suite
 
 LINES = [
+    {"kind": "start", "tune": "tune-x", "models": ["policy:phrase:keep"], "reps": 2},
     {"kind": "round", "round": 1, "variant": "tune-1", "parent": "suite", "tune": "tune-x",
      "decision": "rejected", "reason": "specificity <b>: not shown within 0.3", "delta": 0.0,
      "interval": [0.0, 0.0], "reps": 42},
