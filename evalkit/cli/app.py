@@ -49,8 +49,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Debugging: one rep by hand, and what it needs": ("sandbox", "check", "doctor"),
 }  # fmt: skip
 """Where `evalkit --help` lists each command, by what a user is doing; a command missing here
-is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds the table full).
-A name not registered is not shown: `tune` has its place before it lands."""
+is listed under "Other" rather than hidden (tests/unit/cli/test_help.py holds the table full)."""
 
 
 MOVED: dict[str, str] = {}

@@ -27,6 +27,7 @@ from evalkit.cli import (  # noqa: F401
     cmd_sandbox,
     cmd_selftest,
     cmd_split_reserve,
+    cmd_tune,
     cmd_verify,
     cmd_watch,
 )

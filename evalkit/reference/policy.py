@@ -18,6 +18,7 @@ from evalkit.records.rows.policy_models import is_policy as is_policy
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, escape_plan
 from evalkit.reference.neighbourly import MISROUTES, misroute_plan
+from evalkit.reference.phrase import EAGER_WORD, Phrase
 from evalkit.reference.recon import AWARE, RECON, aware_plan, recon_plan
 from evalkit.reference.regression import Regression
 from evalkit.suite.config import Suite
@@ -47,6 +48,10 @@ class ScriptedAgent:
     regression: Regression | None = None
     """A planted regression: `bad_plan` is played to the CLI versions it names."""
     bad_plan: PolicyPlan | None = None
+    phrase: Phrase | None = None
+    """A wording-sensitive policy: `acting_plan` is played to a request whose skill listing
+    holds its words (on a negative, "always"), `plan` to any other."""
+    acting_plan: PolicyPlan | None = None
 
     def chooser(
         self, scenario: str, rep: int, render: Callable[[Script], Script]
@@ -123,6 +128,9 @@ def _scripted_agent(
     regression = Regression.parse(name)
     if regression is not None:
         return _regressing(suite, name, scenario, regression)
+    phrase = Phrase.parse(name)
+    if phrase is not None:
+        return _phrased(suite, name, scenario, phrase)
     if name not in {p.name for p in suite.reference.policies}:
         known = ", ".join(policy_names(suite))
         raise ConfigError(
@@ -152,3 +160,22 @@ def _regressing(
     ideal = suite.reference.plan_policy(policies[0], scenario)
     bad = suite.reference.plan_policy(_never(suite, name), scenario)
     return ScriptedAgent(name, ideal, None, regression=regression, bad_plan=bad)
+
+
+def _phrased(suite: Suite, name: str, scenario: ScenarioFile, phrase: Phrase) -> ScriptedAgent:
+    """On a positive the ideal policy when the wording holds the phrase, else the never-acting
+    one; on a negative the always-acting policy (the checker's first `always-` one) when the
+    wording holds "always", else the ideal one."""
+    policies = [p.name for p in suite.reference.policies]
+    ideal = suite.reference.plan_policy(policies[0], scenario)
+    if scenario.scenario.polarity == "positive":
+        idle = suite.reference.plan_policy(_never(suite, name), scenario)
+        return ScriptedAgent(name, idle, None, phrase=phrase, acting_plan=ideal)
+    eager = next((p for p in policies if p.startswith("always-")), None)
+    if eager is None:
+        raise ConfigError(
+            f"policy:{name}: checker {suite.checker.name} has no always- policy to play when "
+            f"the wording says {EAGER_WORD!r}"
+        )
+    acting = suite.reference.plan_policy(eager, scenario)
+    return ScriptedAgent(name, ideal, None, phrase=phrase, acting_plan=acting)

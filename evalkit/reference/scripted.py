@@ -8,14 +8,18 @@ import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
+from evalkit.errors import ConfigError
 from evalkit.models import Script, Verdict
 from evalkit.reference.coin import Coin
 from evalkit.reference.escape import ESCAPE, PORT_ENV, run_values
+from evalkit.reference.phrase import Phrase, body_chooser, subject_skills
 from evalkit.reference.placeholders import render
 from evalkit.reference.policy import PREFIX, policy_names, scripted_agent
 from evalkit.reference.recon import RECON
 from evalkit.reference.regression import Regression
+from evalkit.reference.wire import speaks_messages
 from evalkit.run.agents.registry import adapter
 from evalkit.run.scripted import RepScript, ScriptedRep, ScriptServer
 from evalkit.scoring.observed import OBSERVE_DIR
@@ -31,10 +35,16 @@ class Policies:
     def names(self, suite: Suite) -> list[str]:
         return policy_names(suite)
 
-    def accepts(self, suite: Suite, name: str) -> bool:
+    def accepts(self, suite: Suite, name: str, agent: str = "claude") -> bool:
+        if Phrase.parse(name) is not None and not speaks_messages(agent):
+            raise ConfigError(
+                f"policy:{name} reads the Messages API's requests; agent {agent} speaks "
+                "another wire, so it cannot play it"
+            )
         return (
             name in policy_names(suite)
             or Regression.parse(name) is not None
+            or Phrase.parse(name) is not None
             or Coin.parse(name) is not None
         )
 
@@ -59,9 +69,16 @@ class Policies:
         world = want.cli is not None and bool(want.places)
         # an unconfined rep has no world (world:none); a fault's rep is an ERROR whatever it saw
         scan = _scan(want) if world and agent.fault is None else None
+        by_body = None
+        if agent.phrase is not None and agent.acting_plan is not None:
+            acting = render(agent.acting_plan.script, sandbox, names, values)
+            positive = want.scenario.scenario.polarity == "positive"
+            skills = subject_skills(want.subject)
+            by_body = body_chooser(agent.phrase, skills, positive, acting, script)
         start = partial(
-            _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan
-        )
+            _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan,
+            by_body,
+        )  # fmt: skip
         # each rep has a scripted server of its own: its port, not the id, tells policies apart
         model = adapter(want.agent).capabilities.scripted_model or agent.cli_model
         return ScriptedRep(model, agent.plan.judge_answer, start)
@@ -91,6 +108,7 @@ def _scripted_server(
     agent: str,
     scratch: Path,
     scan: Scan | None = None,
+    by_body: Callable[[dict[str, Any]], Script] | None = None,
 ) -> ScriptServer:
     from evalkit.reference.scripted_server import ScriptedServer
     from evalkit.reference.wire import scripted_server
@@ -100,6 +118,13 @@ def _scripted_server(
     made = scripted_server(agent, script, fault, choose, skills)
     if scan is not None and made.PATH == ScriptedServer.PATH:  # the Messages API's bodies
         made.scan = scan.request
+    if by_body is not None:
+        if made.PATH != ScriptedServer.PATH:
+            raise ConfigError(
+                f"a policy:phrase model reads the Messages API's requests; agent {agent} "
+                "speaks another wire"
+            )
+        made.choose_body = by_body
     return made.start()
 
 

@@ -271,6 +271,9 @@ class ScriptedServer:
         reached the model (and what never did)."""
         self.other_requests: list[str] = []
         self.scan = scan
+        self.choose_body: Callable[[dict[str, Any]], Script] | None = None
+        """The script a request is served, by what its body says (`policy:phrase`): read
+        before `choose`'s version, which has the last word."""
         """Reads a request body for markers of the measurement (`scoring/world/leaks.py`)."""
         self.markers: list[str] = []
         """`marker:<channel>:<word>` of every marker a request carried, each once, in order."""
@@ -411,7 +414,8 @@ class ScriptedServer:
         version = version_in_user_agent(handler.headers.get("User-Agent", ""))
         with self._lock:
             self.versions.append(version)
-        script = self.choose(version) if self.choose is not None else self.script
+        script = self.choose_body(request) if self.choose_body is not None else self.script
+        script = self.choose(version) if self.choose is not None else script
         if self.prompts and self.choose is None:
             script = _by_prompt(self.prompts, request.get("messages")) or script
         stopped = bool(self.latency) and self._released.wait(self.latency)

@@ -69,7 +69,7 @@ def check_models(ctx: RunContext, models: list[str]) -> None:
         if not is_policy(model):
             continue
         scripted = require_scripted(ctx.scripted)
-        if not scripted.accepts(ctx.suite, model[len(PREFIX) :]):
+        if not scripted.accepts(ctx.suite, model[len(PREFIX) :], ctx.agent):
             raise ConfigError(
                 f"unknown policy '{model[len(PREFIX):]}' for checker "
                 f"{ctx.suite.checker.name}; known: {', '.join(scripted.names(ctx.suite))}"

@@ -98,8 +98,9 @@ class ScriptedModels(Protocol):
         """The policy names a refusal lists as known."""
         ...
 
-    def accepts(self, suite: Suite, name: str) -> bool:
-        """Whether `policy:<name>` names a policy this suite can play."""
+    def accepts(self, suite: Suite, name: str, agent: str = "claude") -> bool:
+        """Whether `policy:<name>` names a policy this suite can play through `agent`'s CLI
+        (a policy an agent's wire cannot play is refused in one line)."""
         ...
 
     def confined_only(self, model: str) -> bool:

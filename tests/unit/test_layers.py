@@ -1,7 +1,7 @@
 """The package's layers, measured from its own imports: no module imports from a layer above.
 
 Bottom to top: the foundation (`errors`, `forked`, `outpaths`, `models`, ...), then scoring,
-checkers, suite, records, run, reference, ci, exports, compare, loops and cli. A module may
+checkers, suite, records, run, reference, ci, exports, compare, loops, tune and cli. A module may
 import from its own layer or any below it. Every import counts: at module level, inside a
 function, under `TYPE_CHECKING`, and relative ones resolved to the module they name.
 """
@@ -18,7 +18,7 @@ PACKAGE = Path(evalkit.__file__).resolve().parent
 FOUNDATION = ("errors", "forked", "outpaths", "models", "stats", "inference", "pins")
 LAYERS = (
     "scoring", "checkers", "suite", "records", "run", "reference",
-    "ci", "exports", "compare", "loops", "cli",
+    "ci", "exports", "compare", "loops", "tune", "cli",
 )  # fmt: skip
 NOT_CODE = ("templates",)
 """Folders of data that happens to hold .py files (the suites `init` writes)."""

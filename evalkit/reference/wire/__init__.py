@@ -16,6 +16,15 @@ if TYPE_CHECKING:
     from evalkit.reference.scripted_server import ScriptedServer
 
 
+OTHER_WIRES = ("codex", "gemini")
+"""The adapters whose scripted server speaks a wire other than Anthropic's Messages API."""
+
+
+def speaks_messages(agent: str) -> bool:
+    """Whether `agent`'s scripted server reads Anthropic Messages API requests."""
+    return agent not in OTHER_WIRES
+
+
 def scripted_server(
     agent: str,
     script: Script,

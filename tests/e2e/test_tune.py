@@ -1,0 +1,125 @@
+"""`evalkit tune` end to end through the real CLI, on a generated suite large enough for the
+tests: `policy:phrase` fails the positives until the skill's description holds its words, a
+scripted proposer (a `--proposer-cmd` of sed edits) supplies wordings, and the reserve
+confirms once. Long (over a hundred reps): `make calibrate-suites`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.tuning_suite import SKILL, write_tuning_suite
+
+if TYPE_CHECKING:
+    from conftest import Kit
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+PHRASE = "policy:phrase:outlives+the+task"
+TUNE = ("--models", PHRASE, "--reps", "2", "--margin", "0.3", "--jobs", "2")
+
+
+def describe(words: str) -> str:
+    """A proposer command that sets the skill's description to `words`."""
+    return f'sed -i "s/^description: .*/description: {words}/" {SKILL.as_posix()}'
+
+
+@pytest.fixture(scope="module")
+def frozen(new_kit: Callable[..., Kit], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("tune")
+    root = write_tuning_suite(base / "suite")
+    done = new_kit(base / "kit", suite=root).run("freeze")
+    assert done.returncode == 0, done.why()
+    return root
+
+
+@pytest.fixture
+def world(new_kit: Callable[..., Kit], frozen: Path, tmp_path: Path) -> Kit:
+    root = tmp_path / "suite"
+    shutil.copytree(frozen, root)
+    return new_kit(tmp_path / "kit", suite=root)
+
+
+def lineage(work: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (work / "tune.jsonl").read_text().splitlines()]
+
+
+def contaminated(kit: Kit) -> dict[str, list[dict[str, Any]]]:
+    import yaml
+
+    lock = yaml.safe_load((kit.suite / "evalkit.lock").read_text())
+    return dict(lock.get("contaminated") or {})
+
+
+def calibration_answers(root: Path) -> list[str]:
+    """Every reply and note line of the generated scenarios' calibration, 20 characters or
+    more: what a brief must never hold."""
+    import yaml
+
+    found = []
+    for path in sorted(root.glob("scenarios*/*.md")):
+        head = path.read_text().split("\n---\n\n## Premise", 1)[0].removeprefix("---\n")
+        front = yaml.safe_load(head)
+        cal = front["calibration"]
+        notes = [cal.get("note") or {}, cal.get("tempting_note") or {}]
+        found += [cal["reply"], *(ln for n in notes for ln in n.get("content", "").splitlines())]
+    return [x.strip() for x in found if len(x.strip()) >= 20]
+
+
+def test_tune_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:
+    from conftest import leaked_tasks, task_blocks
+
+    work = world.base / "tune"
+    proposer = describe("Keep a note of what outlives the task.") + " && echo x > stray.txt"
+    done = world.run("tune", str(work), *TUNE, "--proposer-cmd", proposer, timeout=1800)
+    assert done.returncode == 0, done.why()
+    rounds = [x for x in lineage(work) if x["kind"] == "round"]
+    assert rounds[0]["decision"] == "accepted" and rounds[0]["variant"] == "tune-1"
+    assert rounds[0]["discarded"] == ["stray.txt"]
+    assert [x["code"] for x in lineage(work) if x["kind"] == "reserve"] == [0]
+    tune_id = rounds[0]["tune"]
+    marks = contaminated(world)
+    assert any(tune_id in e["note"] for e in marks["run"])
+    assert any(tune_id in e["note"] for e in marks["reserve"])
+    assert "outlives the task" in (work / "tune.patch").read_text()
+    for folder in ("baseline", "tune-1-inner", "tune-1", "reserve"):
+        verified = world.run("verify", str(work / folder), timeout=600)
+        assert verified.returncode == 0 and "PUBLISHABLE" in verified.stdout, folder
+    briefs = [p.read_text() for p in sorted((work / "briefs").glob("*.md"))]
+    assert briefs
+    tasks = task_blocks(world.suite)
+    answers = calibration_answers(world.suite)
+    for text in [*briefs, done.output]:
+        assert leaked_tasks(text, tasks) == []
+        assert not any(answer in text for answer in answers)
+
+
+def test_a_wording_that_says_always_is_rejected_on_the_negatives(world: Kit) -> None:
+    work = world.base / "tune"
+    proposer = describe("Always keep a note of what outlives the task.")
+    done = world.run("tune", str(work), *TUNE, "--controls", "0", "--rounds", "1",
+                     "--proposer-cmd", proposer, timeout=1800)  # fmt: skip
+    assert done.returncode == 3, done.why()
+    (only,) = [x for x in lineage(work) if x["kind"] == "round"]
+    assert only["decision"] == "rejected"
+    assert "negatives" in only["reason"] and "not shown within 0.3" in only["reason"]
+    assert "not shown within 0.3" in done.stdout
+    assert not (work / "reserve").exists()
+    assert "reserve" not in contaminated(world)
+
+
+def test_the_budget_in_reps_is_never_passed(world: Kit) -> None:
+    work = world.base / "tune"
+    done = world.run("tune", str(work), *TUNE, "--budget-reps", "30",
+                     "--proposer-cmd", describe("Keep what outlives the task."),
+                     timeout=1800)  # fmt: skip
+    assert done.returncode == 3, done.why()
+    assert "--budget-reps 30" in done.stdout
+    rows = sum(len(world.tsv(p.parent)) for p in work.glob("*/results.tsv"))
+    assert rows <= 30
+

@@ -1,0 +1,54 @@
+"""An interrupted tune is taken up from its lineage, never mixed with another tune's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import RefusedError
+from evalkit.suite.config import Suite
+from evalkit.tune.plan import TuneRequest
+from evalkit.tune.resume import start_line, taken
+from tests.tuning_suite import write_tuning_suite
+
+PATHS = ["fixtures/plugins/notes"]
+
+
+def _request(tmp_path: Path, reps: int = 2) -> TuneRequest:
+    suite = Suite(write_tuning_suite(tmp_path / "suite"))
+    return TuneRequest(suite, tmp_path / "work", ["policy:phrase:keep"], reps=reps,
+                       proposer_cmd="true")  # fmt: skip
+
+
+def _write(work: Path, *lines: dict[str, object]) -> None:
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "tune.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_the_rounds_decided_before_the_interrupt_are_kept(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    first = {"kind": "round", "round": 1, "variant": "tune-1", "parent": "suite",
+             "diff_hash": "sha256:1", "brief_hash": "sha256:2", "decision": "accepted",
+             "reason": "better", "tune": "tune-x"}  # fmt: skip
+    _write(request.workdir, start_line("tune-x", request, PATHS), first)
+    found = taken(request.workdir, request, PATHS)
+    assert found is not None and found.tune_id == "tune-x"
+    assert [r.variant for r in found.rounds] == ["tune-1"]
+
+
+def test_a_workdir_of_other_settings_is_refused(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    _write(request.workdir, start_line("tune-x", request, PATHS))
+    request.reps = 3
+    with pytest.raises(RefusedError, match="ran with other reps"):
+        taken(request.workdir, request, PATHS)
+
+
+def test_a_finished_tune_is_never_taken_up_again(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    stop = {"kind": "stop", "tune": "tune-x", "reason": "done", "code": 3}
+    _write(request.workdir, start_line("tune-x", request, PATHS), stop)
+    with pytest.raises(RefusedError, match="holds a finished tune"):
+        taken(request.workdir, request, PATHS)
