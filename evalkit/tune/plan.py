@@ -129,7 +129,7 @@ def check_request(request: TuneRequest) -> list[str]:
         )
     lock = read_lock(request.suite)
     if lock is None:
-        raise ConfigError(f"{request.suite.root}: not frozen; run `evalkit freeze` first")
+        raise ConfigError(f"{request.suite.root}: not frozen; run `evalkit suite freeze` first")
     spent = lock.contaminated.get("reserve", [])
     if spent and not request.reserve_again:
         raise RefusedError(
