@@ -68,7 +68,7 @@ class ServedRequest(Model):
     """One request a scripted server saw, as it recorded it outside the sandbox (a line of
     served.jsonl): what was asked (its conversation's opening and the assistant turns it
     carried, each by its key) and the turn it answered with in full. Keys are digests
-    (`scoring/served.py`), so the record holds no text of the conversation."""
+    (`scoring/tampering/served.py`), so the record holds no text of the conversation."""
 
     kind: Literal["turn", "side", "fault", "held", "other"] = Field(
         description="turn: a step of the script asked and answered; side: a request with no "

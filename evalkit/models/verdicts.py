@@ -103,7 +103,8 @@ class Rerun(Model):
     """One observed script run again by evalkit, outside the rep's sandbox and after its
     agent's process tree was gone, on a copy of the final tree (the tree the kept diff
     shows), confined as the rep was: what the logged runs that ended on that tree are held
-    to (`scoring/reproduced.py`). Kept in the process record, which evalkit alone writes."""
+    to (`scoring/tampering/reproduced.py`). Kept in the process record, which evalkit alone
+    writes."""
 
     script: str
     args: list[str] = []

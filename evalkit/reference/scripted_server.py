@@ -19,8 +19,8 @@ key, are side requests: they get a short text answer and never consume a scripte
 
 Every request it sees is recorded (`served_record`, kept as a rep's evidence by evalkit, never
 written inside the sandbox): what it asked, by key, and the turn it sent back in full, which
-`scoring/served.py` holds the kept transcript to. Only this Messages API server records; the
-other wires' servers keep none yet.
+`scoring/tampering/served.py` holds the kept transcript to. Only this Messages API server
+records; the other wires' servers keep none yet.
 
 Faults make every ``/v1/messages`` request fail alike, to exercise the caller's handling: an
 HTTP error status with an Anthropic-style error body, a response cut off mid-body (mid-block
@@ -48,7 +48,7 @@ from evalkit.models import Script, ServedRequest, TextBlock
 from evalkit.records.kept.redact import redact_value
 from evalkit.reference.reactive import fill, latest_tool_result
 from evalkit.reference.regression import version_in_user_agent
-from evalkit.scoring.served import history_keys, root_key, turn_key
+from evalkit.scoring.tampering.served import history_keys, root_key, turn_key
 
 FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
@@ -366,7 +366,8 @@ class ScriptedServer:
         self._keep(ServedRequest(kind="other"))
 
     RECORDS = True
-    """Whether this server keeps the record `scoring/served.py` reads (the Messages API's)."""
+    """Whether this server keeps the record `scoring/tampering/served.py` reads (the Messages
+    API's)."""
 
     def served_record(self) -> str | None:
         """The record of every request seen, one JSON line each, in the order they came;

@@ -1,5 +1,5 @@
 """An observed script run again by evalkit, so a run the agent logged is held to what the
-script does (`scoring/reproduced.py` decides; this module only runs and records).
+script does (`scoring/tampering/reproduced.py` decides; this module only runs and records).
 
 Once the agent's process tree is gone and the scripts are put back, each (script,
 arguments) the log says ended on the final tree is run again on a fresh copy of that tree
@@ -32,7 +32,7 @@ from evalkit.run.backends import backend
 from evalkit.run.observe import real_command
 from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.observed import LogProblem, ObservedRun, read_runs
-from evalkit.scoring.reproduced import MAX_RERUNS, on_final, rerun_keys
+from evalkit.scoring.tampering.reproduced import MAX_RERUNS, on_final, rerun_keys
 from evalkit.scoring.treehash import tree_hash
 
 PASSED_ON = ("PATH", "LANG", "LC_ALL", "TERM")

@@ -52,7 +52,7 @@ class ScriptServer(Protocol):
         ...
 
     def served_record(self) -> str | None:
-        """What it was asked and served, one JSON line a request (`scoring/served.py`
+        """What it was asked and served, one JSON line a request (`scoring/tampering/served.py`
         reads it); None when it keeps no record."""
         ...
 

@@ -21,14 +21,14 @@ token has this one place it comes from:
    naming its agents applies to their reps alone;
 5. trace validity (empty, unparseable, no init, no result line, an error result), then, on
    a scripted rep, the transcript held both ways to what its server served
-   (`tampering:<what>`, `served.py`);
+   (`tampering:<what>`, `tampering/served.py`);
 6. a required hook that never fired (a FAIL: only a valid trace can show that);
    steps 4 and 6 do not apply to the no-plugin arm (`without_subject`), whose rows are
    flagged `required-hooks-not-applied` instead;
 7. the observed scripts' run log, when the suite observes any: missing or malformed, it
    cannot be trusted; a run no tool call holds, a run whose status is not the one its
    call (the script alone) reported, and a run on the final tree that evalkit's own re-run
-   of the script there does not reproduce are ERRORs (`scoring/reproduced.py`);
+   of the script there does not reproduce are ERRORs (`scoring/tampering/reproduced.py`);
 8. the suite's checker, under a crash guard, which alone may ask a (paid) judge.
 
 Whatever the verdict, the flags then name what the agent reached outside its rep
@@ -61,10 +61,10 @@ from evalkit.scoring.fixturefiles import SKIPPED_NAMES
 from evalkit.scoring.instrument import Instrument
 from evalkit.scoring.judge import Judge
 from evalkit.scoring.observed import LogProblem, forged_run, read_runs
-from evalkit.scoring.reproduced import status_disagrees, unreproduced
-from evalkit.scoring.served import served_tampering
 from evalkit.scoring.signals import signal_flags
 from evalkit.scoring.skills import activation_flags
+from evalkit.scoring.tampering.reproduced import status_disagrees, unreproduced
+from evalkit.scoring.tampering.served import served_tampering
 from evalkit.scoring.transcript import invalid_reason
 from evalkit.scoring.treehash import tree_hash
 from evalkit.scoring.validity import (
@@ -105,7 +105,7 @@ class ProcessRecord(Model):
     server read in what the world put in the agent's requests (`scoring/world/leaks.py`)."""
     served: Literal["", "kept"] = ""
     """`kept`: the rep's scripted server kept its record of what it served (served.jsonl,
-    held to the transcript by `scoring/served.py`); empty for a real model, an agent whose
+    held to the transcript by `scoring/tampering/served.py`); empty for a real model, an agent whose
     server keeps none, a fabricated record, or one older than the record."""
     hook_log: list[str] = []
     """What was wrong with the hooks' log evalkit read as it arrived (`hook-log-rewritten`,

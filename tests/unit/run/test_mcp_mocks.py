@@ -121,4 +121,5 @@ def test_an_agent_mock_is_refused_in_one_line_naming_the_file(
     message = str(err.value)
     assert "\n" not in message
     assert str(root / "evals" / "mocks" / rel) in message
-    assert not (root / "evals" / ".evalkit-suite").exists()  # refused before any write
+    # refused before the suite is written (only the writing lock sits in its folder)
+    assert not (root / "evals" / ".evalkit-suite" / "evalkit.yaml").exists()

@@ -8,7 +8,7 @@ import pytest
 
 from evalkit.models import Rerun, ToolCall
 from evalkit.scoring.observed import ObservedRun
-from evalkit.scoring.reproduced import (
+from evalkit.scoring.tampering.reproduced import (
     MAX_RERUNS,
     call_ok,
     rerun_keys,

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from evalkit.models import ServedRequest
-from evalkit.scoring.served import (
+from evalkit.scoring.tampering.served import (
     MISSING,
     NOT_SERVED,
     OUTSIDE,
@@ -114,8 +114,3 @@ def test_a_record_that_does_not_read_or_is_gone_is_tampering() -> None:
     assert served_tampering('{"kind": "turn", "extra": 1, "served": 3}\n', KEPT) == UNREADABLE
     assert served_tampering(None, KEPT) == MISSING
 
-
-def test_another_agents_stream_is_not_read_here() -> None:
-    codex = parse_lines([json.dumps({"type": "thread.started", "thread_id": "t"})])
-    assert codex.agent == "codex"
-    assert served_tampering(None, codex) is None

@@ -140,9 +140,9 @@ def transcript_turns(transcript: Transcript) -> list[tuple[str, bool]]:
 
 
 def served_tampering(record: str | None, transcript: Transcript) -> str | None:
-    """The first tampering the server's record shows against the transcript, or None."""
-    if transcript.agent != "claude":
-        return None
+    """The first tampering the server's record shows against the transcript, or None. Asked
+    only of a rep whose server kept a record (`ProcessRecord.served`): the Messages API
+    server's, so a Claude Code stream; another agent's server keeps none."""
     if record is None:
         return MISSING
     try:
