@@ -1,6 +1,7 @@
 """`policy:recon` looks around the agent's world through the real CLI, and the scripted
 server reads every request for a word naming the measurement: the root suite's world gives
-none away (the views bubblewrap cannot make whole are declared on the row), and a marker
+none away (the views bubblewrap cannot make whole are declared on the row), nor does a
+positive scenario's of each other shipped suite (`make calibrate-suites`), and a marker
 planted in a commit message, an environment variable, a file name in HOME, the hostname, a
 process's argv, a line of a config file and a hook's output is caught and named by its
 channel (a mount source is not: bubblewrap's mount table is declared partial). Where evalkit
@@ -14,6 +15,7 @@ and `ls -ln`, never the rest of a request body or the Task.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,18 +30,29 @@ from evalkit.run.prerequisites.world_look import tool_result
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep
 from evalkit.run.world import lay_out_home
 from evalkit.suite.config import Suite
+from evalkit.suite.plugin_evals import suite_root_for
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
+SUITES = REPO / "suites"
+# One positive scenario of each other shipped suite (`make calibrate-suites`: a real CLI rep each).
+OTHER_SUITES = [
+    pytest.param("adr-discrimination", "P1-L1-execution", id="adr-discrimination"),
+    pytest.param("adr-eval-b", "W1-worker-concurrency", id="adr-eval-b"),
+    pytest.param("runs-tests", "P1-L1-rounding", id="runs-tests"),
+    pytest.param("plugin-evals-example", "greet-in-order", id="plugin-evals-example"),
+]
 
 
-def _recon(suite: Suite, work: Path, seen: list[str] | None = None) -> Verdict:
+def _recon(
+    suite: Suite, work: Path, seen: list[str] | None = None, scenario: str = "P1"
+) -> Verdict:
     """One recon rep's verdict; `seen` gets the model's requests, each as received."""
     work.mkdir()
     ctx = RunContext(suite, work, work / "results.tsv", new_run_id(), scripted=POLICIES,
                      template_sandboxes=False)  # fmt: skip
-    prepared = prepare_rep(ctx, suite.resolve("P1"), "policy:recon", 1)
+    prepared = prepare_rep(ctx, suite.resolve(scenario), "policy:recon", 1)
     verdict = finish_rep(ctx, launch_rep(ctx, prepared)).verdict
     if seen is not None and prepared.server is not None:
         seen += prepared.server.bodies
@@ -53,6 +66,25 @@ def test_recon_of_the_root_suites_world_finds_no_marker(claude_cli: str, tmp_pat
     assert verdict.verdict == "PASS", verdict.reasons
     partial = "ownership,mountinfo" if not owners.available() else "mountinfo"
     assert f"world:partial:{partial}" in verdict.flags, verdict.flags
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "scenario"), OTHER_SUITES)
+def test_recon_of_each_other_shipped_suites_world_finds_no_marker(
+    claude_cli: str, tmp_path: Path, name: str, scenario: str
+) -> None:
+    """The plugin's eval folder is read through a copy: translating it writes beside the cases."""
+    root = SUITES / name
+    if not (root / "evalkit.yaml").is_file():
+        root = shutil.copytree(root, tmp_path / name)
+        translated = suite_root_for(root)
+        assert translated is not None, root
+        root = translated
+    verdict = _recon(Suite(root), tmp_path / "work", scenario=scenario)
+    assert "world:none" not in verdict.flags, verdict.flags  # confined: the world was scanned
+    markers = [r for r in verdict.reasons if r.startswith("marker:")]
+    assert markers == [], markers
+    assert verdict.verdict == "PASS", verdict.reasons
 
 
 def test_the_system_is_roots_and_the_home_the_world_users_where_evalkit_is_root(
