@@ -47,7 +47,7 @@ from evalkit.tune.lineage import (
 from evalkit.tune.page import check_target, write_page
 from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune
 from evalkit.tune.proposer import propose, snapshot
-from evalkit.tune.resume import contaminated_by, round_variant, start_line, taken
+from evalkit.tune.resume import contaminated_by, counted, round_variant, start_line, taken
 
 NO_ACCEPTANCE = 3
 """Exit code when no variant was accepted: the reserve was not run, nothing is confirmed."""
@@ -234,7 +234,7 @@ def _rounds(state: _State, plan: TunePlan) -> str:
 
 def _round(state: _State, plan: TunePlan, number: int) -> str | None:
     """One round; a reason to stop, or None to go on."""
-    rows = read_rows(state.incumbent_folder / "results.tsv")
+    rows = counted(state.incumbent_folder)
     failing = _failing_polarity(state.suite, rows)
     if failing is None:
         return f"nothing fails on the run set under {state.incumbent}"
@@ -345,7 +345,7 @@ def _reserve(state: _State, plan: TunePlan) -> RoundVerdict | None:
     rows = _grid(state, folder, [SUITE_VARIANT, state.incumbent], "reserve", plan.reserve_reps)
     if rows is None:
         return None
-    base = read_rows(state.work / "baseline" / "results.tsv")
+    base = counted(state.work / "baseline")
     failing = _failing_polarity(state.suite, base) or "positive"
     a = load_side("A", folder, f"variant:{SUITE_VARIANT}")
     b = load_side("B", folder, f"variant:{state.incumbent}")

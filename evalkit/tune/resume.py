@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from evalkit.compare.sides import read_workdir
 from evalkit.errors import RefusedError
+from evalkit.models import ResultRow
 from evalkit.records.folder.results import read_rows
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock
@@ -80,3 +82,10 @@ def round_variant(suite: Suite, tune_id: str, number: int) -> str | None:
     mark = f"{tune_id} round {number},"
     found = [n for n, v in suite.config.variants.items() if v.description.startswith(mark)]
     return found[0] if found else None
+
+
+def counted(folder: Path) -> list[ResultRow]:
+    """The rows of one of the tune's grids that count, as `compare` counts them: a rep the
+    interrupt cut short and `grid --resume` ran again counts once, by its resumed attempt, so
+    a resumed tune's brief and inner loop read what an uninterrupted one would."""
+    return read_workdir(folder)[0]

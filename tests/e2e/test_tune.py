@@ -123,3 +123,38 @@ def test_the_budget_in_reps_is_never_passed(world: Kit) -> None:
     rows = sum(len(world.tsv(p.parent)) for p in work.glob("*/results.tsv"))
     assert rows <= 30
 
+
+
+def test_an_interrupted_tune_resumes_to_the_same_lineage(world: Kit) -> None:
+    """A SIGINT in the middle of round 1's run-set grid, then the same command again: the
+    reps the interrupt cut short run again as attempts that supersede them, and the tune
+    comes to what an uninterrupted one comes to."""
+    import signal
+    import time
+
+    work = world.base / "tune"
+    args = ("tune", str(work), *TUNE, "--proposer-cmd",
+            describe("Keep a note of what outlives the task."))  # fmt: skip
+    world.extra_env["EVALKIT_SCRIPTED_LATENCY"] = "2"  # each agent holds, so SIGINT lands mid-grid
+    proc = world.start(*args)
+    deadline = time.monotonic() + 1200
+    while not (work / "tune-1" / "plans.jsonl").is_file() and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.2)
+    world.interrupt(proc, 1, signal.SIGINT, timeout=120)
+    del world.extra_env["EVALKIT_SCRIPTED_LATENCY"]
+    assert proc.returncode != 0
+    assert not [x for x in lineage(work) if x["kind"] == "round"]
+    done = world.run(*args, timeout=1800)
+    assert done.returncode == 0, done.why()
+    assert "resumed after 0 round(s)" in done.output
+    assert [x for x in world.manifest(work / "tune-1") if x.get("supersedes")]
+    rounds = [(x["round"], x["variant"], x["decision"]) for x in lineage(work)
+              if x["kind"] == "round"]  # fmt: skip
+    assert rounds == [(1, "tune-1", "accepted")], rounds  # as the uninterrupted tune above
+    (stop,) = [x for x in lineage(work) if x["kind"] == "stop"]
+    assert stop["reason"] == "nothing fails on the run set under tune-1", stop
+    assert [x["code"] for x in lineage(work) if x["kind"] == "reserve"] == [0]
+    for folder in ("baseline", "tune-1-inner", "tune-1", "reserve"):
+        verified = world.run("verify", str(work / folder), timeout=600)
+        assert verified.returncode == 0 and "PUBLISHABLE" in verified.stdout, folder

@@ -52,3 +52,32 @@ def test_a_finished_tune_is_never_taken_up_again(tmp_path: Path) -> None:
     _write(request.workdir, start_line("tune-x", request, PATHS), stop)
     with pytest.raises(RefusedError, match="holds a finished tune"):
         taken(request.workdir, request, PATHS)
+
+
+def test_a_rep_resumed_after_the_interrupt_counts_once_by_its_resumed_attempt(
+    tmp_path: Path,
+) -> None:
+    from evalkit.models import EvidenceLine, Plan, PlanCell, ResultRow
+    from evalkit.records.folder.results import append_row
+    from evalkit.records.folder.workdir import Workdir
+    from evalkit.tune.resume import counted
+
+    def line(rep: int, verdict: str, attempt: int = 1, again: int | None = None) -> EvidenceLine:
+        return EvidenceLine(run_id="r1", scenario="P1", model="m", rep=rep,
+                            evidence=f"evidence/{rep}/{attempt}", files={},
+                            declarations={"variant": "suite"}, bundle_id="evb-0",
+                            verdict=verdict, attempt=attempt, supersedes=again)  # fmt: skip
+
+    def row(rep: int, verdict: str, reasons: str, attempt: int = 1) -> ResultRow:
+        return ResultRow(scenario="P1", model="m", a="A", b="B", verdict=verdict,  # type: ignore[arg-type]
+                         reasons=reasons, rep=rep, run_id="r1", attempt=attempt)  # fmt: skip
+
+    records = Workdir(tmp_path)
+    records.append_plan(Plan(run_id="r1", created="2026-01-01T00:00:00+00:00", command="grid",
+                             cells=[PlanCell(scenario="P1", model="m", reps=2)]))  # fmt: skip
+    for rep, verdict, reasons, attempt, again in ((1, "PASS", "-", 1, None),
+                                                  (2, "ERROR", "interrupted", 1, None),
+                                                  (2, "PASS", "-", 2, 1)):  # fmt: skip
+        records.append_evidence_line(line(rep, verdict, attempt, again))
+        append_row(tmp_path / "results.tsv", row(rep, verdict, reasons, attempt))
+    assert [(r.rep, r.verdict) for r in counted(tmp_path)] == [(1, "PASS"), (2, "PASS")]
