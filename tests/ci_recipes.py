@@ -5,7 +5,9 @@ engine), so the recipes under docs/ci/ are held to their own words instead: each
 in order, under bash, in a folder of the job's own. What a runner does that is no shell step
 (a GitHub action such as actions/checkout, a GitLab job's image, its clone of the repository
 and its artifacts) is a step here too, with `uses` naming it, and runs only through a stand-in
-the caller names; a step with no stand-in fails the run. No step is ever skipped.
+the caller names; a step with no stand-in fails the run. No step is ever skipped. A job whose
+runner is macOS (srt's Seatbelt, which only a Mac enforces) cannot run here and is refused
+whole, by its `runs-on`, never passed over.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ GITLAB_IMAGE = "gitlab:image "
 """A GitLab job's image, as a step: `gitlab:image python:3.12`."""
 GITLAB_CLONE = "gitlab:clone"
 GITLAB_ARTIFACTS = "gitlab:artifacts"
+MACOS = "macos"
+"""How a GitHub `runs-on` names a macOS runner (`macos-latest`, `macos-14`)."""
 
 
 @dataclass
@@ -50,6 +54,12 @@ class Job:
     env: dict[str, str] = field(default_factory=dict)
     """The job's environment as the file gives it (GitHub: the workflow's and the job's `env`,
     which may hold `${{ … }}` expressions; GitLab: `variables`)."""
+    runs_on: str = ""
+    """The runner a GitHub job asks for (`ubuntu-latest`, `macos-latest`); empty on GitLab."""
+
+    @property
+    def macos(self) -> bool:
+        return self.runs_on.startswith(MACOS)
 
 
 @dataclass
@@ -87,7 +97,8 @@ def github_jobs(path: Path) -> list[Job]:
             )
             for i, s in enumerate(spec.get("steps", []))
         ]
-        jobs.append(Job(name, steps, {**workflow_env, **_strings(spec.get("env"))}))
+        env = {**workflow_env, **_strings(spec.get("env"))}
+        jobs.append(Job(name, steps, env, runs_on=str(spec.get("runs-on", ""))))
     return jobs
 
 
@@ -129,7 +140,10 @@ def run_job(
     step through its stand-in (none is a KeyError), a shell step under `bash -eo pipefail`
     with the job's environment (its CI expressions substituted from `values`, an unknown one
     an error) and the step's own. A shell step that still holds a CI expression is refused:
-    it could not run anywhere else."""
+    it could not run anywhere else. A macOS job is refused before any step: no macOS runner
+    (and no Seatbelt) is here."""
+    if job.macos:
+        raise RuntimeError(f"{job.name}: runs on {job.runs_on}; a macOS runner cannot run here")
     job_env = dict(env)
     job_env.update({k: substitute(v, values or {}) for k, v in job.env.items()})
     done: list[Ran] = []

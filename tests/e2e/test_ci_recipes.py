@@ -283,6 +283,16 @@ def _calibrated(ran: list[Ran]) -> bool:
     )
 
 
+SWITCH = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+
+
+def _userns_switch_ran(ran: list[Ran]) -> bool:
+    """The step that sets AppArmor's user-namespace switch ran and, where the switch is absent
+    (Debian), said so rather than set anything."""
+    steps = [r for r in ran if str(SWITCH) in r.step.run and r.returncode == 0]
+    return bool(steps) and (SWITCH.exists() or all(f"no {SWITCH}" in r.stdout for r in steps))
+
+
 def _installed_by_name(folder: Path) -> list[str]:
     """The distributions in the job's venv that carry evalkit's name."""
     return sorted(
@@ -299,7 +309,7 @@ def test_the_github_instrument_job_installs_evalkit_and_passes_the_scripted_cali
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "instrument")
     ran = _run(start, suite, job, job_folder, gitlab=False)
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
-    assert _calibrated(ran)
+    assert _calibrated(ran) and _userns_switch_ran(ran)
     assert _installed_by_name(job_folder) == ["heldout_evalkit"]
     assert (job_folder / "npm-global" / "bin" / "claude").exists()
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
@@ -313,7 +323,7 @@ def test_the_github_grid_job_calibrates_then_gates_against_the_baseline(
     job = _job(github_jobs(RECIPES / "github-actions.yml"), "grid")
     ran = _run(start, baselined, job, job_folder, gitlab=False)
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
-    assert _calibrated(ran)
+    assert _calibrated(ran) and _userns_switch_ran(ran)
     for name in ("report.html", "verify.xml", "report.xml", "gate.xml"):
         assert (job_folder / "artifacts" / "results" / "ci" / name).is_file(), name
     summary = (job_folder / "summary.md").read_text()
@@ -329,7 +339,7 @@ def test_the_gitlab_instrument_job_installs_evalkit_and_passes_the_scripted_cali
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "instrument")
     ran = _run(start, suite, job, job_folder, gitlab=True)
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
-    assert _calibrated(ran)
+    assert _calibrated(ran) and _userns_switch_ran(ran)
     assert _installed_by_name(job_folder) == ["heldout_evalkit"]
     assert (job_folder / "npm-global" / "bin" / "claude").exists()
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
@@ -343,7 +353,22 @@ def test_the_gitlab_grid_job_calibrates_then_gates_against_the_baseline(
     job = _job(gitlab_jobs(RECIPES / "gitlab-ci.yml"), "grid")
     ran = _run(start, baselined, job, job_folder, gitlab=True)
     assert _failed(ran) == [] and len(ran) == _shell_steps(job)
-    assert _calibrated(ran)
+    assert _calibrated(ran) and _userns_switch_ran(ran)
     for name in ("report.html", "verify.xml", "report.xml", "gate.xml"):
         assert (job_folder / "artifacts" / "results" / "ci" / name).is_file(), name
     assert task_leaks("".join(r.stdout + r.stderr for r in ran)) == []
+
+
+def test_the_github_macos_job_is_refused_here_not_run(tmp_path: Path) -> None:
+    """The macOS job (escape canaries under srt's Seatbelt) is the one recipe job not run
+    here: no macOS runner is on this machine. run_job refuses it whole, naming why, and the
+    four tests above run every other job of both recipes."""
+    github = github_jobs(RECIPES / "github-actions.yml")
+    gitlab = gitlab_jobs(RECIPES / "gitlab-ci.yml")
+    macos = [j for j in github if j.macos]
+    assert [j.name for j in macos] == ["escape-macos"]
+    assert sorted(j.name for j in github if not j.macos) == ["grid", "instrument"]
+    assert sorted(j.name for j in gitlab) == ["grid", "instrument"]
+    with pytest.raises(RuntimeError, match="a macOS runner cannot run here"):
+        run_job(macos[0], tmp_path, {}, stand_ins={})
+    assert list(tmp_path.iterdir()) == []

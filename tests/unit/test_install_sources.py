@@ -190,12 +190,17 @@ def test_a_run_step_with_a_ci_expression_is_refused(tmp_path: Path) -> None:
         run_job(job, tmp_path, {}, stand_ins={})
 
 
-def _jobs() -> list[tuple[str, Job]]:
+def _all_jobs() -> list[tuple[str, Job]]:
     return [
         (p.name, j)
         for p in RECIPES
         for j in (github_jobs if "github" in p.name else gitlab_jobs)(p)
     ]
+
+
+def _jobs() -> list[tuple[str, Job]]:
+    """Every Linux job (each one runs reps under bubblewrap)."""
+    return [(r, j) for r, j in _all_jobs() if not j.macos]
 
 
 def _first(job: Job, command: str) -> int:
@@ -211,7 +216,15 @@ def test_a_recipe_job_installs_confinement_and_calibrates_before_any_model(
 ) -> None:
     shell = "\n".join(s.run for s in job.steps)
     assert re.search(r"apt-get install\b[^\n]*\bbubblewrap\b[^\n]*\bsocat\b", shell)
-    assert "/proc/sys/kernel/apparmor_restrict_unprivileged_userns" in shell
+    # AppArmor's user-namespace switch (Ubuntu 24.04) set to 0 where it exists, and only there
+    assert re.search(
+        r"switch=/proc/sys/kernel/apparmor_restrict_unprivileged_userns;?\s*"
+        r"if \[ -e \"\$switch\" \]; then\s*(\$SUDO )?"
+        r"sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0;?\s*else",
+        shell,
+    )
+    switched = next(i for i, s in enumerate(job.steps) if "sysctl -w" in s.run)
+    assert switched < _first(job, "evalkit calibrate")
     # the pin, read from evalkit's one pin file by the evalkit the job just installed
     assert re.findall(r"@anthropic-ai/claude-code@(\$\(evalkit cli pinned\)|\S+)", shell) == [
         "$(evalkit cli pinned)"
@@ -221,6 +234,44 @@ def test_a_recipe_job_installs_confinement_and_calibrates_before_any_model(
         _first(job, "pip install"),
         _first(job, "npm install"),
     ]
+    # the CLI's pin is read by the evalkit already installed (an earlier line of the job)
+    assert shell.index("pip install") < shell.index("@anthropic-ai/claude-code@")
     calibrated = _first(job, "evalkit calibrate")
     assert max(installs) < _first(job, "evalkit") and calibrated < len(job.steps)
     assert calibrated < _first(job, "evalkit grid")
+
+
+def _macos_jobs() -> list[Job]:
+    return [j for _, j in _all_jobs() if j.macos]
+
+
+def test_the_macos_job_runs_the_escape_canaries_under_the_pinned_srt() -> None:
+    from evalkit.run.backends import srt
+
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    pinned = re.search(r"^SRT_VERSION := (\S+)$", makefile, re.M)
+    assert pinned and pinned.group(1) == srt.VERSION
+    (job,) = _macos_jobs()
+    assert job.runs_on == "macos-latest"
+    shell = "\n".join(s.run for s in job.steps)
+    assert "apt-get" not in shell and "bubblewrap" not in shell
+    assert re.findall(r"@anthropic-ai/sandbox-runtime@(\S+)", shell) == [srt.VERSION]
+    assert re.findall(r"@anthropic-ai/claude-code@(\$\(evalkit cli pinned\)|\S+)", shell) == [
+        "$(evalkit cli pinned)"
+    ]
+    # srt goes where evalkit looks for it (EVALKIT_TOOLS_EXTRA), in the step that calibrates too
+    assert re.search(r'--prefix "\$EVALKIT_TOOLS_EXTRA/srt"', shell)
+    assert all("EVALKIT_TOOLS_EXTRA" in s.env for s in job.steps if not s.uses)
+    calibrate = re.findall(r"^\s*evalkit calibrate .*$", shell, re.M)
+    assert len(calibrate) == 1
+    assert "--confine srt" in calibrate[0]
+    assert re.search(r"--policies escape,oracle\b", calibrate[0])
+    installed = max(_first(job, "pip install"), _first(job, "npm install"))
+    assert installed < _first(job, "evalkit")
+
+
+def test_a_macos_job_is_refused_here_before_any_step(tmp_path: Path) -> None:
+    (job,) = _macos_jobs()
+    with pytest.raises(RuntimeError, match="escape-macos: runs on macos-latest; a macOS runner"):
+        run_job(job, tmp_path, {}, stand_ins={})
+    assert list(tmp_path.iterdir()) == []
