@@ -106,8 +106,11 @@ unit: setup
 	$(BIN)/pytest -q tests/unit
 
 # The everyday loop: lint, then every test that needs neither the real CLI nor a browser.
+# The everyday loop, within a minute on two cores: lint and the unit tests. Unit modules whose
+# tests each run whole commands or suites (about 0.1 s of CPU a test or more) are marked
+# `heavy` and left to `make test`, which runs them with everything else
 check: setup lint
-	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not e2e and not browser and not slow and not slurm and not recipes"
+	$(BIN)/pytest -q $(PYTEST_JOBS) -m "not e2e and not browser and not heavy and not slow and not slurm and not recipes"
 
 test: setup lint
 	$(BIN)/pytest -q -n $(E2E_JOBS) --dist loadscope -m "not slow and not slurm and not recipes"

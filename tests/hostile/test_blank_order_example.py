@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
 from evalkit.cli.main import app
 from evalkit.suite.scaffold import init_suite
+
+pytestmark = pytest.mark.heavy
 
 COMMENTED = "      # b:\n      #   order: [{tool: Read}, {file: {changed: CHANGELOG.md}}]"
 UNCOMMENTED = "      b:\n        order: [{tool: Read}, {file: {changed: CHANGELOG.md}}]"

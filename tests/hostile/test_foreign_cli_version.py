@@ -12,6 +12,8 @@ import pytest
 from evalkit.run.agents.clis import AGENTS, CLIS, agent_cli_version
 from evalkit.run.agents.registry import adapter
 
+pytestmark = pytest.mark.heavy
+
 TRUE = shutil.which("true") or "/bin/true"
 
 

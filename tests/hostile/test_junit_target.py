@@ -14,6 +14,8 @@ from evalkit.cli.main import app
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
 
+pytestmark = pytest.mark.heavy
+
 COMMANDS = ("report", "verify", "gate")
 
 

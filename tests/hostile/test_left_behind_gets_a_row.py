@@ -20,6 +20,8 @@ import pytest
 
 from evalkit.records.kept.evidence import folder_diff, replay_folder
 
+pytestmark = pytest.mark.heavy
+
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
 

@@ -15,6 +15,8 @@ from evalkit.cli.main import app
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
 
+pytestmark = pytest.mark.heavy
+
 WAIT = 30.0
 
 

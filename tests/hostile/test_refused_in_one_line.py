@@ -14,6 +14,8 @@ from evalkit.cli.main import app
 from evalkit.suite.config import load_suite
 from evalkit.suite.lock import freeze
 
+pytestmark = pytest.mark.heavy
+
 CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
                "ANTHROPIC_BASE_URL")  # fmt: skip
 

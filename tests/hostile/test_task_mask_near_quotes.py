@@ -19,6 +19,8 @@ from evalkit.suite.task import read_task
 from tests.conftest import REPO
 from tests.fabricated_results import make_folder
 
+pytestmark = pytest.mark.heavy
+
 RUN_WORDS = 8
 """The run of words in a row the mask treats as Task text (suite/task.py)."""
 

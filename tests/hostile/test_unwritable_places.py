@@ -14,6 +14,8 @@ import typer
 
 from evalkit.cli.app import BROKEN_PIPE, PLACE_ERROR, guarded_call
 
+pytestmark = pytest.mark.heavy
+
 REPO = Path(__file__).resolve().parents[2]
 EVALKIT = Path(sys.executable).parent / "evalkit"
 

@@ -18,6 +18,8 @@ from evalkit.records.verify.record import verify_and_record
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import recorded_folder
 
+pytestmark = pytest.mark.heavy
+
 CELLS = [("P1-L1-reporting", "policy:oracle", 1), ("N1-L1-reporting", "policy:oracle", 1)]
 
 

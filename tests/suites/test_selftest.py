@@ -12,6 +12,8 @@ from evalkit.reference.selftest import CaseCell, self_test
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 
 def test_every_cell_of_both_sets_comes_out_as_designed(
     suite: Suite, self_test_cells: list[CaseCell]

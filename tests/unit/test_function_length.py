@@ -8,6 +8,7 @@ short (parse, one library call, print).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import evalkit
@@ -43,8 +44,10 @@ def _length(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return end - start + 1
 
 
+@functools.cache
 def function_lengths() -> dict[str, int]:
-    """`path:name` of every function and method in the package, with its length."""
+    """`path:name` of every function and method in the package, with its length (parsed once
+    a process: both tests below read the same tree)."""
     found: dict[str, int] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE)

@@ -36,6 +36,8 @@ from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 ROOT = REPO / "suites" / "adr-discrimination"
 PROJECT = ROOT / "fixtures" / "project"
 PLUGIN = ROOT / "fixtures" / "plugins" / "os-adr"

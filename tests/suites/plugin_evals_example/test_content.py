@@ -14,6 +14,8 @@ from evalkit.suite.config import Suite, load_suite
 from evalkit.suite.plugin_evals import eval_dir, read_cases
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 ROOT = REPO / "suites" / "plugin-evals-example"
 
 

@@ -21,6 +21,8 @@ from evalkit.suite.config import Suite
 from evalkit.suite.task import read_task
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 ROOT = REPO / "suites" / "runs-tests"
 PROJECT = ROOT / "fixtures" / "project"
 

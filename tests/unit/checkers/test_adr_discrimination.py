@@ -29,6 +29,8 @@ from evalkit.scoring.transcript import read_transcript
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 ROOT = REPO / "suites" / "adr-discrimination"
 NEUTRAL = "Done: the change is in and the tests pass."
 

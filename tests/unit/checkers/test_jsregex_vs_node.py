@@ -18,6 +18,8 @@ from evalkit.errors import ConfigError
 from evalkit.suite.config import load_suite
 from tests.unit.suite.test_plugin_evals import case_yaml, plugin
 
+pytestmark = pytest.mark.heavy
+
 ATOMS = [
     "a", ".", "\\s", "\\S", "\\w", "\\W", "\\d", "k", "K", "s", "S", "\\u212A", "\u017f",
     "[a-z]", "[^a-z]", "[\\s\\S]", "[^\\s]", "[k-s]", "[^k]", "\\u{1F600}", "\U0001f600",

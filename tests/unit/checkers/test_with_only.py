@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evalkit.checkers.behaviour import Expectation, SelfTestCase
 from evalkit.models import Script
 from evalkit.reference.selftest import run_case, self_test
 from evalkit.suite.config import Suite, load_suite
 from tests.unit.suite.test_plugin_evals import case_yaml, plugin
+
+pytestmark = pytest.mark.heavy
 
 CASE = """schema_version: '1.0'
 name: hails

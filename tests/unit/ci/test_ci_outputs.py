@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import xmlschema
 from junitparser import Error, Failure, JUnitXml, Skipped
 from typer.testing import CliRunner
@@ -18,6 +19,8 @@ from evalkit.models import VerdictValue
 from evalkit.records.verify.result import Trial, VerifyReport
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate, writes_always
+
+pytestmark = pytest.mark.heavy
 
 SCHEMA = xmlschema.XMLSchema(str(Path(__file__).with_name("junit.xsd")))
 

@@ -15,6 +15,8 @@ from evalkit.reference.selftest import run_case
 from evalkit.suite.config import Suite
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
 

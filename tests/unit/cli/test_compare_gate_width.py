@@ -15,6 +15,8 @@ import pytest
 from evalkit.suite.config import Suite
 from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:

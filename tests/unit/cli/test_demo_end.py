@@ -15,6 +15,8 @@ from evalkit.records.verify.record import verify_and_record
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import CALIBRATION, calibration_folder
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def recorded(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from evalkit.cli.main import app
 from tests.minisuite import write_suite
 
+pytestmark = pytest.mark.heavy
+
 runner = CliRunner()
 MOVED = {
     "freeze": "suite",

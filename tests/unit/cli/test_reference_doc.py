@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import typer.main
 
 from evalkit.cli.main import app
 from evalkit.cli.reference_doc import reference_markdown
+
+pytestmark = pytest.mark.heavy
 
 GROUP = typer.main.get_command(app)
 

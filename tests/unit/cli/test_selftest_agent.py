@@ -6,11 +6,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli.main import app
 from tests.conftest import REPO
 from tests.e2e.conftest import copy_suite
+
+pytestmark = pytest.mark.heavy
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}

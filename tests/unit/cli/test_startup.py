@@ -12,10 +12,13 @@ import os
 import subprocess
 import sys
 
+import pytest
 import typer.main
 
 from evalkit.cli.main import app
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.heavy
 
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 

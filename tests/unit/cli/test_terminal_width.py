@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from evalkit.cli.calibration_table import print_matrix
@@ -18,6 +19,8 @@ from evalkit.records.report.build import build_report
 from evalkit.records.report.tally import rate
 from evalkit.reference.policy import policy_names
 from evalkit.suite.config import Suite
+
+pytestmark = pytest.mark.heavy
 
 
 def _console(width: int) -> tuple[Console, io.StringIO]:

@@ -14,6 +14,8 @@ from evalkit.run.context import record_plan
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import context, record_rep
 
+pytestmark = pytest.mark.heavy
+
 runner = CliRunner()
 
 

@@ -26,6 +26,8 @@ from evalkit.suite.subject import AA_VARIANT, SUITE_VARIANT
 from tests.gate_folders import fabricate
 from tests.minisuite import write_suite
 
+pytestmark = pytest.mark.heavy
+
 SCENARIOS, REPS = 10, 10
 RATES = [0.15 + 0.7 * i / (SCENARIOS - 1) for i in range(SCENARIOS)]
 """Each scenario's true pass rate, alike in both arms: only chance tells them apart."""

@@ -25,6 +25,8 @@ from evalkit.suite.subject import build_subject
 from tests.unit.records.folder import context, record_rep
 from tests.unit.suite.test_suite_loading import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
 SCENARIOS = ("P1-L1-reporting",)

@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
@@ -15,6 +16,8 @@ from evalkit.compare.forest import forest_page
 from evalkit.compare.sides import load_side
 from evalkit.suite.config import Suite
 from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
+
+pytestmark = pytest.mark.heavy
 
 HOSTILE = 'policy:<script>alert("x")</script>'
 

@@ -18,6 +18,8 @@ from evalkit.suite.config import Suite
 from tests.conftest import REPO
 from tests.gate_folders import fabricate, writes_always
 
+pytestmark = pytest.mark.heavy
+
 
 def run_gate(suite: Suite, a: Path, b: Path, **options: Any) -> Verdict:
     settings = settings_for(suite, **options)

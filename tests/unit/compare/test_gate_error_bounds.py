@@ -18,6 +18,8 @@ from evalkit.stats import difference_bounds, error_bounds
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
 
+pytestmark = pytest.mark.heavy
+
 
 def first_rep_errors_on_positives(_: str, polarity: str, rep: int) -> VerdictValue:
     return "ERROR" if polarity == "positive" and rep == 1 else "PASS"

@@ -20,6 +20,8 @@ from evalkit.stats import (
     within_margin_p,
 )
 
+pytestmark = pytest.mark.heavy
+
 
 def _enumerated(diffs: list[Fraction]) -> float:
     """The definition, by brute force: #{ε : Σ ε|d| ≤ Σ d} / 2^G."""

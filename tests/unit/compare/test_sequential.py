@@ -19,6 +19,8 @@ from evalkit.models import VerdictValue
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
 
+pytestmark = pytest.mark.heavy
+
 DRAWS = 2000
 
 

@@ -21,6 +21,8 @@ from evalkit.stats import superiority_p
 from evalkit.suite.config import Suite
 from tests.gate_folders import Decide, fabricate
 
+pytestmark = pytest.mark.heavy
+
 
 def passing(share: int) -> Decide:
     """Every scenario passes its first `share` reps of ten."""

@@ -25,6 +25,8 @@ from evalkit.suite.config import Suite
 from tests.conftest import REPO
 from tests.unit.exports.conftest import MODEL, NEGATIVE, POSITIVE
 
+pytestmark = pytest.mark.heavy
+
 KEY = "truth"
 SAMPLES: list[tuple[str, int, str, Any]] = [
     (POSITIVE, 1, "positive", "C"),

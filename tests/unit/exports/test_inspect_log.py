@@ -21,6 +21,8 @@ from evalkit.suite.task import MASK, MIN_MASKED_LINE, read_task
 from tests.conftest import REPO
 from tests.unit.exports.conftest import MODEL, POSITIVE, REPS
 
+pytestmark = pytest.mark.heavy
+
 INSPECT = Path(sys.executable).parent / "inspect"
 
 

@@ -32,6 +32,8 @@ from evalkit.suite.config import Suite
 from tests.conftest import REPO
 from tests.unit.records.folder import context, record_rep
 
+pytestmark = pytest.mark.heavy
+
 P1, N1, ORACLE = "P1-L1-reporting", "N1-L1-reporting", "policy:oracle"
 REPS = [
     (P1, 1, None, "PASS"),

@@ -24,6 +24,8 @@ from evalkit.suite.config import Suite
 from tests.conftest import REPO
 from tests.unit.records.folder import CALIBRATION, calibration_folder, context, record_rep
 
+pytestmark = pytest.mark.heavy
+
 P1, N1 = "P1-L1-reporting", "N1-L1-reporting"
 ORACLE, CUT = "policy:oracle", "policy:fault-cut"
 EXPECTED = [{"scenario": s, "model": m, "verdict": v} for s, m, v, _ in CALIBRATION]

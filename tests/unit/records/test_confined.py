@@ -18,6 +18,8 @@ from evalkit.records.pages.html import write_html
 from evalkit.records.verify.rederive import verify_workdir
 from evalkit.suite.config import Suite
 
+pytestmark = pytest.mark.heavy
+
 MARK = "planted-outside-7c1e"
 
 

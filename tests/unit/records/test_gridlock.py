@@ -13,6 +13,8 @@ import pytest
 from evalkit.records.folder.gridlock import GridBusyError
 from evalkit.records.folder.workdir import Workdir
 
+pytestmark = pytest.mark.heavy
+
 HOLDER = """
 import sys, time
 from pathlib import Path

@@ -17,6 +17,8 @@ from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
 from tests.fabricated_results import make_folder
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture
 def work(mini_root: Path) -> Path:

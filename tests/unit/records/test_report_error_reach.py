@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 import evalkit.cli.main  # noqa: F401  (registers every command)
@@ -15,6 +16,8 @@ from evalkit.cli.main import app
 from evalkit.models import VerdictValue
 from evalkit.suite.config import Suite
 from tests.gate_folders import fabricate
+
+pytestmark = pytest.mark.heavy
 
 
 def first_rep_errors(_: str, __: str, rep: int) -> VerdictValue:

@@ -28,6 +28,8 @@ from tests.conftest import REPO
 from tests.unit.records.folder import context, record_rep
 from tests.unit.suite.test_subject import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 
 def scored_by_old_code(work: Path, verdict_was: str | None = None) -> None:
     """Rewrite the folder as an evalkit with other scoring code would have left it: each rep

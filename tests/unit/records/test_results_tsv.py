@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from evalkit.models import ResultRow
 from evalkit.records.folder.results import COLUMNS, append_row, read_rows
+
+pytestmark = pytest.mark.heavy
 
 
 def _writer(target: Path, n: int, go: int) -> None:

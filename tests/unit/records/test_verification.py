@@ -22,6 +22,8 @@ from evalkit.records.verify.record import verify_and_record
 from evalkit.records.verify.result import VerifyReport
 from evalkit.suite.config import Suite
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture
 def verified(suite: Suite, recorded: Path, tmp_path: Path) -> Path:

@@ -18,6 +18,8 @@ from evalkit.records.verify.rederive import REPLAYS_AT_ONCE, verify_workdir
 from evalkit.suite.config import Suite
 from tests.unit.records.folder import recorded_folder
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture
 def work(recorded: Path, tmp_path: Path) -> Path:

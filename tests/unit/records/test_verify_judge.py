@@ -6,9 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evalkit.records.folder.workdir import EVIDENCE_INDEX
 from evalkit.records.verify.rederive import verify_workdir
 from evalkit.suite.config import Suite
+
+pytestmark = pytest.mark.heavy
 
 COMMAND = "command:sha256:" + "ab" * 32
 

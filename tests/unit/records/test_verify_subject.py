@@ -17,6 +17,8 @@ from tests.unit.records.conftest import CELLS as RECORDED
 from tests.unit.records.folder import context, record_rep, recorded_folder
 from tests.unit.suite.test_subject import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 WORDING = "subject: [fixtures/plugins/os-vault, fixtures/project/CLAUDE.md]\n"
 CELLS = [scenario for scenario, _, _ in RECORDED]
 

@@ -17,6 +17,8 @@ from evalkit.scoring.transcript import agent_error_words, invalid_reason, parse_
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 
 def _script(project: Path) -> Script:
     def step(name: str, **args: object) -> Step:

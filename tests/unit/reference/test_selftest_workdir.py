@@ -17,6 +17,8 @@ from evalkit.reference.selftest import self_test
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def one_scenario(tmp_path_factory: pytest.TempPathFactory) -> Suite:

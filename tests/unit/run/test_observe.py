@@ -16,6 +16,8 @@ from evalkit.records.kept.gitutil import init_with_commit
 from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.scoring.observed import log_path, read_runs
 
+pytestmark = pytest.mark.heavy
+
 SCRIPT = """#!/usr/bin/env bash
 # Finds the project from its own path, as a project's check script does.
 set -euo pipefail

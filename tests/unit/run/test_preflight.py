@@ -20,6 +20,8 @@ from evalkit.run.prerequisites.preflight import prove_instrument
 from evalkit.run.rep import RepOutcome
 from evalkit.suite.config import Suite
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture
 def red_suite(mini_root: Path) -> Path:

@@ -14,6 +14,8 @@ from evalkit.models import WorldConfig
 from evalkit.run.backends.confine import confine, unavailable
 from evalkit.run.world import lay_out_home, rep_places
 
+pytestmark = pytest.mark.heavy
+
 needs_bwrap = pytest.mark.skipif(unavailable() is not None, reason="no confinement here")
 
 LOOK = """#!/bin/sh

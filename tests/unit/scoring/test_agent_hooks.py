@@ -15,6 +15,8 @@ from evalkit.reference.selftest import run_case
 from evalkit.suite.config import Suite
 from tests.e2e.conftest import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 HOOKS = """required_hooks:
   - event: SessionStart
     output_contains: "os-vault"

@@ -17,6 +17,8 @@ from evalkit.run.sandbox_check import check_sandbox
 from evalkit.scoring.safefile import Unreadable, read_capped
 from evalkit.suite.config import Suite
 
+pytestmark = pytest.mark.heavy
+
 
 def test_the_safe_reader_reads_regular_files_only_and_never_past_its_cap(tmp_path: Path) -> None:
     (tmp_path / "note.md").write_bytes(b"x" * 100)

@@ -19,6 +19,8 @@ from evalkit.suite.subject import build_subject
 from tests.unit.records.folder import context, record_rep
 from tests.unit.suite.test_subject import copy_suite
 
+pytestmark = pytest.mark.heavy
+
 WORDING = "fixtures/project/CLAUDE.md"
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy
+
 PACKAGE = Path(__file__).resolve().parents[3] / "evalkit"
 SCORING_PATH = ("scoring", "checkers")
 SERIALISERS = {"dumps", "js_stringify", "stringify"}

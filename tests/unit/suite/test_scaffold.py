@@ -30,6 +30,8 @@ from evalkit.suite.schemas import (
 from evalkit.suite.task import read_task
 from tests.own_tasks import own_tasks
 
+pytestmark = pytest.mark.heavy
+
 
 class _Refuses(Judge):
     def ask(self, prompt: str) -> JudgeRecord:

@@ -32,6 +32,8 @@ from evalkit.suite.schemas import (
 from evalkit.suite.yamlio import load_text
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 SHIPPED = [REPO, *sorted(p.parent for p in (REPO / "suites").glob(f"*/{CONFIG_NAME}"))]
 Edit = Callable[[dict[str, Any]], None]
 

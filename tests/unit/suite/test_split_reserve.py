@@ -19,6 +19,8 @@ from evalkit.suite.provenance import AUTHOR_RESERVE, OPEN
 from tests.unit.records.folder import context, record_rep
 from tests.unit.suite.test_plugin_evals import two_cases
 
+pytestmark = pytest.mark.heavy
+
 runner = CliRunner()
 
 

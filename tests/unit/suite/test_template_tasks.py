@@ -20,6 +20,8 @@ from evalkit.suite.task import task_digest
 from evalkit.suite.template_tasks import TEMPLATE_TASKS
 from tests.own_tasks import own_tasks
 
+pytestmark = pytest.mark.heavy
+
 
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_every_shipped_template_task_is_in_the_table(tmp_path: Path, template: str) -> None:

@@ -22,6 +22,8 @@ from evalkit.suite.catalog import load_catalog
 from evalkit.suite.scaffold import init_suite
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.heavy
+
 LEVELS = 9
 CHILD_SECONDS = 60.0
 CHILD_BYTES = 1 << 30

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evalkit.suite.config import Suite
 from evalkit.tune.lineage import add_variant, next_number, write_overlay
 from tests.tuning_suite import SKILL, write_tuning_suite
+
+pytestmark = pytest.mark.heavy
 
 
 def test_a_variant_is_added_with_the_file_as_a_person_wrote_it(tmp_path: Path) -> None:

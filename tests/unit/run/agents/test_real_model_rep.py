@@ -16,6 +16,8 @@ from evalkit.run.context import RunContext
 from evalkit.run.rep import prepare_rep
 from evalkit.suite.config import Suite
 
+pytestmark = pytest.mark.heavy
+
 KEY = "sk-test-0123456789abcdefghij"
 
 
