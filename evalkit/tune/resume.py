@@ -66,6 +66,7 @@ def taken(work: Path, request: TuneRequest, paths: list[str]) -> Taken | None:
     rounds = [RoundLine(**{k: v for k, v in x.items() if k in names})
               for x in lines if x.get("kind") == "round"]  # fmt: skip
     spent = sum(len(read_rows(p)) for p in sorted(work.glob("*/results.tsv")))
+    spent += sum(int(x.get("reps") or 0) for x in lines if x.get("kind") == "proposer")
     return Taken(start["tune"], rounds, spent)
 
 
