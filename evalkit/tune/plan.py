@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.compare.gate import ALPHA
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.errors import ConfigError, PrerequisiteError, RefusedError
 from evalkit.records.rows.policy_models import is_policy
 from evalkit.run.commands import Limits
+from evalkit.run.prerequisites.credentials import require_credentials
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock
 from evalkit.suite.subject import subject_entries
@@ -173,6 +174,11 @@ def plan_tune(request: TuneRequest) -> TunePlan:
     proposer = proposer_of(request)
     if proposer is not None:
         check_proposer(proposer, suite, paths)
+        if not proposer.scripted and not request.dry_run:
+            try:
+                require_credentials([proposer.model], agent=proposer.agent)
+            except PrerequisiteError as exc:
+                raise PrerequisiteError(f"--proposer {proposer.name}: {exc}") from None
     return TunePlan(
         run=run, reserve=reserve, needed=needed, paths=paths,
         proposer=proposer.name if proposer is not None else "command",

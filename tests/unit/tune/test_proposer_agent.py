@@ -58,7 +58,22 @@ def test_the_default_proposer_is_a_real_model_so_it_needs_a_cap(tuning: Suite, t
                                                                ) -> None:  # fmt: skip
     with pytest.raises(ConfigError, match=r"the proposer claude:haiku\) needs a hard cap"):
         plan_tune(request(tuning, tmp_path))
-    assert plan_tune(request(tuning, tmp_path, budget_reps=400)).proposer == "claude:haiku"
+    planned = plan_tune(request(tuning, tmp_path, budget_reps=400, dry_run=True))
+    assert planned.proposer == "claude:haiku"
+
+
+def test_a_real_proposer_with_no_credential_is_refused_before_any_rep(
+    tuning: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.errors import PrerequisiteError
+    from evalkit.run.prerequisites.credentials import credential_variables
+
+    for name in credential_variables("claude"):
+        monkeypatch.delenv(name, raising=False)
+    refused = "--proposer claude:sonnet: no credential reaches the claude CLI"
+    with pytest.raises(PrerequisiteError, match=refused):
+        plan_tune(request(tuning, tmp_path, proposer="claude:sonnet", budget_reps=400))
+    assert not (tmp_path / "work").exists()
 
 
 def test_both_proposers_at_once_are_refused(tuning: Suite, tmp_path: Path) -> None:
