@@ -188,7 +188,7 @@ def _launch(run: ProposerRun, scratch: Path, server: ScriptServer | None, brief:
         if confined is not None:
             confined.hand_back()
             confined.stop()
-    return outcome.exit_code, *_read_back(out, err, outcome.stopped, outcome.exit_code, server)
+    return outcome.exit_code, *read_back(out, err, outcome.stopped, outcome.exit_code, server)
 
 
 def _confine(agent: Agent, command: list[str], env: dict[str, str], scratch: Path, cli: Path,
@@ -206,7 +206,7 @@ def _confine(agent: Agent, command: list[str], env: dict[str, str], scratch: Pat
                                  [scratch / "brief.md"], hosts)  # fmt: skip
 
 
-def _read_back(out: Path, err: Path, stopped: str | None, code: int | None,
+def read_back(out: Path, err: Path, stopped: str | None, code: int | None,
                server: ScriptServer | None) -> tuple[str, float]:  # fmt: skip
     """The kept transcript and stderr redacted in place; why the run failed ('' when it
     ended with its result), and its cost (0 for a scripted model)."""

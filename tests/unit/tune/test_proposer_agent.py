@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from evalkit.errors import ConfigError
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import freeze
 from evalkit.tune.plan import TuneRequest, plan_tune, proposer_of
-from evalkit.tune.proposer_agent import ProposerAgent
+from evalkit.tune.proposer_agent import ProposerAgent, read_back
 from tests.tuning_suite import write_tuning_suite
 
 PHRASE = "policy:phrase:outlives+the+task"
@@ -110,3 +111,31 @@ def test_a_proposer_agent_costs_one_rep_a_round_in_the_worst_case(tuning: Suite,
     assert by_agent.worst_reps == by_command.worst_reps + 3
     assert any("(proposer, inner loop and run set)" in x for x in by_agent.lines())
     assert any(f"the proposer ({PROPOSE})" in x for x in by_agent.lines())
+
+
+def stream(tmp_path: Path, *events: dict[str, object]) -> Path:
+    out = tmp_path / "transcript.jsonl"
+    out.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    return out
+
+
+RESULT = {"type": "result", "subtype": "success", "is_error": False, "num_turns": 3,
+          "duration_ms": 900, "total_cost_usd": 0.042, "result": "Changed it.", "usage": {}}
+
+
+def test_a_real_proposers_cost_is_its_clis_report(tmp_path: Path) -> None:
+    out = stream(tmp_path, RESULT)
+    assert read_back(out, tmp_path / "stderr.txt", None, 0, None) == ("", 0.042)
+
+
+def test_a_proposer_that_ends_without_its_result_failed(tmp_path: Path) -> None:
+    out = stream(tmp_path, {"type": "system", "subtype": "init"})
+    why, cost = read_back(out, tmp_path / "stderr.txt", None, 1, None)
+    assert why == "the proposer's CLI exited 1 without a result" and cost == 0.0
+    assert "stopped: timeout" in read_back(stream(tmp_path, RESULT), tmp_path / "e", "timeout",
+                                            None, None)[0]  # fmt: skip
+
+
+def test_an_interrupted_proposer_stops_the_tune(tmp_path: Path) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        read_back(stream(tmp_path, RESULT), tmp_path / "e", "interrupted", None, None)
