@@ -43,6 +43,8 @@ from evalkit.tune.proposer import PROPOSER_TIMEOUT, Proposal, compare_snapshots,
 PROPOSER_TURNS = 40
 """The turn cap of a real model's proposer (a scripted one plays its plan and stops)."""
 PROPOSER_RETRIES = 2
+MAX_SAID = 200
+"""How much of the CLI's own error result a failed proposer's stop quotes."""
 KEPT = "proposer"
 SKILL_FILE = "SKILL.md"
 
@@ -220,8 +222,11 @@ def read_back(out: Path, err: Path, stopped: str | None, code: int | None,
     cost = 0.0 if server is not None or result is None else result.total_cost_usd
     if stopped is not None:
         return f"the proposer was stopped: {stopped}", cost
-    if code != 0 or result is None or result.is_error:
+    if result is None:
         return f"the proposer's CLI exited {code} without a result", cost
+    if code != 0 or result.is_error:
+        said = " ".join((result.result or result.subtype or "").split())[:MAX_SAID]
+        return f"the proposer's CLI exited {code} with an error: {said}", cost
     return "", cost
 
 

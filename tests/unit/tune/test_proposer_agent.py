@@ -136,6 +136,12 @@ def test_a_proposer_that_ends_without_its_result_failed(tmp_path: Path) -> None:
                                             None, None)[0]  # fmt: skip
 
 
+def test_a_proposer_whose_cli_ends_in_an_error_is_named_by_it(tmp_path: Path) -> None:
+    failed = {**RESULT, "is_error": True, "result": "API Error: Couldn't connect"}
+    why, _ = read_back(stream(tmp_path, failed), tmp_path / "e", None, 1, None)
+    assert why == "the proposer's CLI exited 1 with an error: API Error: Couldn't connect"
+
+
 def test_an_interrupted_proposer_stops_the_tune(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         read_back(stream(tmp_path, RESULT), tmp_path / "e", "interrupted", None, None)
