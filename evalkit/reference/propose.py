@@ -5,7 +5,8 @@ proposer path (sandbox, brief on stdin, confinement, the CLI's own Read, Edit an
 changes read back) is exercised without a model. This one plays a fixed plan: each round's
 edits of the first `SKILL.md` under the paths it may change (sorted by path), as the copy of
 the wording it was handed holds it. It reads the file, then edits one front-matter line with
-Edit, or writes the whole file with Write when the line is not there once.
+Edit, or writes the whole file with Write when the line is not there once; the Responses and
+Gemini wires tell these calls as Codex's and Gemini's own tools, so every agent plays it.
 
 The plan is spelled in the policy's name: rounds joined by `/`, a round's edits by `,`, an
 edit `FIELD=WORDS` (the front-matter field set to the words) or `FIELD+=WORDS` (the words

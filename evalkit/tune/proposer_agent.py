@@ -1,13 +1,14 @@
 """A round's proposer as an agent: `--proposer AGENT:MODEL`, run like a rep.
 
-The agent's CLI runs in a scratch folder of its own holding `wording/` (a copy of the
-incumbent's wording at its suite-relative paths: its working directory, the only folder of
-the copy it may write) and `brief.md` beside it (read-only). The brief reaches it as its
-prompt, on stdin, as a rep's Task does: never in its flags or environment. It is confined by
-the rep's backend (no network but its one door to its API or scripted server; the suite,
-WORKDIR and the caller's home hidden) unless the tune runs unconfined. It loads no plugin:
-the wording is files it edits, not skills it runs. What it changed is read back as a
-command proposer's is (`tune/proposer.py`): outside `--paths`, discarded and named.
+The agent's CLI runs in a scratch folder of its own laid out as a rep's: `sandbox/` holds a
+copy of the incumbent's wording at its suite-relative paths (its working directory, the only
+folder of the copy it may write) and `brief.md` sits beside it (read-only). The brief
+reaches it as its prompt, on stdin, as a rep's Task does: never in its flags or environment.
+It is confined by the rep's backend (no network but its one door to its API or scripted
+server; the suite, WORKDIR and the caller's home hidden) unless the tune runs unconfined. It
+loads no plugin: the wording is files it edits, not skills it runs. What it changed is read
+back as a command proposer's is (`tune/proposer.py`): outside `--paths`, discarded and
+named.
 
 It costs one rep of `--budget-reps` a round, and the CLI's reported cost for a real model
 (0 for `policy:*`). Its transcript and stderr are kept in `WORKDIR/proposer/round-<n>/`,
@@ -43,9 +44,14 @@ from evalkit.tune.proposer import PROPOSER_TIMEOUT, Proposal, compare_snapshots,
 PROPOSER_TURNS = 40
 """The turn cap of a real model's proposer (a scripted one plays its plan and stops)."""
 PROPOSER_RETRIES = 2
+SCRIPTED_ID = "evalkit-propose"
+"""The model id a scripted proposer's CLI is given where its adapter declares none."""
 MAX_SAID = 200
 """How much of the CLI's own error result a failed proposer's stop quotes."""
 KEPT = "proposer"
+COPY = "sandbox"
+"""The copy of the wording in the proposer's scratch folder, where a rep's own folder is: the
+adapters take that folder as the agent's (Gemini's settings include and trust it)."""
 SKILL_FILE = "SKILL.md"
 
 
@@ -78,24 +84,16 @@ class ProposerAgent:
 
 def check_proposer(proposer: ProposerAgent, suite: Suite, paths: list[str]) -> None:
     """Refuse, before any rep, a scripted proposer that cannot play: not `policy:propose`, a
-    plan that does not parse, an agent whose wire it is not played on, or no `SKILL.md`
-    under the paths it may change."""
+    plan that does not parse, or no `SKILL.md` under the paths it may change. Every agent's
+    scripted server plays it (its wire tells Read, Edit and Write as that agent's tools)."""
     if not proposer.scripted:
         return
     from evalkit.reference.propose import ProposePlan, skill_target
-    from evalkit.reference.wire import speaks_messages
 
     name = proposer.model[len(PREFIX) :]
     if ProposePlan.parse(name) is None:
         raise ConfigError(f"--proposer {proposer.name}: a scripted proposer is "
                           "policy:propose:<plan>; policy:<name> models play scenarios")  # fmt: skip
-    agent = adapter(proposer.agent).name
-    if not speaks_messages(agent):
-        raise ConfigError(
-            f"--proposer {proposer.name}: policy:propose is played on the Messages API's wire, "
-            f"through Claude Code's Read, Edit and Write; agent {agent} speaks another wire, "
-            "so it cannot play it"
-        )
     if skill_target(build_subject(suite).root, paths) is None:
         raise ConfigError(f"--proposer {proposer.name}: no {SKILL_FILE} under "
                           f"{', '.join(paths)} for its plan to edit")  # fmt: skip
@@ -120,7 +118,7 @@ def propose_by_agent(run: ProposerRun, wording_root: Path, brief: str, paths: li
     """Run the proposer agent once on a copy of `wording_root` and say what it changed."""
     scratch = Path(tempfile.mkdtemp(prefix="tune-proposer-", dir=scratch_root()))
     try:
-        wording = scratch / "wording"
+        wording = scratch / COPY
         shutil.copytree(wording_root, wording, symlinks=True)
         (scratch / "brief.md").write_text(brief, encoding="utf-8")
         before = snapshot(wording)
@@ -168,7 +166,7 @@ def _launch(run: ProposerRun, scratch: Path, server: ScriptServer | None, brief:
     env = base_environment({}, config, PROPOSER_RETRIES)
     model = run.proposer.model
     if server is not None:
-        model = agent.capabilities.scripted_model or f"evalkit-{model[len(PREFIX) :]}"
+        model = agent.capabilities.scripted_model or SCRIPTED_ID  # no plan in a URL's path
     credentials = agent.rep_credentials(os.environ) if server is None else {}
     spec = LaunchSpec(cli, model, [], scratch, env, server.base_url if server else None,
                       None if server else PROPOSER_TURNS, None, [], credentials)  # fmt: skip
@@ -184,7 +182,7 @@ def _launch(run: ProposerRun, scratch: Path, server: ScriptServer | None, brief:
     run.keep.mkdir(parents=True, exist_ok=True)
     out, err = run.keep / "transcript.jsonl", run.keep / "stderr.txt"
     try:
-        outcome = run_agent(command, scratch / "wording", env, out, err, run.timeout, run.stop,
+        outcome = run_agent(command, scratch / COPY, env, out, err, run.timeout, run.stop,
                             brief.encode("utf-8"), None, fds)  # fmt: skip
     finally:
         if confined is not None:
@@ -201,9 +199,9 @@ def _confine(agent: Agent, command: list[str], env: dict[str, str], scratch: Pat
     own folders writable, the brief readable, its one door out to its API or server."""
     if server is not None:
         env = {**env, "ANTHROPIC_BASE_URL": server.base_url}  # the door's target
-    writable = [scratch / "wording", scratch / "config", *(p for p in folders if p.is_dir())]
+    writable = [scratch / COPY, scratch / "config", *(p for p in folders if p.is_dir())]
     hosts = agent.api_hosts({**env, **credentials})
-    return backend(name).confine(command, env, scratch / "wording", writable,
+    return backend(name).confine(command, env, scratch / COPY, writable,
                                  home or scratch / "home", cli, hidden,
                                  [scratch / "brief.md"], hosts)  # fmt: skip
 

@@ -1,14 +1,17 @@
-"""A tune's proposer agent runs like a rep, through the real Claude CLI: confined to its copy
-of the wording, the brief handed to it as its prompt on stdin, its changes read back (those
-outside the paths it may change discarded and named). One proposer rep, a few seconds.
+"""A tune's proposer agent runs like a rep, through the real CLI of each agent: confined to
+its copy of the wording, the brief handed to it as its prompt on stdin, its changes read back
+(those outside the paths it may change discarded and named). One proposer rep an agent:
+Claude's in `make test`, Codex's and Gemini's (slower to start) in `make calibrate-suites`.
 
 Its scripted plan is given hostile extra steps here: writes into the suite and WORKDIR
 (hidden from it), a write beside the skill outside its paths, and a look at every process's
-command line, where the brief must not be."""
+command line, where the brief must not be (a process of its own started first shows the
+look reads other processes' command lines)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +19,20 @@ import pytest
 
 from evalkit.models import Script, Step, ToolUseBlock
 from evalkit.reference.propose import ProposePlan
-from evalkit.run.prerequisites.world_look import tool_result
 from evalkit.suite.config import Suite
 from evalkit.suite.subject import build_subject
 from evalkit.tune.proposer_agent import ProposerAgent, ProposerRun, propose_by_agent
+from tests.e2e.test_other_agents import require_cli
 from tests.tuning_suite import SKILL, write_tuning_suite
 
 pytestmark = pytest.mark.e2e
 
-PLAN = "claude:policy:propose:description=Keep+a+note+of+what+outlives+the+task."
+PLAN = "policy:propose:description=Keep+a+note+of+what+outlives+the+task."
 MARK = "Proposer brief line 7f3a: two failing positives want a note kept."
-ARGV = "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"
+ARGV = ("sleep 7.25 & cat /proc/[0-9]*/cmdline | tr '\\0' ' ' > /tmp/argv.txt; kill $!; "
+        "printf 'brief='; grep -c '7f3[a]:' /tmp/argv.txt; printf ' other='; "
+        "grep -c 'sleep 7[.]25' /tmp/argv.txt")
+LOOKED = re.compile(r"brief=(\d+)\s+other=(\d+)")
 NOTES = "fixtures/plugins/notes"
 
 
@@ -47,14 +53,31 @@ def hostile(suite: Path, work: Path) -> Any:
     return script
 
 
+def strings(value: Any) -> list[str]:
+    """Every string a decoded request holds, however deep."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+@pytest.mark.parametrize("agent", [
+    "claude",
+    pytest.param("codex", marks=pytest.mark.slow),  # make calibrate-suites
+    pytest.param("gemini", marks=pytest.mark.slow),
+])  # fmt: skip
 def test_the_proposer_runs_confined_with_the_brief_on_stdin(
-    claude_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    require_cli(agent)
     root = write_tuning_suite(tmp_path / "suite")
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.setattr(ProposePlan, "script", hostile(root, work))
-    run = ProposerRun(ProposerAgent.parse(PLAN), work / "proposer" / "round-1",
+    run = ProposerRun(ProposerAgent.parse(f"{agent}:{PLAN}"), work / "proposer" / "round-1",
                       [root, work, Path.home()])  # fmt: skip
     wording = build_subject(Suite(root)).root
     brief = f"# What the current wording did\n\n{MARK}\n"
@@ -65,9 +88,10 @@ def test_the_proposer_runs_confined_with_the_brief_on_stdin(
     assert found.discarded == ["stray.txt"]
     assert not (root / "planted.txt").exists() and not (work / "planted.txt").exists()
     bodies = [json.loads(x) for x in (run.keep / "requests.jsonl").read_text().splitlines()]
-    first = bodies[0]["messages"][0]["content"]
-    assert any(MARK in block.get("text", "") for block in first), "the brief is not the prompt"
-    argv = tool_result(bodies, ARGV)
-    assert "--output-format" in argv, "the look at the command lines saw no CLI"
-    assert MARK not in argv, "the brief is on a command line"
+    assert any(MARK in x for x in strings(bodies[0])), "the brief is not the prompt"
+    looked = [m.groups() for b in bodies for x in strings(b) if (m := LOOKED.search(x))]
+    assert looked, "the look at the command lines said nothing"
+    brief, other = (int(x) for x in looked[-1])
+    assert other >= 1, "the look read no other process's command line"
+    assert brief == 0, "the brief is on a command line"
     assert (run.keep / "transcript.jsonl").stat().st_size > 0

@@ -85,8 +85,6 @@ def test_both_proposers_at_once_are_refused(tuning: Suite, tmp_path: Path) -> No
 @pytest.mark.parametrize(("given", "words"), [
     ("claude:policy:oracle", "a scripted proposer is policy:propose:<plan>"),
     ("claude:policy:propose:description", "expected policy:propose:ROUND"),
-    ("codex:policy:propose:description=x", "agent codex speaks another wire"),
-    ("gemini:policy:propose:description=x", "agent gemini speaks another wire"),
 ])  # fmt: skip
 def test_a_scripted_proposer_that_cannot_play_is_refused_before_any_rep(
     tuning: Suite, tmp_path: Path, given: str, words: str
@@ -102,6 +100,13 @@ def test_a_scripted_proposer_with_no_skill_to_edit_is_refused(tuning: Suite, tmp
                     paths=["fixtures/plugins/notes/.claude-plugin"])  # fmt: skip
     with pytest.raises(ConfigError, match="no SKILL.md under fixtures/plugins/notes/.claude"):
         plan_tune(given)
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_a_scripted_proposer_plays_through_every_agent(tuning: Suite, tmp_path: Path,
+                                                       agent: str) -> None:  # fmt: skip
+    given = f"{agent}:policy:propose:description=x"
+    assert plan_tune(request(tuning, tmp_path, proposer=given)).proposer == given
 
 
 def test_a_proposer_agent_costs_one_rep_a_round_in_the_worst_case(tuning: Suite, tmp_path: Path
