@@ -18,7 +18,6 @@ was handed can be read back and scanned.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -231,10 +230,3 @@ def read_back(out: Path, err: Path, stopped: str | None, code: int | None,
 def _tail(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")[-400:] if path.is_file() else ""
 
-
-def kept_requests(folder: Path) -> list[dict[str, object]]:
-    """The requests a scripted proposer's CLI sent, as kept."""
-    path = folder / "requests.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x]
