@@ -22,7 +22,9 @@ from evalkit.suite.lock import read_lock
 from evalkit.tune.lineage import LINEAGE, RoundLine
 from evalkit.tune.plan import TuneRequest
 
-SETTINGS = ("models", "reps", "margin", "min_delta", "alpha", "controls", "paths")
+SETTINGS = ("models", "reps", "margin", "min_delta", "alpha", "controls", "paths", "proposer")
+"""What a resumed tune must share with the interrupted one (`proposer`: `--proposer` as
+given, None for a command or the default)."""
 
 
 @dataclass

@@ -90,3 +90,12 @@ def test_the_reps_a_proposer_agent_spent_count_after_the_interrupt(tmp_path: Pat
     _write(request.workdir, start_line("tune-x", request, PATHS), ran)
     found = taken(request.workdir, request, PATHS)
     assert found is not None and found.spent == 1
+
+
+def test_a_workdir_of_another_proposer_agent_is_refused(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    request.proposer_cmd, request.proposer = None, "claude:policy:propose:description=a"
+    _write(request.workdir, start_line("tune-x", request, PATHS))
+    request.proposer = "claude:policy:propose:description=b"
+    with pytest.raises(RefusedError, match="ran with other proposer"):
+        taken(request.workdir, request, PATHS)
