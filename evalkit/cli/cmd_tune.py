@@ -42,8 +42,15 @@ def tune_command(
         ),
     ] = None,  # fmt: skip
     proposer: Annotated[
-        str | None, typer.Option("--proposer", metavar="AGENT:MODEL", help="not built yet")
-    ] = None,
+        str | None,
+        typer.Option(
+            "--proposer",
+            metavar="AGENT:MODEL",
+            help="an agent run like a rep, confined, the brief as its prompt, one rep a round "
+            "(default: the suite's agent with the judge's model); claude:policy:propose:PLAN "
+            "plays a scripted one",
+        ),
+    ] = None,  # fmt: skip
     paths: Annotated[
         str,
         typer.Option(
@@ -84,8 +91,9 @@ def tune_command(
     0 the reserve confirms, 1 worse (or the run set degraded), 2 untrusted, 3 cannot tell
     (or nothing was accepted). Refused before any rep when a set is too small to decide.
 
-    Example: `evalkit tune results/tune --models policy:phrase:outlives+the+task --reps 2
-    --proposer-cmd ./propose.sh --budget-reps 400`
+    Example: `evalkit tune results/tune --models sonnet --proposer claude:sonnet
+    --budget-usd 20`, or offline `evalkit tune results/tune --models
+    policy:phrase:outlives+the+task --proposer-cmd ./propose.sh --budget-reps 400`
     """
     from evalkit.reference.scripted import POLICIES
     from evalkit.run.commands import Limits

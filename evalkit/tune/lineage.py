@@ -41,6 +41,9 @@ class RoundLine:
     interval: list[float] | None = None
     reps: int = 0
     cost_usd: float = 0.0
+    proposer_reps: int = 0
+    """The proposer agent's reps this round (none for a command); `reps` counts the grids'."""
+    proposer_cost_usd: float = 0.0
     discarded: list[str] = field(default_factory=list)
     tune: str = ""
     kind: str = "round"

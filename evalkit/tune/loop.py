@@ -45,8 +45,9 @@ from evalkit.tune.lineage import (
     write_overlay,
 )
 from evalkit.tune.page import check_target, write_page
-from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune
-from evalkit.tune.proposer import propose, snapshot
+from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune, proposer_of
+from evalkit.tune.proposer import Proposal, propose, snapshot
+from evalkit.tune.proposer_agent import KEPT, ProposerRun, propose_by_agent
 from evalkit.tune.resume import contaminated_by, counted, round_variant, start_line, taken
 
 NO_ACCEPTANCE = 3
@@ -263,7 +264,7 @@ def _round(state: _State, plan: TunePlan, number: int) -> str | None:
 
 def _propose_and_run(state: _State, plan: TunePlan, number: int, rows: list[ResultRow],
                      failing: Polarity, brief: str, line: RoundLine) -> str | None:  # fmt: skip
-    request, suite = state.request, state.suite
+    suite = state.suite
     again = round_variant(suite, state.tune_id, number)
     if again is not None:  # the round was interrupted after its proposal: measure it
         base = snapshot(build_subject(suite).root)
@@ -271,8 +272,14 @@ def _propose_and_run(state: _State, plan: TunePlan, number: int, rows: list[Resu
         line.variant, line.diff_hash = again, digest(patch(base, best))
         return _measure(state, plan, number, rows, failing, line)
     wording = build_subject(suite, None, _variant_arg(state.incumbent))
-    proposal = propose(request.proposer_cmd or "", wording.root, brief, plan.paths, number,
-                       unconfined=request.limits.unconfined)  # fmt: skip
+    proposal = _proposal(state, plan, number, wording.root, brief)
+    if proposal is None:
+        line.decision, line.reason = "stopped", "budget before the proposer"
+        return "budget"
+    line.proposer_reps, line.proposer_cost_usd = proposal.reps, proposal.cost_usd
+    if proposal.failed:
+        line.decision, line.reason = "proposer-failed", proposal.failed
+        return f"the proposer failed: {proposal.failed}"
     line.discarded = sorted(proposal.discarded)
     if proposal.discarded:
         state.view.warn(f"tune: round {number}: discarded, outside --paths: "
@@ -289,6 +296,33 @@ def _propose_and_run(state: _State, plan: TunePlan, number: int, rows: list[Resu
     state.suite = load_suite(suite.root)
     line.variant, line.diff_hash = name, digest(patch(base, {**base, **overlay}))
     return _measure(state, plan, number, rows, failing, line)
+
+
+def _proposal(state: _State, plan: TunePlan, number: int, root: Path, brief: str
+              ) -> Proposal | None:  # fmt: skip
+    """What the round's proposer changed: a command's, or an agent's run like a rep, which
+    the budget counts (None when the budget refuses it)."""
+    request = state.request
+    agent = proposer_of(request)
+    if agent is None:
+        return propose(request.proposer_cmd or "", root, brief, plan.paths, number,
+                       unconfined=request.limits.unconfined)  # fmt: skip
+    why = state.budget.refuses(1)
+    if why is not None:
+        state.view.say(f"tune: stopped before round {number}'s proposer: {why}")
+        return None
+    state.view.say(f"tune: round {number}: {agent.name} proposes")
+    limits = request.limits
+    run = ProposerRun(agent, state.work / KEPT / f"round-{number}",
+                      [state.suite.root, state.work, Path.home()], limits.backend,
+                      limits.unconfined, limits.stop)  # fmt: skip
+    found = propose_by_agent(run, root, brief, plan.paths, number)
+    state.budget.reps += found.reps
+    state.budget.usd += found.cost_usd
+    append_line(state.work, {"kind": "proposer", "tune": state.tune_id, "round": number,
+                             "proposer": agent.name, "reps": found.reps,
+                             "cost_usd": found.cost_usd, "failed": found.failed})  # fmt: skip
+    return found
 
 
 def _variant_arg(name: str) -> str | None:

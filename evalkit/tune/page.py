@@ -49,7 +49,8 @@ def _row(line: dict[str, Any]) -> str:
         css = verdict.replace(" ", "-")
     else:
         cells = [line.get("round"), line.get("variant") or "-", line.get("parent"),
-                 line.get("decision"), _delta(line), line.get("reps", 0),
+                 line.get("decision"), _delta(line),
+                 line.get("reps", 0) + line.get("proposer_reps", 0),  # its proposer's too
                  line.get("reason", "")]  # fmt: skip
         css = str(line.get("decision", ""))
     tds = "".join(f"<td>{escape(str(c))}</td>" for c in cells)

@@ -6,14 +6,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.compare.gate import ALPHA
-from evalkit.errors import ConfigError, RefusedError
+from evalkit.errors import ConfigError, PrerequisiteError, RefusedError
 from evalkit.records.rows.policy_models import is_policy
 from evalkit.run.commands import Limits
+from evalkit.run.prerequisites.credentials import require_credentials
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock
 from evalkit.suite.subject import subject_entries
 from evalkit.tune.decide import needed_scenarios
 from evalkit.tune.proposer import inside
+from evalkit.tune.proposer_agent import ProposerAgent, check_proposer
 
 DEFAULT_ROUNDS = 6
 DEFAULT_MARGIN = 0.1
@@ -54,6 +56,8 @@ class TunePlan:
     reserve: dict[str, int]
     needed: int
     paths: list[str]
+    proposer: str
+    """`AGENT:MODEL` of a proposer agent (one rep a round), or "command"."""
     baseline_reps: int
     round_reps: int
     reserve_reps: int
@@ -78,9 +82,10 @@ class TunePlan:
             f"tune: run set {self.run['positive']} positive(s), {self.run['negative']} "
             f"negative(s); reserve {self.reserve['positive']} and {self.reserve['negative']}; "
             f"the tests need {self.needed} a polarity",
-            f"tune: the proposer may change {', '.join(self.paths)}",
+            f"tune: the proposer ({self.proposer}) may change {', '.join(self.paths)}",
             f"tune: baseline {self.baseline_reps} rep(s); each of {self.rounds} round(s) at "
-            f"most {self.round_reps} (inner loop and run set); reserve {self.reserve_reps}",
+            f"most {self.round_reps} ({'' if self.proposer == 'command' else 'proposer, '}"
+            f"inner loop and run set); reserve {self.reserve_reps}",
             f"tune: worst case {self.worst_reps} rep(s)"
             + (f", capped at {capped} by --budget-reps" if capped < self.worst_reps else "")
             + f"; cost {cost}",
@@ -114,14 +119,10 @@ def check_request(request: TuneRequest) -> list[str]:
     """Every refusal that needs no rep; the models that are not scripted."""
     if not request.models:
         raise ConfigError("tune needs --models, e.g. --models sonnet or --models policy:NAME")
-    if request.proposer is not None:
-        raise RefusedError(
-            "tune --proposer AGENT:MODEL is not built yet; name a proposer command with "
-            "--proposer-cmd CMD"
-        )
-    if not request.proposer_cmd:
-        raise ConfigError("tune needs a proposer: --proposer-cmd CMD")
+    proposer = proposer_of(request)
     real = [m for m in request.models if not is_policy(m)]
+    if proposer is not None and not proposer.scripted:
+        real.append(f"the proposer {proposer.name}")
     if real and request.budget_reps is None and request.budget_usd is None:
         raise ConfigError(
             f"tune with a real model ({', '.join(real)}) needs a hard cap: --budget-usd X "
@@ -140,6 +141,19 @@ def check_request(request: TuneRequest) -> list[str]:
     return real
 
 
+def proposer_of(request: TuneRequest) -> ProposerAgent | None:
+    """The proposer agent (`--proposer`, else the suite's agent with the judge's model); None
+    when a command proposes."""
+    if request.proposer is not None and request.proposer_cmd:
+        raise ConfigError("tune takes one proposer: --proposer AGENT:MODEL or --proposer-cmd "
+                          "CMD, not both")  # fmt: skip
+    if request.proposer_cmd:
+        return None
+    if request.proposer is None:
+        return ProposerAgent(request.limits.agent, request.suite.config.judge.model)
+    return ProposerAgent.parse(request.proposer)
+
+
 def plan_tune(request: TuneRequest) -> TunePlan:
     """The plan, refused before any rep when a set is too small for the tests to decide."""
     real = check_request(request)
@@ -156,9 +170,19 @@ def plan_tune(request: TuneRequest) -> TunePlan:
                 "was run"
             )
     size = (run["positive"] + run["negative"]) * models * request.reps
+    paths = allowed_paths(suite, request.paths)
+    proposer = proposer_of(request)
+    if proposer is not None:
+        check_proposer(proposer, suite, paths)
+        if not proposer.scripted and not request.dry_run:
+            try:
+                require_credentials([proposer.model], agent=proposer.agent)
+            except PrerequisiteError as exc:
+                raise PrerequisiteError(f"--proposer {proposer.name}: {exc}") from None
     return TunePlan(
-        run=run, reserve=reserve, needed=needed, paths=allowed_paths(suite, request.paths),
-        baseline_reps=size, round_reps=2 * size,
+        run=run, reserve=reserve, needed=needed, paths=paths,
+        proposer=proposer.name if proposer is not None else "command",
+        baseline_reps=size, round_reps=2 * size + (proposer is not None),
         reserve_reps=2 * (reserve["positive"] + reserve["negative"]) * models * request.reps,
         rounds=request.rounds, budget_reps=request.budget_reps, budget_usd=request.budget_usd,
         real=real,

@@ -34,8 +34,14 @@ class Proposal:
     discarded: list[str] = field(default_factory=list)
     """Paths it changed, added or removed that were not its to change (or, removed, that an
     overlay cannot express)."""
-    exit_code: int = 0
+    exit_code: int | None = 0
     stderr_tail: str = ""
+    reps: int = 0
+    """Reps it spent of the budget: one for an agent, none for a command."""
+    cost_usd: float = 0.0
+    """What its CLI reported it cost (a real model's only)."""
+    failed: str = ""
+    """Why an agent proposer did not finish its turn ('' when it did)."""
 
     @property
     def empty(self) -> bool:
@@ -98,13 +104,15 @@ def propose(
         finally:
             if boxed is not None:
                 boxed.stop()  # type: ignore[attr-defined]
-        return _compare(before, snapshot(wording), paths, done.returncode, done.stderr)
+        return compare_snapshots(before, snapshot(wording), paths, done.returncode, done.stderr)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _compare(before: dict[str, bytes], after: dict[str, bytes], paths: list[str],
-             code: int, stderr: bytes) -> Proposal:  # fmt: skip
+def compare_snapshots(before: dict[str, bytes], after: dict[str, bytes], paths: list[str],
+                      code: int | None, stderr: bytes) -> Proposal:  # fmt: skip
+    """What changed between two snapshots of the wording: inside `paths` kept, the rest
+    discarded and named."""
     found = Proposal(exit_code=code, stderr_tail=stderr.decode("utf-8", "replace")[-400:])
     for rel, data in after.items():
         if before.get(rel) == data:

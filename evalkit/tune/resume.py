@@ -22,7 +22,9 @@ from evalkit.suite.lock import read_lock
 from evalkit.tune.lineage import LINEAGE, RoundLine
 from evalkit.tune.plan import TuneRequest
 
-SETTINGS = ("models", "reps", "margin", "min_delta", "alpha", "controls", "paths")
+SETTINGS = ("models", "reps", "margin", "min_delta", "alpha", "controls", "paths", "proposer")
+"""What a resumed tune must share with the interrupted one (`proposer`: `--proposer` as
+given, None for a command or the default)."""
 
 
 @dataclass
@@ -66,6 +68,7 @@ def taken(work: Path, request: TuneRequest, paths: list[str]) -> Taken | None:
     rounds = [RoundLine(**{k: v for k, v in x.items() if k in names})
               for x in lines if x.get("kind") == "round"]  # fmt: skip
     spent = sum(len(read_rows(p)) for p in sorted(work.glob("*/results.tsv")))
+    spent += sum(int(x.get("reps") or 0) for x in lines if x.get("kind") == "proposer")
     return Taken(start["tune"], rounds, spent)
 
 

@@ -1,6 +1,7 @@
 """`evalkit tune` end to end through the real CLI, on a generated suite large enough for the
 tests: `policy:phrase` fails the positives until the skill's description holds its words, a
-scripted proposer (a `--proposer-cmd` of sed edits) supplies wordings, and the reserve
+scripted proposer (a `--proposer-cmd` of sed edits, or the proposer agent
+`claude:policy:propose:<plan>` through the real CLI) supplies wordings, and the reserve
 confirms once. Long (over a hundred reps): `make calibrate-suites`."""
 
 from __future__ import annotations
@@ -97,6 +98,50 @@ def test_tune_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:
     for text in [*briefs, done.output]:
         assert leaked_tasks(text, tasks) == []
         assert not any(answer in text for answer in answers)
+
+
+def strings(value: Any) -> list[str]:
+    """Every string a decoded request holds, however deep."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def test_a_proposer_agent_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:
+    """`--proposer claude:policy:propose:<plan>`: the proposer runs through the real CLI like
+    a rep; its first round proposes nothing, its second the wording, which the reserve
+    confirms. What its CLI sent holds the brief and no Task line or calibration answer."""
+    from conftest import leaked_tasks, task_blocks
+
+    work = world.base / "tune"
+    plan = "claude:policy:propose:-/description=Keep+a+note+of+what+outlives+the+task."
+    done = world.run("tune", str(work), *TUNE, "--proposer", plan, timeout=1800)
+    assert done.returncode == 0, done.why()
+    rounds = [(x["round"], x["variant"], x["decision"], x["proposer_reps"])
+              for x in lineage(work) if x["kind"] == "round"]  # fmt: skip
+    assert rounds == [(1, None, "empty", 1), (2, "tune-1", "accepted", 1)], rounds
+    ran = [(x["round"], x["reps"], x["cost_usd"], x["failed"])
+           for x in lineage(work) if x["kind"] == "proposer"]  # fmt: skip
+    assert ran == [(1, 1, 0.0, ""), (2, 1, 0.0, "")], ran
+    assert [x["code"] for x in lineage(work) if x["kind"] == "reserve"] == [0]
+    marks = contaminated(world)
+    assert marks.get("run") and marks.get("reserve")
+    assert "outlives the task" in (work / "tune.patch").read_text()
+    for folder in ("baseline", "tune-1-inner", "tune-1", "reserve"):
+        verified = world.run("verify", str(work / folder), timeout=600)
+        assert verified.returncode == 0 and "PUBLISHABLE" in verified.stdout, folder
+    received = []
+    for path in sorted(work.glob("proposer/round-*/requests.jsonl")):
+        received += [s for x in path.read_text().splitlines() for s in strings(json.loads(x))]
+    said = "\n".join(received)
+    brief = (work / "briefs" / "round-2.md").read_text()
+    assert brief.strip() in said, "the scan does not read what the proposer was handed"
+    assert leaked_tasks(said, task_blocks(world.suite)) == []
+    assert not any(answer in said for answer in calibration_answers(world.suite))
 
 
 def test_a_wording_that_says_always_is_rejected_on_the_negatives(world: Kit) -> None:

@@ -19,7 +19,7 @@ LINES = [
      "interval": [0.0, 0.0], "reps": 42},
     {"kind": "round", "round": 2, "variant": "tune-2", "parent": "suite", "tune": "tune-x",
      "decision": "accepted", "reason": "better", "delta": 1.0, "interval": [1.0, 1.0],
-     "reps": 42},
+     "reps": 42, "proposer_reps": 1},
     {"kind": "reserve", "variant": "tune-2", "tune": "tune-x", "code": 0, "reason": "better",
      "delta": 1.0, "interval": [0.8, 1.0], "reps": 48},
 ]  # fmt: skip
@@ -33,6 +33,7 @@ def test_the_page_shows_each_round_then_the_reserve_escaped(tmp_path: Path) -> N
     page = write_page(suite, work, tmp_path / "tune.html").read_text()
     rows = page.split("<tbody>")[1].split("</tbody>")[0].strip().splitlines()
     assert [r.split("<td>")[1].split("</td>")[0] for r in rows] == ["1", "2", "reserve"]
+    assert "<td>42</td>" in rows[0] and "<td>43</td>" in rows[1]  # the proposer's rep too
     assert "confirmed" in rows[2] and "+1.000 [+0.800, +1.000]" in rows[2]
     assert "&lt;b&gt;" in page and "<b>" not in page
 

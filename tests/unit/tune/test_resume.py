@@ -81,3 +81,21 @@ def test_a_rep_resumed_after_the_interrupt_counts_once_by_its_resumed_attempt(
         records.append_evidence_line(line(rep, verdict, attempt, again))
         append_row(tmp_path / "results.tsv", row(rep, verdict, reasons, attempt))
     assert [(r.rep, r.verdict) for r in counted(tmp_path)] == [(1, "PASS"), (2, "PASS")]
+
+
+def test_the_reps_a_proposer_agent_spent_count_after_the_interrupt(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    ran = {"kind": "proposer", "tune": "tune-x", "round": 1, "proposer": "claude:haiku",
+           "reps": 1, "cost_usd": 0.01, "failed": ""}  # fmt: skip
+    _write(request.workdir, start_line("tune-x", request, PATHS), ran)
+    found = taken(request.workdir, request, PATHS)
+    assert found is not None and found.spent == 1
+
+
+def test_a_workdir_of_another_proposer_agent_is_refused(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    request.proposer_cmd, request.proposer = None, "claude:policy:propose:description=a"
+    _write(request.workdir, start_line("tune-x", request, PATHS))
+    request.proposer = "claude:policy:propose:description=b"
+    with pytest.raises(RefusedError, match="ran with other proposer"):
+        taken(request.workdir, request, PATHS)
