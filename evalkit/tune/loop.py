@@ -26,7 +26,6 @@ from pathlib import Path
 from evalkit.compare.sides import load_side
 from evalkit.models import Polarity, ResultRow
 from evalkit.records.folder.results import read_rows
-from evalkit.records.rows.policy_models import is_policy
 from evalkit.run.commands import GridRequest, Quiet, View, run_grid
 from evalkit.run.grid import failing_cells as inner_cells
 from evalkit.suite.config import Suite, load_suite
@@ -48,16 +47,22 @@ from evalkit.tune.page import check_target, write_page
 from evalkit.tune.plan import TunePlan, TuneRequest, plan_tune, proposer_of
 from evalkit.tune.proposer import Proposal, propose, snapshot
 from evalkit.tune.proposer_agent import KEPT, ProposerRun, propose_by_agent
-from evalkit.tune.resume import contaminated_by, counted, round_variant, start_line, taken
+from evalkit.tune.resume import (
+    contaminated_by,
+    counted,
+    round_variant,
+    spent_on,
+    start_line,
+    taken,
+)
 
 NO_ACCEPTANCE = 3
 """Exit code when no variant was accepted: the reserve was not run, nothing is confirmed."""
 
 
 def cost(rows: list[ResultRow]) -> float:
-    """What the rows cost: the CLI's report for a real model, nothing for a scripted one
-    (its CLI prices the scripted tokens as if they were a real model's)."""
-    return sum(r.cost_usd_estimate or 0.0 for r in rows if not is_policy(r.model))
+    """What the rows cost, read as a resumed tune reads them (`spent_on`)."""
+    return sum(spent_on(rows))
 
 
 @dataclass
@@ -157,7 +162,7 @@ def _begin(request: TuneRequest, plan: TunePlan, work: Path, view: View) -> _Sta
         append_line(work, start_line(state.tune_id, request, plan.paths))
         view.say(f"{state.tune_id}: {plan.lines()[-1].removeprefix('tune: ')}")
         return state
-    budget.reps = before.spent
+    budget.reps, budget.usd = before.spent, before.spent_usd
     state = _State(request, request.suite, work, before.tune_id, budget, view)
     state.rounds = before.rounds
     state.contaminated = contaminated_by(request.suite, before.tune_id, "run")
@@ -166,7 +171,8 @@ def _begin(request: TuneRequest, plan: TunePlan, work: Path, view: View) -> _Sta
         state.incumbent = line.variant if accepted and line.variant else state.incumbent
         state.misses = 0 if accepted else state.misses + 1
     view.say(f"{state.tune_id}: resumed after {len(before.rounds)} round(s), incumbent "
-             f"{state.incumbent}, {before.spent} rep(s) spent")  # fmt: skip
+             f"{state.incumbent}, {before.spent} rep(s) and ${before.spent_usd:.4f} "
+             "spent")  # fmt: skip
     return state
 
 

@@ -17,6 +17,7 @@ from evalkit.compare.sides import read_workdir
 from evalkit.errors import RefusedError
 from evalkit.models import ResultRow
 from evalkit.records.folder.results import read_rows
+from evalkit.records.rows.policy_models import is_policy
 from evalkit.suite.config import Suite
 from evalkit.suite.lock import read_lock
 from evalkit.tune.lineage import LINEAGE, RoundLine
@@ -34,6 +35,7 @@ class Taken:
     tune_id: str
     rounds: list[RoundLine] = field(default_factory=list)
     spent: int = 0
+    spent_usd: float = 0.0
 
 
 def settings(request: TuneRequest, paths: list[str]) -> dict[str, Any]:
@@ -67,9 +69,18 @@ def taken(work: Path, request: TuneRequest, paths: list[str]) -> Taken | None:
     names = {f.name for f in fields(RoundLine)}
     rounds = [RoundLine(**{k: v for k, v in x.items() if k in names})
               for x in lines if x.get("kind") == "round"]  # fmt: skip
-    spent = sum(len(read_rows(p)) for p in sorted(work.glob("*/results.tsv")))
-    spent += sum(int(x.get("reps") or 0) for x in lines if x.get("kind") == "proposer")
-    return Taken(start["tune"], rounds, spent)
+    rows = [r for p in sorted(work.glob("*/results.tsv")) for r in read_rows(p)]
+    proposed = [x for x in lines if x.get("kind") == "proposer"]
+    spent = len(rows) + sum(int(x.get("reps") or 0) for x in proposed)
+    usd = sum(spent_on(rows)) + sum(float(x.get("cost_usd") or 0.0) for x in proposed)
+    return Taken(start["tune"], rounds, spent, usd)
+
+
+def spent_on(rows: list[ResultRow]) -> list[float]:
+    """What each row cost: the CLI's report for a real model, nothing for a scripted one (its
+    CLI prices the scripted tokens as if they were a real model's). One reading for the
+    running budget and for a resumed one, so `--budget-usd` holds across an interrupt."""
+    return [r.cost_usd_estimate or 0.0 for r in rows if not is_policy(r.model)]
 
 
 def contaminated_by(suite: Suite, tune_id: str, which: str) -> bool:

@@ -99,3 +99,20 @@ def test_a_workdir_of_another_proposer_agent_is_refused(tmp_path: Path) -> None:
     request.proposer = "claude:policy:propose:description=b"
     with pytest.raises(RefusedError, match="ran with other proposer"):
         taken(request.workdir, request, PATHS)
+
+
+def test_the_dollars_spent_before_the_interrupt_count_against_the_cap(tmp_path: Path) -> None:
+    from evalkit.models import ResultRow
+    from evalkit.records.folder.results import append_row
+
+    request = _request(tmp_path)
+    ran = {"kind": "proposer", "tune": "tune-x", "round": 1, "proposer": "claude:haiku",
+           "reps": 1, "cost_usd": 0.25, "failed": ""}  # fmt: skip
+    _write(request.workdir, start_line("tune-x", request, PATHS), ran)
+    (request.workdir / "baseline").mkdir()
+    for model, usd in (("sonnet", 0.5), ("policy:oracle", 9.0)):
+        append_row(request.workdir / "baseline" / "results.tsv",
+                   ResultRow(scenario="P1", model=model, a="A", b="B", verdict="PASS",
+                             reasons="-", rep=1, run_id="r1", cost_usd_estimate=usd))  # fmt: skip
+    found = taken(request.workdir, request, PATHS)
+    assert found is not None and (found.spent, found.spent_usd) == (3, 0.75)
