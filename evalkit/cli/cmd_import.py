@@ -73,8 +73,7 @@ def import_skill_creator(
         typer.Option(
             "--fixture",
             metavar="FILE",
-            help="the fixture file every scenario's premise names (suite-relative, under "
-            "fixtures/)",
+            help="the fixture file every scenario's premise names (suite-relative)",
         ),
     ],
     marker: Annotated[

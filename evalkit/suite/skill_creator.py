@@ -206,9 +206,8 @@ def chosen_skill(catalog: Catalog, given: str | None) -> str:
 def premise_marker(root: Path, fixture: str, marker: str | None) -> str:
     """The premise's marker: `--marker`, or the fixture file's first non-blank line."""
     target = root / fixture
-    inside = (root / "fixtures").resolve()
-    if not target.is_file() or inside not in target.resolve().parents:
-        raise ConfigError(f"--fixture {fixture}: not a file under the suite's fixtures/")
+    if not target.is_file() or root.resolve() not in target.resolve().parents:
+        raise ConfigError(f"--fixture {fixture}: not a file of the suite (a suite-relative path)")
     if marker is not None:
         return marker
     try:
@@ -321,10 +320,11 @@ def import_trigger_set(
     for query in new:
         if (folder / f"{query.id}.md").exists():
             raise RefusedError(f"{folder / query.id}.md: already exists; nothing was written")
+    entries = _entries(catalog.root / IMPORT_RECORD)
     folder.mkdir(exist_ok=True)
     for query, text in texts.items():
         (folder / f"{query.id}.md").write_text(text, encoding="utf-8")
-    record = _record(catalog.root, path, skill, queries)
+    record = _record(catalog.root, entries, path, skill, queries)
     return Imported(
         added=[q.id for q in new], present=present, skill=skill, record=str(record),
         positives=sum(q.should_trigger for q in queries),
@@ -343,15 +343,22 @@ class ImportOptions:
     marker: str | None = None
 
 
-def _record(root: Path, path: Path, skill: str, queries: list[Query]) -> Path:
+def _entries(record: Path) -> list[dict[str, Any]]:
+    """The imports the suite's record holds already (none without a record)."""
+    if not record.is_file():
+        return []
+    try:
+        entries = json.loads(record.read_text(encoding="utf-8"))["imports"]
+        return [dict(e) for e in entries]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError(f"{record}: not the record evalkit writes; move it aside") from None
+
+
+def _record(
+    root: Path, entries: list[dict[str, Any]], path: Path, skill: str, queries: list[Query]
+) -> Path:
     """The suite's record of its imports, one entry per set imported (by its digest)."""
     record = root / IMPORT_RECORD
-    entries: list[dict[str, Any]] = []
-    if record.is_file():
-        try:
-            entries = list(json.loads(record.read_text(encoding="utf-8"))["imports"])
-        except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"{record}: not the record evalkit writes; move it aside") from None
     digest = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
     entries = [e for e in entries if e.get("sha256") != digest]
     entries.append({

@@ -1,6 +1,7 @@
 """A skill-creator trigger set imported through the CLI becomes a suite that splits, freezes,
 lists and runs: the imported rule reads the real CLI's Skill call as the skill firing, on a
-positive and on a negative (its self-test is in tests/unit/suite/test_skill_creator.py)."""
+positive (PASS) and on a negative (FAIL). Its self-test is in
+tests/unit/suite/test_skill_creator.py."""
 
 from __future__ import annotations
 
@@ -43,13 +44,10 @@ def test_an_imported_trigger_set_splits_freezes_lists_and_runs(
     negative = next(i for i in run if i.startswith("N-"))
     work = kit.base / "w"
     grid = kit.run("grid", str(work), "--scenarios", f"{positive},{negative}",
-                   "--models", "policy:oracle,policy:always-act", "--reps", "1",
-                   timeout=600)  # fmt: skip
+                   "--models", "policy:always-act", "--reps", "1", timeout=600)  # fmt: skip
     assert grid.returncode == 0, grid.why()
-    rows = {(r["scenario"][0], r["model"]): (r["verdict"], r["reasons"]) for r in kit.tsv(work)}
-    assert rows[("P", "policy:oracle")][0] == "PASS"
-    assert rows[("N", "policy:oracle")][0] == "PASS"
-    assert rows[("P", "policy:always-act")][0] == "PASS"
-    assert rows[("N", "policy:always-act")] == ("FAIL", "fail:skill-fired")
+    rows = {r["scenario"][0]: (r["verdict"], r["reasons"]) for r in kit.tsv(work)}
+    assert rows["P"][0] == "PASS" and "skill-fired" in rows["P"][1]
+    assert rows["N"] == ("FAIL", "fail:skill-fired")
     said = "\n".join(d.stdout + d.stderr for d in kit.outputs)
     assert not any(query(t, n) in said for t in (True, False) for n in range(12))

@@ -194,12 +194,22 @@ def test_a_subject_with_two_skills_needs_the_skill_named(suite: Path, tmp_path: 
                for s in load_catalog(suite).scenarios("run") if s.id.startswith("P"))  # fmt: skip
 
 
-def test_a_fixture_outside_the_suites_fixtures_is_refused(suite: Path, tmp_path: Path) -> None:
+def test_a_fixture_outside_the_suite_is_refused(suite: Path, tmp_path: Path) -> None:
     evals = write_trigger_set(tmp_path / "set.json", 12, 12)
+    (tmp_path / "outside.md").write_text("# outside\n", encoding="utf-8")
     got = runner.invoke(app, ["--suite", str(suite), "import", "skill-creator", str(evals),
-                              "--fixture", "evalkit.yaml", *SMALL])  # fmt: skip
-    assert got.exit_code == 2 and "--fixture evalkit.yaml" in got.output
+                              "--fixture", "../outside.md", *SMALL])  # fmt: skip
+    assert got.exit_code == 2 and "--fixture ../outside.md" in got.output
     assert written(suite) == []
+
+
+def test_a_malformed_record_of_imports_is_refused_before_a_scenario_is_written(
+    suite: Path, tmp_path: Path
+) -> None:
+    (suite / IMPORT_RECORD).write_text("[]\n", encoding="utf-8")
+    code, out = import_set(suite, write_trigger_set(tmp_path / "set.json", 12, 12), *SMALL)
+    assert code == 2 and IMPORT_RECORD in out
+    assert not list(suite.glob("scenarios/*.md"))
 
 
 def test_the_imported_sets_are_labelled_open_and_author_written(
