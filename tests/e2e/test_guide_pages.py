@@ -38,7 +38,7 @@ def test_every_step_of_the_walk_through_pages_runs_as_written(
     shown = "\n".join(s.output for s in steps)
     assert "PUBLISHABLE" in shown and "A and B differ in subject only" in shown
     tuned = "\n".join(s.output for s in steps if s.page == "tune.md")
-    assert "50 should trigger, 50 should not" in tuned and "dry run: nothing planned" in tuned
-    assert "need 27 scenarios a polarity" in tuned and "needs a hard cap" in tuned
+    assert "12 should trigger, 12 should not" in tuned and "dry run: nothing planned" in tuned
+    assert "need 9 scenarios a polarity" in tuned and "needs a hard cap" in tuned
     assert "stopped before baseline: budget" in tuned and "tune exited 3" in tuned
     assert (work / "tune-demo" / "tune.html").is_file()
