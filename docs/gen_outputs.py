@@ -22,7 +22,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-PAGES = ("quickstart.md", "wording-loop.md")
+PAGES = ("quickstart.md", "wording-loop.md", "tune.md")
 STEP = re.compile(r"^```bash\n(?P<command>.*?)^```\n(?:\n```text\n(?P<output>.*?)^```\n)?",
                   re.MULTILINE | re.DOTALL)  # fmt: skip
 SHOWN_ROOT = "~/guide"

@@ -1,14 +1,19 @@
 """Who has seen a suite's prompts, said beside its sets' labels.
 
-A plugin's `claude plugin eval` cases are its author's own prompts: they are not held out.
-Its run set is labelled open, and a reserve split from it (`evalkit suite split-reserve`) is
-untuned-against but not unseen, so it is labelled as author-written rather than held.
+A plugin's `claude plugin eval` cases, and the queries of a skill-creator trigger set
+(`evalkit import skill-creator`), are their author's own prompts: they are not held out.
+Such a suite's run set is labelled open, and a reserve split from it (`evalkit suite
+split-reserve`) is untuned-against but not unseen, so it is labelled as author-written
+rather than held.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+IMPORT_RECORD = "skill-creator.json"
+"""At a suite's root when its scenarios were imported from a skill-creator trigger set
+(`evalkit import skill-creator`): their Tasks are the skill author's own queries."""
 OPEN = "open: its author has seen these prompts"
 AUTHOR_RESERVE = "reserve (author-written)"
 _PLAIN = frozenset({"measurement", "held"})
@@ -23,10 +28,11 @@ def reserve_dir(evals: Path) -> Path:
 
 
 def author_written(root: Path) -> bool:
-    """True when the suite at `root` was translated from a plugin's eval folder."""
+    """True when the suite at `root` was translated from a plugin's eval folder, or holds
+    queries imported from a skill-creator trigger set."""
     from evalkit.suite.plugin_evals import instrument_home
 
-    return instrument_home(root) is not None
+    return instrument_home(root) is not None or (root / IMPORT_RECORD).is_file()
 
 
 def labelled(root: Path, which: str, label: str) -> str:

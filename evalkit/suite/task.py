@@ -27,7 +27,13 @@ def read_task(scenario: ScenarioFile) -> str:
 def task_digest(scenario: ScenarioFile) -> str:
     """sha256 of the Task with its whitespace collapsed, so a Task can be recognised (evalkit's
     own template placeholders) without its text being kept anywhere else."""
-    return hashlib.sha256(" ".join(read_task(scenario).split()).encode("utf-8")).hexdigest()
+    return text_digest(read_task(scenario))
+
+
+def text_digest(text: str) -> str:
+    """The digest `task_digest` takes, of a Task's text before it is written (an imported
+    query's scenario id is made from it)."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
 
 
 def task_marker(scenario: ScenarioFile, first: Callable[[str], str | None]) -> str | None:

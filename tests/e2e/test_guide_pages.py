@@ -1,4 +1,4 @@
-"""The guide's quickstart and wording-loop pages, followed literally: every ```bash block of
+"""The guide's quickstart, wording-loop and tune pages, followed literally: every ```bash block of
 each, in order, from one empty folder, on the scripted model, through the real CLI."""
 
 from __future__ import annotations
@@ -37,4 +37,8 @@ def test_every_step_of_the_walk_through_pages_runs_as_written(
     assert (work / "my-eval" / "compare.html").is_file()
     shown = "\n".join(s.output for s in steps)
     assert "PUBLISHABLE" in shown and "A and B differ in subject only" in shown
-
+    tuned = "\n".join(s.output for s in steps if s.page == "tune.md")
+    assert "12 should trigger, 12 should not" in tuned and "dry run: nothing planned" in tuned
+    assert "need 9 scenarios a polarity" in tuned and "needs a hard cap" in tuned
+    assert "stopped before baseline: budget" in tuned and "tune exited 3" in tuned
+    assert (work / "tune-demo" / "tune.html").is_file()
