@@ -31,6 +31,8 @@ from tests.trigger_suite import (
     write_trigger_suite,
 )
 
+pytestmark = pytest.mark.heavy
+
 REAL = Path(__file__).parent / "skill_creator" / "description-evals.json"
 SMALL = ("--reps", "5", "--margin", "0.3", "--share", "0.5")
 """Settings at which the tests need 6 a polarity, so 12 a class split in half suffice."""
