@@ -15,7 +15,7 @@ other wire carries the same channels in its own shape, read here into the same
 The user's own words (the Task) are a user message with no tag and are never read, nor are
 the model's own turns.
 
-Measured with codex-cli 0.169.0 and gemini-cli 0.61.0 against the scripted servers.
+Measured with codex-cli 0.171.0 and gemini-cli 0.61.0 against the scripted servers.
 """
 
 from __future__ import annotations

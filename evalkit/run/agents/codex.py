@@ -8,7 +8,10 @@ plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop r
 ``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
 is the confinement. The Task goes on stdin. The session is kept in CODEX_HOME (no
 ``--ephemeral``): its record names where a patch moved a file, which the stream does not
-(`patch_moves`, appended to the rep's transcript by `Codex.session_lines`).
+(`patch_moves`, appended to the rep's transcript by `Codex.session_lines`). A rep with a world
+finds that home at `~/.codex`, where a user's is, through HOME alone (no CODEX_HOME), and
+nothing in it names the measurement: the scripted server is an ordinary provider read with
+an ordinary key, and the hooks' recorder and log are named at their world paths.
 
 A turn cap has no `exec` option, and its `--json` stream does not tell model turns apart
 (measured: two parallel calls of one response come out as two started/completed pairs, just
@@ -41,7 +44,7 @@ SCRIPTED_KEY = "sk-proj-local"
 own machine would hold."""
 PROVIDER = "openai-proxy"
 OWN_FILES = (".sandbox_migration",)
-"""Files 0.169.0 makes in its home on a first run, in any world (measured)."""
+"""Files 0.171.0 makes in its home on a first run, in any world (measured)."""
 API_HOST = ("api.openai.com", 443)
 CA_FILES = ("CODEX_CA_CERTIFICATE", "SSL_CERT_FILE")
 """The CA bundle variables Codex 0.169.0 reads (its `custom_ca`)."""

@@ -13,7 +13,9 @@ tool calls before their results (measured with parallel calls), so a model turn 
 the model speaks after a result came back, and the rep is stopped when one past the cap
 starts.
 Gemini runs without its container sandbox: evalkit's sandbox is the confinement. With no
-``-p``, it reads the Task on stdin and runs headless.
+``-p``, it reads the Task on stdin and runs headless. A rep with a world finds ``.gemini``
+in the world's HOME, its workspace and hooks' recorder named at their world paths, its key
+shaped as a user's own.
 """
 
 from __future__ import annotations
