@@ -172,7 +172,9 @@ config home), the project's world folder (the working directory) and a side stor
 the SessionStart hook and the environment)."""
 
 
-@pytest.mark.parametrize("agent", ["codex", "gemini"])
+@pytest.mark.parametrize(
+    "agent", ["codex", pytest.param("gemini", marks=pytest.mark.slow)]
+)  # Gemini's CLI, and its empty-world baseline, take several times Codex's
 def test_markers_planted_in_the_world_are_caught_through_each_other_agents_own_wire(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
 ) -> None:
