@@ -505,9 +505,12 @@ def _confine(
         shown.append(sandbox / OBSERVE_DIR / "real")
     home = launch.home or scratch / "home"
     hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
-    return backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
-                                         home, cli, hidden, shown, hosts, places,
-                                         labels)  # fmt: skip
+    confined = backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
+                                             home, cli, hidden, shown, hosts, places,
+                                             labels)  # fmt: skip
+    if "ANTHROPIC_BASE_URL" not in launch.env:  # the door's target, not a variable it reads
+        confined.env.pop("ANTHROPIC_BASE_URL", None)
+    return confined
 
 
 def _ca_files(agent: Agent, env: dict[str, str]) -> list[str]:

@@ -48,9 +48,10 @@ OWN_FILES = (".sandbox_migration",)
 API_HOST = ("api.openai.com", 443)
 CA_FILES = ("CODEX_CA_CERTIFICATE", "SSL_CERT_FILE")
 """The CA bundle variables Codex 0.169.0 reads (its `custom_ca`)."""
-FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "OPENAI_", "CODEX_")
-"""Variables of the caller's no Codex rep inherits: Claude Code's credentials, and every
-OpenAI or Codex one but those its adapter passes on."""
+FOREIGN = ("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_")
+"""Variables no Codex rep inherits: Claude Code's (its credentials, and the settings a rep's
+base environment gives Claude Code, which only tell a Codex session apart from a user's),
+and every OpenAI or Codex one but those its adapter passes on."""
 FLAGS = [
     "exec",
     "--json",

@@ -35,7 +35,9 @@ from evalkit.scoring.streams.gemini import HOOK_EVENTS as EVENTS
 FLAGS = ["--skip-trust", "--output-format", "stream-json", "--yolo"]
 API_HOST = ("generativelanguage.googleapis.com", 443)
 CA_FILES = ("NODE_EXTRA_CA_CERTS",)
-FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "GEMINI_", "GOOGLE_")
+FOREIGN = ("ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_")
+"""Variables no Gemini rep inherits: Claude Code's (its credentials and settings), and every
+Gemini or Google one but those its adapter passes on."""
 
 
 SCRIPTED_KEY = "AIzaSyLocalKey0000000000000000000000000"
