@@ -76,7 +76,7 @@ class Policies:
             skills = subject_skills(want.subject)
             by_body = body_chooser(agent.phrase, skills, positive, acting, script)
         start = partial(
-            _scripted_server, script, agent.fault, choose, want.agent, want.scratch, scan,
+            _scripted_server, script, agent.fault, choose, want.agent, _skills_seen(want), scan,
             by_body,
         )  # fmt: skip
         # each rep has a scripted server of its own: its port, not the id, tells policies apart
@@ -106,18 +106,16 @@ def _scripted_server(
     fault: str | None,
     choose: Callable[[str], Script] | None,
     agent: str,
-    scratch: Path,
+    skills: Path | None,
     scan: Scan | None = None,
     by_body: Callable[[dict[str, Any]], Script] | None = None,
 ) -> ScriptServer:
     from evalkit.reference.scripted_server import ScriptedServer
     from evalkit.reference.wire import scripted_server
-    from evalkit.run.agents.registry import adapter
 
-    skills = adapter(agent).skills_folder(scratch)
     made = scripted_server(agent, script, fault, choose, skills)
-    if scan is not None and made.PATH == ScriptedServer.PATH:  # the Messages API's bodies
-        made.scan = scan.request
+    if scan is not None:  # each wire's bodies, read as that wire carries the world
+        made.scan = lambda body: scan.reasons(made.request_pieces(body))
     if by_body is not None:
         if made.PATH != ScriptedServer.PATH:
             raise ConfigError(
@@ -128,6 +126,19 @@ def _scripted_server(
     return made.start()
 
 
+def _skills_seen(want: RepScript) -> Path | None:
+    """Where the rep's agent finds the skills its adapter placed: in its config home at
+    that home's world path when the rep has a world, else where they were placed."""
+    own = adapter(want.agent)
+    placed = own.skills_folder(want.scratch)
+    home = want.places.get("sandbox")
+    if placed is None or not home:
+        return placed
+    spelled = own.capabilities.config_home
+    inside = home + spelled[1:] if spelled.startswith("~") else spelled
+    return Path(inside) / placed.relative_to(own.config_folder(want.scratch))
+
+
 def _scan(want: RepScript) -> Scan:
     """The suite's markers, exempting this CLI's own text and the subject's."""
     from evalkit.reference.world_baseline import cli_baseline
@@ -136,10 +147,18 @@ def _scan(want: RepScript) -> Scan:
     markers = suite_markers(want.suite)
     assert want.cli is not None
     tools = want.scenario.scenario.launch.tools
-    exempt = Exempt.of(markers, cli_baseline(want.cli, tools), subject_text(want.subject))
+    own = cli_baseline(want.cli, tools, want.agent)
+    exempt = Exempt.of(markers, own, [*subject_text(want.subject), *_own_words(want.agent)])
     partial = tuple(world_partial(want.suite))
     hidden = (str(want.sandbox), str(want.scratch), want.scratch.name, OBSERVE_DIR)
     return Scan(markers, exempt, partial, hidden)
+
+
+def _own_words(agent: str) -> list[str]:
+    """The agent's CLI's own words, one a line (`Capabilities.own_words`): a user running it
+    headless passes the same options (Codex's `--dangerously-bypass-approvals-and-sandbox`)
+    and finds the same files it makes, so they are the CLI's text, not the world's."""
+    return list(adapter(agent).capabilities.own_words)
 
 
 def subject_text(folders: list[Path]) -> list[str]:

@@ -49,6 +49,7 @@ from evalkit.records.kept.redact import redact_value
 from evalkit.reference.reactive import fill, latest_tool_result
 from evalkit.reference.regression import version_in_user_agent
 from evalkit.scoring.tampering.served import history_keys, root_key, turn_key
+from evalkit.scoring.world.leaks import request_pieces
 
 FAULTS = ("500", "529", "401", "429", "cut", "hang")
 
@@ -392,17 +393,26 @@ class ScriptedServer:
             history=history_keys(redact_value(said)),
         ))  # fmt: skip
 
-    def _log(self, entry: RequestLog) -> None:
-        with self._lock:
-            self.requests.append(entry)
+    def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+        """(channel, text, the call's own input) of what the world put in one request of
+        this wire (`scoring/world/leaks.py` reads the Messages API's)."""
+        return request_pieces(body)
 
-    def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+    def _received(self, request: dict[str, Any]) -> None:
+        """A model request's body kept, and read by the scan when this server has one."""
         with self._lock:
             self.bodies.append(json.dumps(request, ensure_ascii=False))
         if self.scan is not None:
             found = self.scan(request)
             with self._lock:
                 self.markers += [m for m in found if m not in self.markers]
+
+    def _log(self, entry: RequestLog) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+    def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
+        self._received(request)
         stream = bool(request.get("stream"))
         model = str(request.get("model", ""))
         side = "tools" not in request or bool(handler.headers.get(SUBAGENT_HEADER))

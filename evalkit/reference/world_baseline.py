@@ -27,7 +27,9 @@ from pathlib import Path
 from evalkit.models import Script
 from evalkit.outpaths import replace_file
 from evalkit.reference.scripted_server import ScriptedServer
-from evalkit.run.prerequisites.claude_cli import cli_version
+from evalkit.reference.wire import scripted_server, speaks_messages
+from evalkit.run.agents.base import Agent, LaunchSpec
+from evalkit.run.agents.registry import DEFAULT, adapter
 from evalkit.run.prerequisites.cli_versions import cache_root
 from evalkit.scoring.world.markers import Markers, text_lines
 
@@ -36,19 +38,20 @@ _MEMO: dict[str, frozenset[str]] = {}
 _LOCK = threading.Lock()
 
 
-def cli_baseline(cli: Path, tools: list[str] | None = None) -> frozenset[str]:
+def cli_baseline(cli: Path, tools: list[str] | None = None, agent: str = DEFAULT) -> frozenset[str]:
     """The lines holding a marker that this CLI, given these `--tools`, sends from an empty
     world, taken once per version and tool set (per process, then from the cache)."""
-    key = f"{cli}\0{tools}"
+    key = f"{cli}\0{tools}\0{agent}"
     with _LOCK:
         if key in _MEMO:
             return _MEMO[key]
-        version = cli_version(cli) or "unknown"
-        folder = cache_root() / version
+        own = adapter(agent)
+        version = own.version(cli) or "unknown"
+        folder = cache_root() / version.replace("/", "-")
         kept = folder / _name(tools)
         lines = _read(kept)
         if lines is None:
-            lines = _take(cli, tools)
+            lines = _take(cli, tools) if speaks_messages(agent) else _take_other(own, cli)
             if lines is None:
                 return frozenset()
             if folder.is_dir():
@@ -106,8 +109,34 @@ def _take(cli: Path, tools: list[str] | None) -> frozenset[str] | None:
         return frozenset(line for line in lines if markers.find(line) and base not in line)
 
 
+def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
+    """The same for an agent of another wire, launched as its adapter launches a rep (its
+    flags, its config home) against its own scripted server, asked "hello" on stdin."""
+    with tempfile.TemporaryDirectory(prefix="baseline-") as base:
+        root = Path(base)
+        project, scratch = root / "home" / "app", root / "cfg"
+        project.mkdir(parents=True)
+        scratch.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=project, check=True)  # noqa: S607
+        server = scripted_server(agent.name, Script(final_text="Done."), None, None,
+                                 agent.skills_folder(scratch))  # fmt: skip
+        server.latency = 0
+        with server:
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home")}
+            model = agent.capabilities.scripted_model or "gpt-4.1"
+            spec = LaunchSpec(cli, model, [], scratch, env, server.base_url, None, None, [],
+                              workspace=[str(project)])  # fmt: skip
+            launch = agent.launch(spec)
+            subprocess.run(launch.command, cwd=project, env=launch.env, input=b"hello",
+                           capture_output=True, timeout=120)  # fmt: skip
+            bodies = list(server.bodies)
+        if not bodies:
+            return None
+        markers = Markers()
+        lines = {line for b in bodies for line in text_lines(json.loads(b))}
+        return frozenset(line for line in lines if markers.find(line) and base not in line)
+
+
 def _model() -> str:
     """The real model id a scripted Claude Code rep names, as the adapter declares it."""
-    from evalkit.run.agents.registry import adapter
-
-    return adapter("claude").capabilities.scripted_model or "claude-sonnet-4-5"
+    return adapter(DEFAULT).capabilities.scripted_model or "claude-sonnet-4-5"

@@ -307,7 +307,7 @@ def prepare_rep(
         judge = judge or default_judge(suite, ctx.judge_timeout, ctx.notify)
         seen = _seen_plugins(copy_plugins(plugins, scratch / "plugins"), places)
         launch, receiver = _labelled(ctx, agent_of, _launch(
-            ctx, agent_of, scenario, model, cli, cli_model, seen, scratch, server, env))
+            ctx, agent_of, scenario, model, cli, cli_model, seen, scratch, server, env, places))
         command, env = launch.command, launch.env
         asked = (read_task(scenario) if prompt is None else prompt).encode("utf-8")
         limit = tighter(timeout or ctx.timeout, scenario.scenario.launch.timeout) or ctx.timeout
@@ -357,7 +357,7 @@ def _places(
     spelled = dict(zip(names, checker.guarded_paths({}), strict=False))
     copies = [scratch / "plugins" / f"{i}-{p.name}" for i, p in enumerate(plugins)]
     stores = list(ctx.suite.fixture_dirs())
-    return rep_places(ctx.suite.config.world, sandbox, stores, scratch / "claude-config",
+    return rep_places(ctx.suite.config.world, sandbox, stores, agent.config_folder(scratch),
                       scratch / "home", copies, spelled,
                       agent.capabilities.config_home)  # fmt: skip
 
@@ -400,8 +400,8 @@ def _lay_out(
         build_sandbox(suite, scenario, sandbox, ctx.world_start)
     ctx.the_subject().apply(suite, sandbox)
     observed = place_wrappers(suite.config.observe, sandbox)
-    config_dir = scratch / "claude-config"
-    config_dir.mkdir()
+    config_dir = adapter(ctx.agent).config_folder(scratch)
+    config_dir.mkdir(parents=True)
     spelled = places.placeholders() if places is not None else None
     env = base_environment(isolation_env(suite, sandbox, spelled), config_dir, ctx.max_retries)
     if places is None:
@@ -440,10 +440,12 @@ def _launch(
     scratch: Path,
     server: ScriptServer | None,
     env: dict[str, str],
+    places: Places | None = None,
 ) -> Launch:
     """The agent's command line and environment, built by its adapter: against a policy's
     scripted server, or a real model with the agent's own variables (checked before
-    planning by `request.check_capabilities`)."""
+    planning by `request.check_capabilities`); in a world, the hooks' recorder and log at
+    their world paths."""
     launch = scenario.scenario.launch
     # the escape probe walks every way out of its rep: more turns than a case allows
     probe = ctx.scripted is not None and ctx.scripted.confined_only(model)
@@ -452,8 +454,13 @@ def _launch(
     spec = LaunchSpec(
         cli, cli_model, plugins, scratch, env, server.base_url if server else None, turns,
         launch.tools, mocks, agent.rep_credentials(os.environ) if server is None else {},
+        places.world.home if places else None, places.hosts(plugins) if places else [],
+        places.workspace() if places else [],
     )  # fmt: skip
-    return agent.launch(spec)
+    made = agent.launch(spec)
+    if places is not None:
+        places.hooks(scratch / HOOKREC, scratch / HOOK_LOG)
+    return made
 
 
 def _labelled(
@@ -498,9 +505,12 @@ def _confine(
         shown.append(sandbox / OBSERVE_DIR / "real")
     home = launch.home or scratch / "home"
     hosts = agent.api_hosts({**env, **agent.rep_credentials(os.environ)})
-    return backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
-                                         home, cli, hidden, shown, hosts, places,
-                                         labels)  # fmt: skip
+    confined = backend(backend_name).confine(launch.command, env, sandbox / "project", writable,
+                                             home, cli, hidden, shown, hosts, places,
+                                             labels)  # fmt: skip
+    if "ANTHROPIC_BASE_URL" not in launch.env:  # the door's target, not a variable it reads
+        confined.env.pop("ANTHROPIC_BASE_URL", None)
+    return confined
 
 
 def _ca_files(agent: Agent, env: dict[str, str]) -> list[str]:

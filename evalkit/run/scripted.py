@@ -8,10 +8,10 @@ run's context, so nothing in `run/` imports the reference layer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evalkit.errors import ConfigError
 from evalkit.records.rows.policy_models import PREFIX as PREFIX
@@ -54,6 +54,11 @@ class ScriptServer(Protocol):
     def served_record(self) -> str | None:
         """What it was asked and served, one JSON line a request (`scoring/tampering/served.py`
         reads it); None when it keeps no record."""
+        ...
+
+    def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+        """(channel, text, the call's own input) of what the world put in one request body,
+        read as this server's wire carries it."""
         ...
 
 

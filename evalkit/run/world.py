@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evalkit.models import WorldConfig, WorldView
 from evalkit.records.kept.gitutil import Author
+from evalkit.run.agents.hooks import world_hook_files
 
 COMMIT_HOUR = 16
 COMMIT_SPACING_MINUTES = 23
@@ -73,8 +74,26 @@ class Places:
                 found[name or kind] = world
         return found
 
+    def workspace(self) -> list[str]:
+        """The project and each side store, as the agent sees them."""
+        return [w for _, w, role in self.binds if role.partition(":")[0] in ("project", "store")]
+
+    def hooks(self, recorder: Path, log: Path) -> None:
+        """The hooks' recorder and log at their world paths, where the agent's adapter
+        records its hooks (`hooks.world_hook_files`); nothing where it does not."""
+        if recorder.is_file():
+            log.touch()
+            inside = world_hook_files(self.world.home)
+            assert inside is not None
+            self.binds += [(recorder, inside[0], "hooks:recorder"), (log, inside[1], "hooks:log")]
+
     def plugin_paths(self) -> dict[Path, str]:
         return {host: world for host, world, role in self.binds if role == "plugin"}
+
+    def hosts(self, seen: list[Path]) -> list[Path]:
+        """The plugin copies the agent sees at `seen`, as this machine holds them."""
+        back = {world: host for host, world in self.plugin_paths().items()}
+        return [back.get(str(p), p) for p in seen]
 
     def view(self, partial: list[str]) -> WorldView:
         roles = {role: world for _, world, role in self.binds if role != "plugin"}

@@ -55,3 +55,26 @@ def test_a_word_of_the_suites_own_list_planted_in_the_environment_is_highlighted
     lines = capsys.readouterr().out.splitlines()
     assert f"! TEAM_NAME=>>{PLANTED}<<" in lines
     assert lines[-1].startswith("FAIL words naming the measurement reached the model")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_doctor_world_looks_through_each_other_agent_and_highlights_a_planted_word(
+    agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its requests read as its own API carries them: the working directory in its context,
+    the environment out of its shell's frame, the planted word caught and shown."""
+    from tests.e2e.test_other_agents import require_cli
+
+    require_cli(agent)
+    suite = Suite(REPO)
+    suite.config.world.markers.append(PLANTED)
+    suite.config.environment["TEAM_NAME"] = PLANTED
+    look = look_at_world(suite, POLICIES, agent)
+    project = in_world(suite.config.world, suite.config.world.project)
+    assert look.markers == [f"marker:tool-result:{PLANTED}"], look.markers
+    assert any(project in line for line in look.context), look.context
+    assert not print_world(look)
+    lines = capsys.readouterr().out.splitlines()
+    assert f"! TEAM_NAME=>>{PLANTED}<<" in lines
+    assert f"  HOME={suite.config.world.home}" in lines

@@ -46,12 +46,16 @@ OTHER_SUITES = [
 
 
 def _recon(
-    suite: Suite, work: Path, seen: list[str] | None = None, scenario: str = "P1"
+    suite: Suite,
+    work: Path,
+    seen: list[str] | None = None,
+    scenario: str = "P1",
+    agent: str = "claude",
 ) -> Verdict:
     """One recon rep's verdict; `seen` gets the model's requests, each as received."""
     work.mkdir()
     ctx = RunContext(suite, work, work / "results.tsv", new_run_id(), scripted=POLICIES,
-                     template_sandboxes=False)  # fmt: skip
+                     template_sandboxes=False, agent=agent)  # fmt: skip
     prepared = prepare_rep(ctx, suite.resolve(scenario), "policy:recon", 1)
     verdict = finish_rep(ctx, launch_rep(ctx, prepared)).verdict
     if seen is not None and prepared.server is not None:
@@ -144,3 +148,83 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     assert "marker:tool-result:numbat" in reasons, sorted(reasons)  # a line of ~/.bashrc
     assert "marker:tool-result:bilby" in reasons, sorted(reasons)  # ps -ef, /proc/1/cmdline
     assert "marker:hook-output:scripted" in reasons, sorted(reasons)  # SessionStart
+
+
+PLANTED_THROUGH = {
+    "codex": {
+        "env-context:scenario",  # <environment_context>'s <cwd>
+        "hook-output:scripted",  # SessionStart's words, a developer message
+        *(f"tool-result:{w}" for w in ("holdout", "calibration", "fixture", "wombat", "numbat",
+                                       "bilby", "scenario", "scripted")),
+    },  # fmt: skip
+    "gemini": {
+        "system-prompt:scenario",  # its own prompt names the project's folder
+        "env-context:scenario",  # <session_context>'s workspace folders
+        "env-context:scripted",
+        *(f"tool-result:{w}" for w in ("holdout", "calibration", "fixture", "wombat", "numbat",
+                                       "bilby", "scenario", "scripted")),
+    },  # fmt: skip
+}
+"""Where each planted word reaches the model through each other agent's own wire: a commit
+message (git log), an environment variable (env), a file name in HOME (ls -la ~), the
+hostname, a line of ~/.bashrc, the plugins' world folder (named by the hooks in the agent's
+config home), the project's world folder (the working directory) and a side store's (named by
+the SessionStart hook and the environment)."""
+
+
+@pytest.mark.parametrize(
+    "agent", ["codex", pytest.param("gemini", marks=pytest.mark.slow)]
+)  # Gemini's CLI, and its empty-world baseline, take several times Codex's
+def test_markers_planted_in_the_world_are_caught_through_each_other_agents_own_wire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    """Read as Messages API bodies, a Codex or Gemini request would yield nothing and the rep
+    would pass; read by its own wire, each planted word is named by its channel, and no word
+    but the planted ones is found (the world names nothing else)."""
+    from tests.e2e.test_other_agents import require_cli
+
+    require_cli(agent)
+    suite = Suite(REPO)
+    world = suite.config.world
+    world.history[0].message = "Initial commit: the holdout skeleton"
+    suite.config.environment["BUILD_LABEL"] = "calibration"
+    world.stores["vault"] = "~/scripted-notes"
+    world.project = "~/src/scenario-app"
+    world.markers += ["wombat", "numbat", "bilby"]
+    world.hostname = "wombat-box"
+    monkeypatch.setattr(world_module, "PLUGINS_HOME", "~/.local/share/bilby")
+
+    def planted_home(w: object, home: Path) -> None:
+        lay_out_home(w, home)  # type: ignore[arg-type]
+        (home / "fixture.txt").write_text("x\n", encoding="utf-8")
+        with (home / ".bashrc").open("a", encoding="utf-8") as bashrc:
+            bashrc.write("alias deploy='make -C ~/numbat deploy'\n")
+
+    monkeypatch.setattr(rep_module, "lay_out_home", planted_home)
+    verdict = _recon(suite, tmp_path / "work", agent=agent)
+    found = {r.removeprefix("marker:") for r in verdict.reasons if r.startswith("marker:")}
+    assert verdict.verdict == "ERROR"
+    assert found == PLANTED_THROUGH[agent], sorted(found ^ PLANTED_THROUGH[agent])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+@pytest.mark.parametrize(
+    ("name", "scenario"),
+    [pytest.param(".", "P1", id="root"), pytest.param("adr-discrimination", "P1-L1-execution",
+                                                      id="adr-discrimination")],
+)  # fmt: skip
+def test_recon_through_each_other_agent_finds_no_marker_in_the_suites_it_runs(
+    tmp_path: Path, agent: str, name: str, scenario: str
+) -> None:
+    """The suites whose whole calibration runs through Codex and Gemini
+    (tests/e2e/test_calibrate.py's AGENT_SUITES), looked around through each."""
+    from tests.e2e.test_other_agents import require_cli
+
+    require_cli(agent)
+    root = REPO if name == "." else SUITES / name
+    verdict = _recon(Suite(root), tmp_path / "work", scenario=scenario, agent=agent)
+    assert "world:none" not in verdict.flags, verdict.flags  # confined: the world was scanned
+    markers = [r for r in verdict.reasons if r.startswith("marker:")]
+    assert markers == [], markers
+    assert verdict.verdict == "PASS", verdict.reasons

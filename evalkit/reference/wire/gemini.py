@@ -25,6 +25,7 @@ from evalkit.reference.scripted_server import (
     _Handler,
     _say_held,
 )
+from evalkit.reference.wire.pieces import gemini_pieces
 
 _STATUS = {500: "INTERNAL", 529: "UNAVAILABLE", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
 
@@ -81,12 +82,14 @@ class GeminiServer(ScriptedServer):
     PATH = "/v1beta/models"
     RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
+    def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+        return gemini_pieces(body)
+
     def serves(self, path: str) -> bool:
         return path.startswith(self.PATH + "/") and ":" in path
 
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
-        with self._lock:
-            self.bodies.append(json.dumps(request, ensure_ascii=False))
+        self._received(request)
         model, _, method = handler.path.split("?")[0].rpartition("/")[2].partition(":")
         stream = method == "streamGenerateContent"
         contents = request.get("contents")

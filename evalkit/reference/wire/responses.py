@@ -32,6 +32,7 @@ from evalkit.reference.scripted_server import (
     _pieces,
     _say_held,
 )
+from evalkit.reference.wire.pieces import responses_pieces
 
 PATCH_END = "EVALKIT_PATCH_END"
 _STEP = re.compile(r"^call_s(\d+)_")
@@ -138,14 +139,16 @@ class ResponsesServer(ScriptedServer):
     PATH = "/v1/responses"
     RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
+    def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+        return responses_pieces(body)
+
     def __init__(self, script: Script, fault: str | None = None, skills: Path = Path()) -> None:
         super().__init__(script, fault)
         self.skills = skills
         """Where this rep's skills were placed, so a Skill reads its SKILL.md there."""
 
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
-        with self._lock:
-            self.bodies.append(json.dumps(request, ensure_ascii=False))
+        self._received(request)
         model = str(request.get("model", ""))
         items = request.get("input")
         step = _step(items)

@@ -63,6 +63,10 @@ class Capabilities:
     it has none, and its rows say `signals:none`."""
     labels_endpoint: str = ""
     """The variable that names where that export goes: the rep's receiver, and only it."""
+    own_words: tuple[str, ...] = ()
+    """Its CLI's own words, whatever the world: the options its command line always holds
+    (in the process table) and the names of files it makes in its config home. The scan of
+    what the agent sees exempts them, as it does the CLI's own prompt text."""
     world: bool = False
     """Whether its reps live in the suite's world (world paths, a user's home); an agent
     without it runs confined at its rep folders' own paths, its rows `world:partial`."""
@@ -91,6 +95,23 @@ class LaunchSpec:
     """Argument list that serves the suite's MCP mocks (Claude Code's), made by the caller."""
     credentials: dict[str, str] = field(default_factory=dict)
     """The caller's variables this agent reads, for a real model only."""
+    world_home: str | None = None
+    """The world's HOME when the rep lives in a world (its config home and hooks' recorder
+    are then named at their world paths); None: it runs at its folders' own paths."""
+    plugin_folders: list[Path] = field(default_factory=list)
+    """The plugins' folders on this machine, in `plugins`' order, when `plugins` names them
+    at their world paths (an adapter that reads their hooks or skills reads them here)."""
+    workspace: list[str] = field(default_factory=list)
+    """The rep's folders (the project, each side store) as its agent sees them; empty: the
+    sandbox folder itself."""
+
+    def plugins_here(self) -> list[Path]:
+        """The plugins' folders as this machine holds them."""
+        return self.plugin_folders or self.plugins
+
+    def plugin_roots(self) -> list[str]:
+        """The plugins' folders as the agent sees them."""
+        return [str(p) for p in self.plugins]
 
 
 @dataclass
@@ -150,6 +171,11 @@ class Agent(Protocol):
 
     def skills_folder(self, scratch: Path) -> Path | None:
         """Where a rep's skills are placed, when the adapter places them."""
+        ...
+
+    def config_folder(self, scratch: Path) -> Path:
+        """The rep's config home in its `scratch` folder: what appears at `config_home` in
+        its world."""
         ...
 
     def session_lines(self, scratch: Path) -> str:

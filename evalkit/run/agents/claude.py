@@ -144,5 +144,8 @@ class Claude:
     def skills_folder(self, scratch: Path) -> Path | None:
         return None  # the plugins' own, loaded by --plugin-dir
 
+    def config_folder(self, scratch: Path) -> Path:
+        return scratch / "claude-config"  # CLAUDE_CONFIG_DIR, made by the rep
+
     def session_lines(self, scratch: Path) -> str:
         return ""  # its stream holds every call

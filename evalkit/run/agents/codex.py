@@ -8,7 +8,10 @@ plugins' hooks in ``hooks.json`` (measured with 0.169.0: SessionStart and Stop r
 ``exec --json`` stream reports neither). Codex's own sandbox is bypassed: evalkit's sandbox
 is the confinement. The Task goes on stdin. The session is kept in CODEX_HOME (no
 ``--ephemeral``): its record names where a patch moved a file, which the stream does not
-(`patch_moves`, appended to the rep's transcript by `Codex.session_lines`).
+(`patch_moves`, appended to the rep's transcript by `Codex.session_lines`). A rep with a world
+finds that home at `~/.codex`, where a user's is, through HOME alone (no CODEX_HOME), and
+nothing in it names the measurement: the scripted server is an ordinary provider read with
+an ordinary key, and the hooks' recorder and log are named at their world paths.
 
 A turn cap has no `exec` option, and its `--json` stream does not tell model turns apart
 (measured: two parallel calls of one response come out as two started/completed pairs, just
@@ -27,7 +30,7 @@ from typing import Any
 
 from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
 from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
-from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.run.agents.hooks import HOOK_LOG, world_hook_files, wrapped_hooks
 from evalkit.run.backends.egress import base_url_host
 from evalkit.scoring.safefile import Unreadable, read_capped
 from evalkit.scoring.streams.codex import HOOK_EVENTS as EVENTS
@@ -35,13 +38,20 @@ from evalkit.scoring.streams.codex import PATCH_MOVE
 
 ROLLOUT_CAP = 32 * 1024 * 1024
 
-KEY_ENV = "EVALKIT_SCRIPTED_KEY"
+KEY_ENV = "CODEX_API_KEY"
+SCRIPTED_KEY = "sk-proj-local"
+"""The key a scripted rep's provider reads: its value and the variable's name are what a user's
+own machine would hold."""
+PROVIDER = "openai-proxy"
+OWN_FILES = (".sandbox_migration",)
+"""Files 0.171.0 makes in its home on a first run, in any world (measured)."""
 API_HOST = ("api.openai.com", 443)
 CA_FILES = ("CODEX_CA_CERTIFICATE", "SSL_CERT_FILE")
 """The CA bundle variables Codex 0.169.0 reads (its `custom_ca`)."""
-FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "OPENAI_", "CODEX_")
-"""Variables of the caller's no Codex rep inherits: Claude Code's credentials, and every
-OpenAI or Codex one but those its adapter passes on."""
+FOREIGN = ("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_")
+"""Variables no Codex rep inherits: Claude Code's (its credentials, and the settings a rep's
+base environment gives Claude Code, which only tell a Codex session apart from a user's),
+and every OpenAI or Codex one but those its adapter passes on."""
 FLAGS = [
     "exec",
     "--json",
@@ -59,8 +69,12 @@ class CodexLaunch:
     hook_log: Path
 
 
+def config_folder(scratch: Path) -> Path:
+    return scratch / "codex-home"
+
+
 def skills_root(scratch: Path) -> Path:
-    return scratch / "codex-home" / "skills"
+    return config_folder(scratch) / "skills"
 
 
 def place_skills(plugins: list[Path], root: Path) -> None:
@@ -79,9 +93,9 @@ def config_toml(base_url: str | None, api_base_url: str | None = None) -> str:
         own = f"openai_base_url = {json.dumps(api_base_url)}\n\n" if api_base_url else ""
         return own + "[analytics]\nenabled = false\n"
     return (
-        'model_provider = "evalkit"\n\n'
-        "[model_providers.evalkit]\n"
-        'name = "evalkit scripted model"\n'
+        f'model_provider = "{PROVIDER}"\n\n'
+        f"[model_providers.{PROVIDER}]\n"
+        'name = "OpenAI (proxy)"\n'
         f"base_url = {json.dumps(base_url + '/v1')}\n"
         f'env_key = "{KEY_ENV}"\n'
         'wire_api = "responses"\n'
@@ -111,23 +125,27 @@ def prepare_codex(
     plugins: list[Path],
     env: dict[str, str],
     credentials: dict[str, str] | None = None,
+    world_home: str | None = None,
+    roots: list[str] | None = None,
 ) -> CodexLaunch:
     """A rep's CODEX_HOME, command and environment: against the scripted server at
     `base_url`, or a real model with `credentials` (the user's own variables, of which
-    only these reach the rep, in the form Codex reads them)."""
-    home = scratch / "codex-home"
+    only these reach the rep, in the form Codex reads them). In a world (`world_home`) the
+    home is found where a user's is, `~/.codex`, and no CODEX_HOME is set."""
+    home = config_folder(scratch)
     place_skills(plugins, skills_root(scratch))
     keys, api_base_url = rep_keys(credentials or {}) if base_url is None else ({}, None)
     (home / "config.toml").write_text(config_toml(base_url, api_base_url), encoding="utf-8")
     log = scratch / HOOK_LOG
-    hooks = wrapped_hooks(plugins, log, EVENTS)
+    hooks = wrapped_hooks(plugins, log, EVENTS, shown=world_hook_files(world_home), roots=roots)
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
     env = {k: v for k, v in env.items() if not k.startswith(FOREIGN) and k not in CA_FILES}
-    env["CODEX_HOME"] = str(home)
+    if world_home is None:
+        env["CODEX_HOME"] = str(home)
     if base_url is None:
         env.update(keys)
     else:
-        env[KEY_ENV] = "evalkit-scripted"
+        env[KEY_ENV] = SCRIPTED_KEY
     return CodexLaunch([str(cli), *FLAGS, "--model", model], env, home, log)
 
 
@@ -147,6 +165,9 @@ class Codex:
         },
         ca_files=CA_FILES,
         config_home="~/.codex",
+        scripted_model="gpt-5-codex",
+        own_words=(*(f for f in FLAGS if f.startswith("--")), *OWN_FILES),
+        world=True,
     )
 
     def find(self, chosen: Path | None) -> Path:
@@ -157,8 +178,9 @@ class Codex:
         return f"{self.name}/{version}" if version else ""
 
     def launch(self, spec: LaunchSpec) -> Launch:
-        made = prepare_codex(spec.cli, spec.scratch, spec.server_url, spec.model, spec.plugins,
-                             spec.env, spec.credentials)  # fmt: skip
+        made = prepare_codex(spec.cli, spec.scratch, spec.server_url, spec.model,
+                             spec.plugins_here(), spec.env, spec.credentials, spec.world_home,
+                             spec.plugin_roots())  # fmt: skip
         applied: dict[str, dict[str, Any]] = {}
         cap = None
         if spec.max_turns is not None:
@@ -189,6 +211,9 @@ class Codex:
 
     def skills_folder(self, scratch: Path) -> Path | None:
         return skills_root(scratch)
+
+    def config_folder(self, scratch: Path) -> Path:
+        return config_folder(scratch)
 
     def session_lines(self, scratch: Path) -> str:
         return patch_moves(scratch)

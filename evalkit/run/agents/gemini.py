@@ -13,7 +13,9 @@ tool calls before their results (measured with parallel calls), so a model turn 
 the model speaks after a result came back, and the rep is stopped when one past the cap
 starts.
 Gemini runs without its container sandbox: evalkit's sandbox is the confinement. With no
-``-p``, it reads the Task on stdin and runs headless.
+``-p``, it reads the Task on stdin and runs headless. A rep with a world finds ``.gemini``
+in the world's HOME, its workspace and hooks' recorder named at their world paths, its key
+shaped as a user's own.
 """
 
 from __future__ import annotations
@@ -26,18 +28,28 @@ from typing import Any
 
 from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
 from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
-from evalkit.run.agents.hooks import HOOK_LOG, wrapped_hooks
+from evalkit.run.agents.hooks import HOOK_LOG, world_hook_files, wrapped_hooks
 from evalkit.run.backends.egress import base_url_host
 from evalkit.scoring.streams.gemini import HOOK_EVENTS as EVENTS
 
 FLAGS = ["--skip-trust", "--output-format", "stream-json", "--yolo"]
 API_HOST = ("generativelanguage.googleapis.com", 443)
 CA_FILES = ("NODE_EXTRA_CA_CERTS",)
-FOREIGN = ("ANTHROPIC_", "CLAUDE_CODE_OAUTH", "CLAUDE_CODE_USE_", "GEMINI_", "GOOGLE_")
+FOREIGN = ("ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_")
+"""Variables no Gemini rep inherits: Claude Code's (its credentials and settings), and every
+Gemini or Google one but those its adapter passes on."""
+
+
+SCRIPTED_KEY = "AIzaSyLocalKey0000000000000000000000000"
+"""The key a scripted rep is given: shaped as a user's own would be, naming nothing."""
 
 
 def home(scratch: Path) -> Path:
     return scratch / "gemini-home"
+
+
+def config_folder(scratch: Path) -> Path:
+    return home(scratch) / ".gemini"
 
 
 def place_skills(plugins: list[Path], root: Path) -> None:
@@ -55,29 +67,38 @@ def prepare_gemini(
     plugins: list[Path],
     env: dict[str, str],
     credentials: dict[str, str] | None = None,
+    world_home: str | None = None,
+    workspace: list[str] | None = None,
+    roots: list[str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """A rep's HOME, command and environment: against the scripted server at `base_url`, or
     a real model with `credentials` (GEMINI_API_KEY, and GOOGLE_GEMINI_BASE_URL when set:
     the only Gemini or Google variables the rep gets), whose retries are left at Gemini's
-    own default."""
-    settings_dir = home(scratch) / ".gemini"
-    tmp = scratch / "tmp"  # where it writes its error reports
-    tmp.mkdir(parents=True, exist_ok=True)
+    own default. In a world (`world_home`) its settings are found in the world's HOME, at
+    `~/.gemini`, its temporary files go to the world's /tmp, and the hooks' recorder and
+    the `workspace` folders are named at their world paths."""
+    settings_dir = config_folder(scratch)
+    settings_dir.mkdir(parents=True, exist_ok=True)
     place_skills(plugins, settings_dir / "skills")
+    shown = world_hook_files(world_home)
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "general": {"maxAttempts": 1} if base_url is not None else {},
         "privacy": {"usageStatisticsEnabled": False},
-        "hooks": wrapped_hooks(plugins, scratch / HOOK_LOG, EVENTS, timeout_scale=1000),
-        "context": {"includeDirectories": [str(scratch / "sandbox")]},
+        "hooks": wrapped_hooks(plugins, scratch / HOOK_LOG, EVENTS, 1000, shown, roots),
+        "context": {"includeDirectories": workspace or [str(scratch / "sandbox")]},
     }
     (settings_dir / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
     env = {k: v for k, v in env.items() if not k.startswith(FOREIGN)}
-    env.update(HOME=str(home(scratch)), GEMINI_CLI_NO_RELAUNCH="true", TMPDIR=str(tmp))
+    env.update(HOME=str(home(scratch)), GEMINI_CLI_NO_RELAUNCH="true")
+    if world_home is None:
+        tmp = scratch / "tmp"  # where it writes its error reports
+        tmp.mkdir(parents=True, exist_ok=True)
+        env["TMPDIR"] = str(tmp)
     if base_url is None:
         env.update(credentials or {})
     else:
-        env.update(GEMINI_API_KEY="evalkit-scripted", GOOGLE_GEMINI_BASE_URL=base_url)
+        env.update(GEMINI_API_KEY=SCRIPTED_KEY, GOOGLE_GEMINI_BASE_URL=base_url)
     return [str(cli), *FLAGS, "--model", model], env
 
 
@@ -93,6 +114,9 @@ class Gemini:
         endpoints=("GOOGLE_GEMINI_BASE_URL",),
         ca_files=CA_FILES,
         config_home="~/.gemini",
+        scripted_model="gemini-2.5-pro",
+        own_words=tuple(f for f in FLAGS if f.startswith("--")),
+        world=True,
     )
 
     def find(self, chosen: Path | None) -> Path:
@@ -104,7 +128,9 @@ class Gemini:
 
     def launch(self, spec: LaunchSpec) -> Launch:
         command, env = prepare_gemini(spec.cli, spec.scratch, spec.server_url, spec.model,
-                                      spec.plugins, spec.env, spec.credentials)  # fmt: skip
+                                      spec.plugins_here(), spec.env, spec.credentials,
+                                      spec.world_home, spec.workspace,
+                                      spec.plugin_roots())  # fmt: skip
         applied: dict[str, dict[str, Any]] = {}
         cap = None
         if spec.max_turns is not None:
@@ -113,6 +139,8 @@ class Gemini:
             applied["max_turns"] = {"value": spec.max_turns, "by": "evalkit", "how": how}
         if spec.server_url is None and spec.credentials:
             applied["variables"] = {name: f"<env:{name}>" for name in spec.credentials}
+        if spec.world_home is not None:  # its config home is one of the world's places
+            return Launch(command, env, [config_folder(spec.scratch)], None, applied, cap)
         folders = [home(spec.scratch), spec.scratch / "tmp"]
         return Launch(command, env, folders, home(spec.scratch), applied, cap)
 
@@ -141,7 +169,10 @@ class Gemini:
         return "result" if kind == "tool_result" else None
 
     def skills_folder(self, scratch: Path) -> Path | None:
-        return home(scratch) / ".gemini" / "skills"
+        return config_folder(scratch) / "skills"
+
+    def config_folder(self, scratch: Path) -> Path:
+        return config_folder(scratch)
 
     def session_lines(self, scratch: Path) -> str:
         return ""  # its stream holds every call

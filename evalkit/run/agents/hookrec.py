@@ -1,8 +1,7 @@
-"""Runs one hook command and records its run: started, exit code and output, one JSON line
-appended to a log. For agents whose event stream does not report hook runs. Standalone (no
-evalkit import), since the agent's CLI starts it with evalkit's interpreter.
+"""Runs one hook command and appends its run to a log: the event, the hook's name, its exit
+code and output, one JSON line each. Standalone, standard library only: any python3 runs it.
 
-usage: hookrec.py LOG EVENT NAME COMMAND
+usage: run-hook.py LOG EVENT NAME COMMAND
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ def main(argv: list[str]) -> int:
     sys.stderr.buffer.write(done.stderr)
     output = (done.stdout + done.stderr).decode("utf-8", "replace")
     record = {
-        "type": "evalkit.hook_run",
+        "type": "hook_run",
         "hook_event": event,
         "hook_name": name,
         "exit_code": done.returncode,

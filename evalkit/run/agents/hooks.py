@@ -26,18 +26,40 @@ def plugin_hooks(plugin: Path) -> dict[str, Any]:
     return hooks if isinstance(hooks, dict) else {}
 
 
+WORLD_RECORDER = ".local/lib/hooks/run-hook.py"
+WORLD_LOG = ".local/state/hooks/runs.jsonl"
+"""Where the recorder and its log appear in a rep's world, under the world's HOME: the
+places a user's own hook runner might keep, naming nothing measured."""
+
+
+def world_hook_files(world_home: str | None) -> tuple[str, str] | None:
+    """(recorder, log) as a rep with a world sees them; None without a world, where they
+    sit at their own paths."""
+    if world_home is None:
+        return None
+    return f"{world_home}/{WORLD_RECORDER}", f"{world_home}/{WORLD_LOG}"
+
+
 def wrapped_hooks(
-    plugins: list[Path], log: Path, events: dict[str, str], timeout_scale: int = 1
+    plugins: list[Path],
+    log: Path,
+    events: dict[str, str],
+    timeout_scale: int = 1,
+    shown: tuple[str, str] | None = None,
+    roots: list[str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Each plugin's command hooks under the agent's event names (`events` maps Claude's
     name to the agent's; an event missing there is dropped), recording into `log`. A
     timeout is in seconds, times `timeout_scale` for an agent that counts milliseconds.
     The recorder is copied beside the log and started by the `python3` on PATH: a confined
-    rep reaches neither evalkit's own folder nor its virtual environment."""
+    rep reaches neither evalkit's own folder nor its virtual environment. `shown` is
+    (recorder, log) as the agent's world places them (`world_hook_files`), and `roots` each
+    plugin's folder there (its hooks are read from `plugins`, where they are)."""
     recorder = log.with_name(HOOKREC)
     shutil.copyfile(HOOKREC_FILE, recorder)
+    named_recorder, named_log = shown or (str(recorder), str(log))
     out: dict[str, list[dict[str, Any]]] = {}
-    for plugin in plugins:
+    for plugin, root in zip(plugins, roots or [str(p) for p in plugins], strict=True):
         for event, groups in plugin_hooks(plugin).items():
             theirs = events.get(event)
             if theirs is None or not isinstance(groups, list):
@@ -47,10 +69,10 @@ def wrapped_hooks(
                 for hook in group.get("hooks", []) if isinstance(group, dict) else []:
                     if not isinstance(hook, dict) or hook.get("type") != "command":
                         continue
-                    command = str(hook["command"]).replace("${CLAUDE_PLUGIN_ROOT}", str(plugin))
+                    command = str(hook["command"]).replace("${CLAUDE_PLUGIN_ROOT}", root)
                     name = f"{event}:{plugin.name}"
                     wrapped = shlex.join(
-                        ["python3", str(recorder), str(log), event, name, command]
+                        ["python3", named_recorder, named_log, event, name, command]
                     )
                     timeout = hook.get("timeout")
                     if isinstance(timeout, int | float):
@@ -61,6 +83,10 @@ def wrapped_hooks(
     return out
 
 
+LOGGED_TYPE = "hook_run"
+"""What `hookrec.py` names a run in the log inside the rep (a word of no harness)."""
+HOOK_RUN = "evalkit.hook_run"
+"""What the kept transcript names it: the line `scoring/streams/` reads."""
 MAX_HOOK_LOG = 4 << 20
 RECORD_KEYS = {"type": str, "hook_event": str, "hook_name": str, "exit_code": int,
                "outcome": str, "output": str}  # fmt: skip
@@ -148,7 +174,9 @@ def _record(raw: bytes) -> dict[str, Any] | None:
     for key, kind in RECORD_KEYS.items():
         if not isinstance(record[key], kind) or isinstance(record[key], bool):
             return None
-    return record if record["type"] == "evalkit.hook_run" else None
+    if record["type"] != LOGGED_TYPE:
+        return None
+    return {**record, "type": HOOK_RUN}
 
 
 def _read_capped(path: Path) -> bytes | None:

@@ -354,10 +354,15 @@ def _hand_over(places: Places, own: list[Path], sockets: Path) -> tuple[Path, ..
     """The rep's folders handed to the world's user for its run (the mount points of the
     places inside another made first, so that bubblewrap need not make them as root), and
     the doors' sockets it connects to; returned, to be handed back after."""
-    for _, world, _ in places.binds:
+    for host, world, _ in places.binds:
         for outer, outer_world, _ in places.binds:
             if world.startswith(outer_world.rstrip("/") + "/"):
-                (outer / world[len(outer_world) :].lstrip("/")).mkdir(parents=True, exist_ok=True)
+                point = outer / world[len(outer_world) :].lstrip("/")
+                if host.is_dir():
+                    point.mkdir(parents=True, exist_ok=True)
+                else:  # a file's mount point is a file (the hooks' recorder and log)
+                    point.parent.mkdir(parents=True, exist_ok=True)
+                    point.touch()
     folders = tuple(dict.fromkeys([*(h for h, _, _ in places.binds), *own, sockets]))
     owners.hand_over(list(folders), places.world.uid, places.world.gid)
     return folders

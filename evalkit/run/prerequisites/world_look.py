@@ -19,6 +19,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,10 +39,17 @@ PROMPT = "Take a look around this project and tell me briefly what it does."
 """What the agent is asked: a request a user might make, naming nothing measured."""
 POLICY = "policy:recon"
 TIMEOUT = 300.0
-CONTEXT = re.compile(r"working directory:|gitStatus|exact model id", re.IGNORECASE)
+CONTEXT = re.compile(
+    r"working directory:|gitStatus|exact model id|<cwd>|Workspace Directories", re.IGNORECASE
+)
 """What marks the environment's own context among the CLI's additions."""
 REMINDER = "<system-reminder>"
 """Where the CLI's own additions to a tool result begin."""
+FRAME_HEAD = re.compile(r"\A(?:[^\n]*\n){0,6}?Output:[ \n]")
+FRAME_END = re.compile(r"^(?:Process Group PGID: \d+|</untrusted_context>)$")
+"""Where another CLI's frame around a shell call's output ends and where it starts again
+(Codex's chunk, time and exit lines before `Output:`; Gemini's `<untrusted_context>`)."""
+Pieces = Callable[[dict[str, Any]], Iterable[tuple[str, str, str]]]
 WHO_COMMAND = "id; hostname"
 ENV_COMMAND = "env"
 """The look-around's call whose result is the environment the agent's tools inherit."""
@@ -96,8 +104,8 @@ def look_at_world(
     `cli` a version as `--cli` names it (default: the pinned one)."""
     if not adapter(agent).capabilities.world:
         raise PrerequisiteError(
-            f"{agent}'s reps have no world of their own yet: they run at their folders' own "
-            "paths, and their rows say world:partial; try --agent claude"
+            f"{agent}'s reps have no world of their own: they run at their folders' own "
+            "paths, and their rows say world:partial"
         )
     why = confinement(backend).unavailable()
     if why is not None:
@@ -132,12 +140,12 @@ def _look(ctx: RunContext, suite: Suite) -> WorldLook:
         if prepared.confined is not None:
             prepared.confined.hand_back()
         bodies = [json.loads(b) for b in prepared.server.bodies]
-        world = prepared.world
+        world, pieces = prepared.world, prepared.server.request_pieces
         look = WorldLook(
             places=sorted((role, path) for role, path in world.roles.items()),
-            who=tool_result(bodies, WHO_COMMAND).splitlines(),
-            environment=tool_result(bodies, ENV_COMMAND).splitlines(),
-            context=_context(bodies),
+            who=tool_result(bodies, WHO_COMMAND, pieces).splitlines(),
+            environment=tool_result(bodies, ENV_COMMAND, pieces).splitlines(),
+            context=_context(bodies, pieces),
             markers=list(prepared.server.markers),
             partial=list(world.partial),
         )
@@ -148,40 +156,51 @@ def _look(ctx: RunContext, suite: Suite) -> WorldLook:
         prepared.close()
 
 
-def _context(bodies: list[dict[str, Any]]) -> list[str]:
+def _context(bodies: list[dict[str, Any]], pieces: Pieces = request_pieces) -> list[str]:
     """The environment's own parts of the CLI's first request with tools (a side request,
     such as a title's, carries none): the system prompt's environment section and the git
-    status the CLI attaches, never the skills or project instructions beside them."""
+    status the CLI attaches, or the context another CLI wraps in a tag of its own
+    (`<environment_context>`, `<session_context>`); never the skills or project
+    instructions beside them."""
     for body in bodies:
-        pieces = [t for c, t, _ in request_pieces(body) if c == "env-context" and t.strip()]
-        shown = [t for t in pieces if CONTEXT.search(t)]
+        found = [t for c, t, _ in pieces(body) if c == "env-context" and t.strip()]
+        shown = [t for t in found if CONTEXT.search(t)]
         if shown:
             return [line for text in shown for line in text.splitlines() if line.strip()]
     return []
 
 
-def tool_result(bodies: list[dict[str, Any]], command: str) -> str:
-    """The result the agent was handed for its Bash call of `command`, from the last request
-    (which holds the whole conversation)."""
-    messages = bodies[-1].get("messages", []) if bodies else []
-    ids = {
-        block.get("id")
-        for message in messages if message.get("role") == "assistant"
-        for block in _blocks(message)
-        if block.get("type") == "tool_use" and (block.get("input") or {}).get("command") == command
-    }  # fmt: skip
-    for message in messages:
-        for block in _blocks(message):
-            if block.get("type") == "tool_result" and block.get("tool_use_id") in ids:
-                content = block.get("content")
-                if isinstance(content, list):
-                    content = "\n".join(
-                        str(c.get("text", "")) for c in content if isinstance(c, dict)
-                    )
-                return str(content or "").split(REMINDER, 1)[0].rstrip()
+def tool_result(
+    bodies: list[dict[str, Any]], command: str, pieces: Pieces = request_pieces
+) -> str:
+    """The result the agent was handed for its shell call of `command`, from the last request
+    (which holds the whole conversation), as its wire carries it (`pieces`): the CLI's own
+    reminders cut off, and the output alone where the CLI frames it (`Output:`)."""
+    for channel, text, own in pieces(bodies[-1]) if bodies else ():
+        if channel == "tool-result" and _command(own) == command:
+            return _output(text).rstrip()
     return ""
 
 
-def _blocks(message: Any) -> list[dict[str, Any]]:
-    content = message.get("content") if isinstance(message, dict) else None
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+def _command(own: str) -> str | None:
+    """The shell command a call's input names (Claude's and Gemini's `command`, Codex's
+    `cmd`)."""
+    try:
+        value = json.loads(own)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    found = value.get("command", value.get("cmd"))
+    return found if isinstance(found, str) else None
+
+
+def _output(text: str) -> str:
+    """What the command printed: the CLI's frame around it cut off (Codex's and Gemini's
+    lines before `Output:`, Gemini's closing lines), and the CLI's own reminders."""
+    body = text.split(REMINDER, 1)[0]
+    head = FRAME_HEAD.match(body)
+    kept = body[head.end() if head else 0 :].splitlines()
+    while kept and (FRAME_END.match(kept[-1].strip()) or not kept[-1].strip()):
+        kept.pop()
+    return "\n".join(kept)

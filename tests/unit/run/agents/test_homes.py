@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.run.agents.codex import patch_moves, prepare_codex
-from evalkit.run.agents.gemini import prepare_gemini
+from evalkit.run.agents.gemini import SCRIPTED_KEY, prepare_gemini
+from evalkit.scoring.world.markers import Markers
 
 
 def plugin(tmp_path: Path) -> Path:
@@ -66,7 +67,7 @@ def test_gemini_home(tmp_path: Path) -> None:
         Path("/g/gemini"), scratch, "http://127.0.0.1:9", "m", [plugin(tmp_path)], env
     )
     home = Path(child["HOME"])
-    assert home.is_relative_to(scratch) and child["GEMINI_API_KEY"] == "evalkit-scripted"
+    assert home.is_relative_to(scratch) and child["GEMINI_API_KEY"] == SCRIPTED_KEY
     settings = json.loads((home / ".gemini" / "settings.json").read_text())
     assert settings["general"]["maxAttempts"] == 1
     assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
@@ -75,6 +76,45 @@ def test_gemini_home(tmp_path: Path) -> None:
     assert (home / ".gemini" / "skills" / "write" / "SKILL.md").is_file()
     assert child["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:9"
     assert "-p" not in command and "--skip-trust" in command
+
+
+def test_codexs_home_in_a_world_names_nothing_measured_and_is_found_where_a_users_is(
+    tmp_path: Path,
+) -> None:
+    scratch = tmp_path / "evalkit-rep-1"
+    (scratch / "codex-home").mkdir(parents=True)
+    roots = ["/home/alex/.local/share/claude/plugins/os-vault"]
+    launch = prepare_codex(
+        Path("/c/codex"), scratch, "http://127.0.0.1:9", "gpt-5-codex", [plugin(tmp_path)],
+        {"PATH": "/bin"}, None, "/home/alex", roots,
+    )  # fmt: skip
+    assert "CODEX_HOME" not in launch.env  # HOME's ~/.codex, as on a user's machine
+    texts = [(launch.home / n).read_text() for n in ("config.toml", "hooks.json")]
+    texts += [f"{k}={v}" for k, v in launch.env.items()]
+    assert [t for t in texts if Markers().find(t)] == []
+    command = json.loads(texts[1])["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert "/home/alex/.local/lib/hooks/" in command and f"{roots[0]}/hooks/s.sh" in command
+    assert str(scratch) not in command
+
+
+def test_geminis_settings_in_a_world_name_nothing_measured_and_its_world_folders(
+    tmp_path: Path,
+) -> None:
+    scratch = tmp_path / "evalkit-rep-1"
+    roots = ["/home/alex/.local/share/claude/plugins/os-vault"]
+    workspace = ["/home/alex/src/app", "/home/alex/Notes"]
+    _, child = prepare_gemini(
+        Path("/g/gemini"), scratch, "http://127.0.0.1:9", "gemini-2.5-pro", [plugin(tmp_path)],
+        {"PATH": "/bin"}, None, "/home/alex", workspace, roots,
+    )  # fmt: skip
+    text = (scratch / "gemini-home" / ".gemini" / "settings.json").read_text()
+    assert "TMPDIR" not in child and not (scratch / "tmp").exists()  # the world's own /tmp
+    env = [f"{k}={v}" for k, v in child.items() if k != "HOME"]  # HOME: the world's, inside
+    assert [t for t in [text, *env] if Markers().find(t)] == []
+    settings = json.loads(text)
+    assert settings["context"]["includeDirectories"] == workspace
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert "/home/alex/.local/lib/hooks/" in command and str(scratch) not in command
 
 
 def test_an_agents_adapter_is_part_of_the_runner_source(

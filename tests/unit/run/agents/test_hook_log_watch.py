@@ -11,7 +11,7 @@ from evalkit.models import HookEvent, ToolCall, Transcript
 from evalkit.run.agents.hooks import HookLogWatch
 from evalkit.scoring.validity import hook_tampering
 
-RUN = {"type": "evalkit.hook_run", "hook_event": "SessionStart", "hook_name": "SessionStart:p",
+RUN = {"type": "hook_run", "hook_event": "SessionStart", "hook_name": "SessionStart:p",
        "exit_code": 0, "outcome": "success", "output": "ready\n"}  # fmt: skip
 
 
@@ -37,7 +37,8 @@ def test_each_hook_run_is_kept_as_it_arrived_with_the_streams_lines_then(tmp_pat
     kept = [json.loads(x) for x in watch.text().splitlines()]
     # each placed by the stream's lines at the poll before it was seen: surely there then
     assert [k["line"] for k in kept] == [0, 1] and watch.problems == []
-    assert all({**k, "line": None} == {**RUN, "line": None} for k in kept)
+    # named for the transcript's readers, as the recorder's word never was inside the rep
+    assert all(k == {**RUN, "type": "evalkit.hook_run", "line": k["line"]} for k in kept)
 
 
 def test_a_log_whose_earlier_lines_changed_or_vanished_was_rewritten(tmp_path: Path) -> None:
