@@ -132,6 +132,10 @@ class WorldView(Model):
     roles: dict[str, str] = {}
     partial: list[str] = []
     """Channels the backend could not make look like the world (`ownership`)."""
+    beside: dict[str, str] = {}
+    """Where each role beside the sandbox sits in the rep's scratch folder, as the agent's
+    adapter laid it out (`config`: Claude's `claude-config`, Codex's `codex-home`, Gemini's
+    `gemini-home/.gemini`); a record without it reads the roles' first places."""
 
 
 class GuardEntry(Model):

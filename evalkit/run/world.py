@@ -98,9 +98,12 @@ class Places:
     def view(self, partial: list[str]) -> WorldView:
         roles = {role: world for _, world, role in self.binds if role != "plugin"}
         roles.update({f"guarded:{env}": world for env, world in self.guarded.items()})
+        scratch = next(h for h, _, role in self.binds if role == "project").parent.parent
+        beside = {role: host.relative_to(scratch).as_posix() for host, _, role in self.binds
+                  if role in ("config", "home") and host.is_relative_to(scratch)}  # fmt: skip
         return WorldView(
             user=self.world.user, home=self.world.home, hostname=self.world.hostname,
-            roles=roles, partial=partial,
+            roles=roles, partial=partial, beside=beside,
         )  # fmt: skip
 
 

@@ -19,7 +19,8 @@ from typing import Any
 from evalkit.models import Transcript, WorldView
 
 BESIDE = {"config": "claude-config", "plugins": "plugins", "home": "home"}
-"""Roles whose folder sits beside the sandbox, in the rep's scratch folder."""
+"""Roles whose folder sits beside the sandbox, in the rep's scratch folder, where a view that
+does not say otherwise (`WorldView.beside`, an older record) has them."""
 _HOME_WORD = re.compile(r"(?<![\w$.~/-])(?:~|\$HOME\b|\$\{HOME\})(?=/|$|[\s'\"`;|&<>()=,:])")
 
 
@@ -38,8 +39,17 @@ def rep_folders(
         elif kind == "guarded" and name in guarded:
             found[world] = str(guarded[name])
         elif kind in BESIDE:
-            found[world] = str(sandbox.parent / BESIDE[kind])
+            found[world] = str(sandbox.parent / _beside(view, kind))
     return found
+
+
+def _beside(view: WorldView, kind: str) -> str:
+    """The folder of a role beside the sandbox, as the view recorded it when it is a plain
+    relative path inside the scratch folder, else where the role's folder first sat."""
+    named = view.beside.get(kind, "")
+    parts = Path(named).parts
+    plain = bool(parts) and not Path(named).is_absolute() and ".." not in parts
+    return named if plain else BESIDE[kind]
 
 
 class Mapper:

@@ -59,3 +59,23 @@ def test_the_home_outside_every_store_is_the_reps_home_beside_its_sandbox(
     sandbox = tmp_path / "sandbox"
     mapped = _mapped(sandbox, name="Read", file_path="/home/alex/.bashrc")
     assert mapped.tool_calls[0].input["file_path"] == str(tmp_path / "home" / ".bashrc")
+
+
+def _read(path: str) -> Transcript:
+    return Transcript(tool_calls=[ToolCall(id="t", name="Read", input={"file_path": path})])
+
+
+def test_an_agents_config_home_is_read_where_its_adapter_laid_it_out(tmp_path: Path) -> None:
+    sandbox = tmp_path / "sandbox"
+    codex = VIEW.model_copy(update={"roles": {**VIEW.roles, "config": "/home/alex/.codex"},
+                                    "beside": {"config": "codex-home"}})  # fmt: skip
+    mapped = to_rep(_read("/home/alex/.codex/AGENTS.md"), codex, sandbox, {})
+    assert mapped.tool_calls[0].input["file_path"] == str(tmp_path / "codex-home" / "AGENTS.md")
+
+
+def test_a_recorded_folder_that_leaves_the_scratch_folder_is_not_followed(tmp_path: Path) -> None:
+    sandbox = tmp_path / "sandbox"
+    for forged in ("../../etc", "/etc", ""):
+        view = VIEW.model_copy(update={"beside": {"config": forged}})
+        mapped = to_rep(_read("/home/alex/.claude/x"), view, sandbox, {})
+        assert mapped.tool_calls[0].input["file_path"] == str(tmp_path / "claude-config" / "x")
