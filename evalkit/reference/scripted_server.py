@@ -19,8 +19,8 @@ key, are side requests: they get a short text answer and never consume a scripte
 
 Every request it sees is recorded (`served_record`, kept as a rep's evidence by evalkit, never
 written inside the sandbox): what it asked, by key, and the turn it sent back in full, which
-`scoring/tampering/served.py` holds the kept transcript to. Only this Messages API server
-records; the other wires' servers keep none yet.
+`scoring/tampering/served.py` holds the kept transcript to. The other wires' servers
+(`reference/wire/`) record the same way, keyed as their agents' streams show their turns.
 
 Faults make every ``/v1/messages`` request fail alike, to exercise the caller's handling: an
 HTTP error status with an Anthropic-style error body, a response cut off mid-body (mid-block
@@ -366,8 +366,8 @@ class ScriptedServer:
         self._keep(ServedRequest(kind="other"))
 
     RECORDS = True
-    """Whether this server keeps the record `scoring/tampering/served.py` reads (the Messages
-    API's)."""
+    """Whether this server keeps the record `scoring/tampering/served.py` reads (every wire's
+    does; a stand-in server in a test may not)."""
 
     def served_record(self) -> str | None:
         """The record of every request seen, one JSON line each, in the order they came;
