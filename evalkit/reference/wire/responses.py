@@ -45,6 +45,10 @@ from evalkit.reference.scripted_server import (
 from evalkit.scoring.streams.items import call_item, digest, text_item
 
 PATCH_END = "EVALKIT_PATCH_END"
+REFUSED = "exec_command failed"
+"""How Codex reports back a call it would not start (its own command policy rejected it, as
+it rejects `ln -s` to a folder outside the project; measured with 0.171.0): no item of its
+stream shows such a call."""
 _STEP = re.compile(r"^call_s(\d+)_")
 _ERROR_CODES = {
     500: "server_error",
@@ -207,6 +211,8 @@ class ResponsesServer(ScriptedServer):
         super().__init__(script, fault)
         self.skills = skills
         """Where this rep's skills were placed, so a Skill reads its SKILL.md there."""
+        self.calls: dict[str, ServedRequest] = {}
+        """The record of the answer that sent each call id, until the CLI reports its call."""
 
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
         with self._lock:
@@ -218,6 +224,7 @@ class ResponsesServer(ScriptedServer):
         asked = self._keep(ServedRequest(
             kind="held" if held else "turn", root=opening(items), history=history_turns(items)
         ))  # fmt: skip
+        self._unshown(items)
         if self._hold(handler, step):
             return
         stopped = bool(self.latency) and self._released.wait(self.latency)
@@ -261,6 +268,23 @@ class ResponsesServer(ScriptedServer):
             handler.write_chunk(data)
         handler.write_chunk(b"")
         asked.served, asked.items = turn_parts(answer)  # sent in full: a write that broke raised
+        with self._lock:
+            self.calls.update((c["call_id"], asked) for c in answer if "call_id" in c)
+
+    def _unshown(self, items: Any) -> None:
+        """A call the CLI refused to start (its output says `exec_command failed`: Codex's
+        own policy rejected it) is never shown in its stream, so the record of the answer that
+        sent it no longer counts it among the items the stream must show."""
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict) or item.get("type") != "function_call_output":
+                continue
+            output = item.get("output")
+            if not isinstance(output, str) or not output.startswith(REFUSED):
+                continue
+            with self._lock:
+                sent = self.calls.pop(str(item.get("call_id", "")), None)
+                if sent is not None and call_item() in sent.items:
+                    sent.items.remove(call_item())
 
     def _items(self, step: int, latest: str) -> list[dict[str, Any]]:
         if step >= len(self.script.steps):
