@@ -2,9 +2,9 @@
 the agent's own Bash call posts a conversation of its own to the door its CLI talks through,
 and is served a turn. The row is `ERROR tampering:request-outside-conversation`, the server's
 record is kept beside the transcript, and verify re-derives the row from it; the same rep
-without the post is a PASS with nothing named. Claude Code's pair is in `make test`; Codex's
-and Gemini's (each posting in its own wire, to the door its config or environment names)
-are slow."""
+without the post is a PASS with nothing named. Claude Code's pair under bubblewrap is in
+`make test`; Codex's and Gemini's (each posting in its own wire, to the door its config or
+environment names), and Claude Code's under srt, Docker and Podman, are slow."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.hostile.conftest import confined, forgery_cases
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
@@ -59,19 +61,12 @@ def _suite(tmp_path: Path, post: bool) -> Path:
     return suite
 
 
-SLOW = pytest.mark.slow
-AGENTS = [
-    pytest.param("claude", True, id="claude-own-post"),
-    pytest.param("claude", False, id="claude-none"),
-    *(pytest.param(agent, post, id=f"{agent}-{'own-post' if post else 'none'}", marks=SLOW)
-      for agent in ("codex", "gemini") for post in (True, False)),
-]  # fmt: skip
-
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(("agent", "post"), AGENTS)
+@pytest.mark.parametrize("post", [True, False], ids=["own-post", "none"])
+@pytest.mark.parametrize(("agent", "backend"), forgery_cases())
 def test_a_request_the_agent_posts_to_its_door_is_tampering(
-    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, post: bool
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str, post: bool
 ) -> None:
     from tests.e2e.test_other_agents import require_cli
 
@@ -80,7 +75,7 @@ def test_a_request_the_agent_posts_to_its_door_is_tampering(
     kit = new_kit(tmp_path / "kit", suite=_suite(tmp_path, post))
     work = tmp_path / "w"
     done = kit.run("run", "P1-L1-greeting", "policy:oracle", str(work), "--allow-unfrozen",
-                   "--agent", agent)  # fmt: skip
+                   "--agent", agent, *confined(backend))  # fmt: skip
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     (line,) = kit.manifest(work)
