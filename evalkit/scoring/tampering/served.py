@@ -9,7 +9,9 @@ held to it (an ERROR `tampering:<what>`, the first found):
 
 - `tampering:served-record-missing` or `-unreadable`: the process record says the server
   kept one, and there is none that reads;
-- `tampering:request-outside-conversation`: a request to another path; a model request
+- `tampering:request-outside-conversation`: a request to another path (but a HEAD, which
+  carries no conversation and is answered with none: CLI 2.1.197 checks its base URL so);
+  a model request
   whose opening is not the CLI's conversation's, or whose assistant turns are not a chain,
   each turn served in answer to the turns before it (an agent posting to its door itself,
   with a conversation of its own or a forged one); a side request (no tools, or a
@@ -179,12 +181,14 @@ def _outside(
     answered: dict[tuple[str, ...], list[str]],
     subagents: bool,
 ) -> bool:
-    """Whether a request is not one of the CLI's conversation."""
+    """Whether a request is not one of the CLI's conversation (a probe carries none)."""
+    if request.kind == "probe":
+        return False
     if request.kind == "other":
         return True
     if request.kind == "side":
         return not subagents
-    root = next((r.root for r in requests if r.kind != "other" and r.kind != "side"), "")
+    root = next((r.root for r in requests if r.kind not in ("other", "side", "probe")), "")
     if request.root != root:
         return True
     history = request.history
