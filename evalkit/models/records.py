@@ -70,16 +70,23 @@ class ServedRequest(Model):
     carried, each by its key) and the turn it answered with in full. Keys are digests
     (`scoring/tampering/served.py`), so the record holds no text of the conversation."""
 
-    kind: Literal["turn", "side", "fault", "held", "other"] = Field(
+    kind: Literal["turn", "side", "aside", "fault", "held", "probe", "other"] = Field(
         description="turn: a step of the script asked and answered; side: a request with no "
-        "tools, or a subagent's; fault: answered by the policy's fault or cut off; held: past a "
-        "turn cap; other: any other path or body"
+        "tools, or a subagent's; aside: a request of the conversation that asks no step (a "
+        "next-speaker check), held to the conversation like a turn; fault: answered by the "
+        "policy's fault or cut off; held: past a turn cap; probe: a HEAD request, which "
+        "carries no conversation and gets none; other: any other path or body"
     )
     root: str = Field("", description="digest of the conversation's opening user message")
     history: list[str] = Field(
         default_factory=list, description="the key of each assistant turn the request carried"
     )
     served: str = Field("", description="the key of the turn sent back in full; empty if none")
+    items: list[str] = Field(
+        default_factory=list,
+        description="the keys of that turn's items as its agent's stream shows them, for an "
+        "agent whose stream does not group them by turn (scoring/streams/items.py)",
+    )
 
 
 class PlanCell(Model):

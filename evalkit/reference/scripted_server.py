@@ -12,15 +12,18 @@ Measured with CLI 2.1.328, ``-p``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`
 ``DISABLE_TELEMETRY=1``: it sends only ``POST /v1/messages?beta=true``, streaming, one per agent
 step, always with a ``tools`` key (``[]`` under ``--tools ""``) and the ``--model`` name as
 given; no title, topic or count_tokens requests. Without those two variables it also sends
-``HEAD /api/hello`` (answered 200). The Agent tool runs a subagent whose requests carry an
-``x-claude-code-agent-id`` header and start their own conversation; served as steps they would
-replay the script from step 0 (and recurse). Such requests, and any request without a ``tools``
-key, are side requests: they get a short text answer and never consume a scripted step.
+``HEAD /api/hello`` (answered 200); CLI 2.1.197 sends ``HEAD /`` once before its first
+request even with them. A HEAD carries no conversation and is answered with none, so it is
+recorded as a probe, which no check counts against the conversation. The Agent tool runs a
+subagent whose requests carry an ``x-claude-code-agent-id`` header and start their own
+conversation; served as steps they would replay the script from step 0 (and recurse). Such
+requests, and any request without a ``tools`` key, are side requests: they get a short text
+answer and never consume a scripted step.
 
 Every request it sees is recorded (`served_record`, kept as a rep's evidence by evalkit, never
 written inside the sandbox): what it asked, by key, and the turn it sent back in full, which
-`scoring/tampering/served.py` holds the kept transcript to. Only this Messages API server
-records; the other wires' servers keep none yet.
+`scoring/tampering/served.py` holds the kept transcript to. The other wires' servers
+(`reference/wire/`) record the same way, keyed as their agents' streams show their turns.
 
 Faults make every ``/v1/messages`` request fail alike, to exercise the caller's handling: an
 HTTP error status with an Anthropic-style error body, a response cut off mid-body (mid-block
@@ -41,7 +44,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from evalkit.models import Script, ServedRequest, TextBlock
@@ -188,7 +191,7 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ methods
 
     def do_HEAD(self) -> None:
-        self.server.owner._note(f"HEAD {self.path}")
+        self.server.owner._note(f"HEAD {self.path}", kind="probe")
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -361,14 +364,14 @@ class ScriptedServer:
             else:
                 self._connections.discard(conn)
 
-    def _note(self, request_line: str) -> None:
+    def _note(self, request_line: str, kind: Literal["other", "probe"] = "other") -> None:
         with self._lock:
             self.other_requests.append(request_line)
-        self._keep(ServedRequest(kind="other"))
+        self._keep(ServedRequest(kind=kind))
 
     RECORDS = True
-    """Whether this server keeps the record `scoring/tampering/served.py` reads (the Messages
-    API's)."""
+    """Whether this server keeps the record `scoring/tampering/served.py` reads (every wire's
+    does; a stand-in server in a test may not)."""
 
     def served_record(self) -> str | None:
         """The record of every request seen, one JSON line each, in the order they came;

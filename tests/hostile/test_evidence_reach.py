@@ -2,7 +2,9 @@
 its sandbox, the agent tries every way into what its CLI writes to evalkit (appending to,
 rewriting and reading `/proc/<cli>/fd/1` and `/2`, opening `/proc/<cli>/mem`, attaching with
 `ptrace`, reading it with `process_vm_readv`), and none of it lands: the kept transcript has
-no forged event, the row is the one the agent's real work earns, and verify agrees."""
+no forged event, the row is the one the agent's real work earns, and verify agrees. Under
+each backend: under srt on Linux the CLI's memory stays open (the backend declares it, and
+its rows say `world:partial:…cli-memory`), but never its streams."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from evalkit.run.backends import backend as backend_named
+from tests.hostile.conftest import OTHER_BACKENDS, confined
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
@@ -66,8 +71,11 @@ def _events(transcript: Path) -> list[object]:
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize(
+    "backend", ["bwrap", *(pytest.param(n, marks=pytest.mark.slow) for n in OTHER_BACKENDS)]
+)
 def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
-    new_kit: Callable[..., Kit], tmp_path: Path
+    new_kit: Callable[..., Kit], tmp_path: Path, backend: str
 ) -> None:
     from evalkit.suite.scaffold import init_suite
 
@@ -80,7 +88,8 @@ def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
                                      json.dumps(command) + "\n", 1))  # fmt: skip
     kit = new_kit(tmp_path / "kit", suite=suite)
     work = tmp_path / "w"
-    done = kit.run("run", "P1-L1-greeting", "policy:oracle", str(work), "--allow-unfrozen")
+    done = kit.run("run", "P1-L1-greeting", "policy:oracle", str(work), "--allow-unfrozen",
+                   *confined(backend))  # fmt: skip
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     (line,) = kit.manifest(work)
@@ -93,9 +102,14 @@ def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
     said = transcript.read_text(encoding="utf-8")
     landed = [w for w in ("APPEND", "REWRITE", "READ", "MEM", "PTRACE", "VM_READV")
               if f"landed {w}" in said]  # fmt: skip
-    tried = "attacked 1" in said
+    tried = "attacked 0" not in said and "attacked " in said
     assert tried, f"the attack found no CLI to try in {transcript}"
-    assert landed == [], f"attempts that reached the CLI: {landed}"
+    # a backend that declares its CLI's memory open (srt on Linux: no filter of evalkit's,
+    # no execute-only copy) says so on the row; its streams are sockets all the same
+    declared = "cli-memory" in backend_named(backend).partial
+    assert not declared or "cli-memory" in row["flags"], f"undeclared: {row['flags']}"
+    allowed = {"MEM", "PTRACE", "VM_READV"} if declared else set()
+    assert set(landed) <= allowed, f"attempts that reached the CLI: {landed}"
     assert row["verdict"] == "PASS", f"{row['verdict']} for {transcript}"
     verified = kit.run("verify", str(work))
     rederived = [x for x in verified.stdout.splitlines() if x.strip().startswith("ok ")]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import REPO_ROOT
+from tests.hostile.conftest import confined, forgery_cases
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
@@ -44,9 +45,9 @@ command substitution, which Gemini's shell tool refuses outright."""
 
 @pytest.mark.e2e
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["codex", "gemini"])
+@pytest.mark.parametrize(("agent", "backend"), forgery_cases(("codex", "gemini")))
 def test_a_hook_run_the_agents_own_call_appends_is_refused(
-    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str
 ) -> None:
     from tests.e2e.test_other_agents import require_cli
 
@@ -66,7 +67,7 @@ def test_a_hook_run_the_agents_own_call_appends_is_refused(
     kit = new_kit(tmp_path / "kit", suite=suite)
     work = tmp_path / "w"
     done = kit.run("run", SCENARIO, "policy:oracle", str(work), "--allow-unfrozen",
-                   "--agent", agent)  # fmt: skip
+                   "--agent", agent, *confined(backend))  # fmt: skip
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     (line,) = kit.manifest(work)

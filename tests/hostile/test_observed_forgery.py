@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import REPO_ROOT
+from tests.hostile.conftest import confined, forgery_cases
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
@@ -68,28 +69,25 @@ def _oracle_lines(suite: Path, drop_test: bool, before_test: str | None = None) 
     scenario.write_text("  act:\n".join(oracle), encoding="utf-8")
 
 
-AGENTS = [
-    "claude",
-    pytest.param("codex", marks=pytest.mark.slow),
-    pytest.param("gemini", marks=pytest.mark.slow),
-]
-"""Claude Code's forgeries run in `make test`; Codex's and Gemini's, whose hooks evalkit
-logs itself, in `make calibrate-suites`."""
+CASES = forgery_cases()
+"""Claude Code's forgeries under bubblewrap run in `make test`; Codex's and Gemini's, whose
+hooks evalkit logs itself, and Claude Code's under srt, Docker and Podman, in
+`make calibrate-suites`."""
 
 
-def _agent(agent: str) -> tuple[str, ...]:
+def _agent(agent: str, backend: str) -> tuple[str, ...]:
     from tests.e2e.test_other_agents import require_cli
 
     require_cli(agent)
-    return () if agent == "claude" else ("--agent", agent)
+    return (*(() if agent == "claude" else ("--agent", agent)), *confined(backend))
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("agent", "backend"), CASES)
 def test_a_hook_that_plants_a_passing_run_makes_the_rep_an_error(
-    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str
 ) -> None:
-    chosen = _agent(agent)
+    chosen = _agent(agent, backend)
     suite = _private(tmp_path)
     _oracle_lines(suite, drop_test=True)
     hook = suite / "fixtures" / "plugins" / "testflow" / "hooks" / "session-start.sh"
@@ -104,11 +102,11 @@ def test_a_hook_that_plants_a_passing_run_makes_the_rep_an_error(
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("agent", "backend"), CASES)
 def test_an_agent_cannot_swap_the_real_script_its_wrapper_runs(
-    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str
 ) -> None:
-    chosen = _agent(agent)
+    chosen = _agent(agent, backend)
     suite = _private(tmp_path)
     # the oracle's change is kept, but bin/test is made to fail on it first: the swap is
     # the agent's only way to a passing run
@@ -129,11 +127,11 @@ def test_an_agent_cannot_swap_the_real_script_its_wrapper_runs(
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("agent", "backend"), CASES)
 def test_a_passing_run_the_agents_own_call_logs_without_the_tests_is_not_reproduced(
-    new_kit: Callable[..., Kit], tmp_path: Path, agent: str
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str
 ) -> None:
-    chosen = _agent(agent)
+    chosen = _agent(agent, backend)
     suite = _private(tmp_path)
     _plant_failing_test(suite)
     # the oracle's change is kept, and its run of bin/test is replaced by the forged pair

@@ -7,6 +7,14 @@ generateContent requests (a topic, a next-speaker check) are side requests answe
 short text. A script written in Claude Code's tool names is sent as Gemini's own tools:
 write_file, replace, read_file, run_shell_command, activate_skill, glob, grep_search.
 The step served is the number of model turns in the conversation.
+
+Every request is recorded as the Messages API server records it (`served_record`). Measured
+with 0.61.0: the first ``user`` content (the session context and the prompt) opens every
+request of a conversation, and each ``model`` content carries an earlier answer back, its
+text parts as served and its function calls by name (with ids the CLI made, which the server
+never saw). A turn is keyed by its items as Gemini's stream shows them
+(`scoring/streams/items.py`): its text parts joined, each call by its name. A request that
+is not streamed asks no step: it is recorded `aside`, held to the conversation.
 """
 
 from __future__ import annotations
@@ -15,7 +23,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from evalkit.models import TextBlock, ToolUseBlock
+from evalkit.models import ServedRequest, TextBlock, ToolUseBlock
+from evalkit.records.kept.redact import redact
 from evalkit.reference.reactive import fill
 from evalkit.reference.scripted_server import (
     RETRY_AFTER_SECONDS,
@@ -26,6 +35,7 @@ from evalkit.reference.scripted_server import (
     _say_held,
 )
 from evalkit.reference.wire.pieces import gemini_pieces
+from evalkit.scoring.streams.items import answer_key, call_item, digest, text_item
 
 _STATUS = {500: "INTERNAL", 529: "UNAVAILABLE", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}
 
@@ -71,6 +81,41 @@ def _latest_response(contents: Any) -> str:
     return latest
 
 
+def turn_items(parts: Any) -> list[str]:
+    """One answer's items as Gemini's stream shows them: each run of text parts joined (and
+    redacted, as the kept transcript is), each function call by its name."""
+    shown: list[str] = []
+    words: list[str] = []
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            words.append(part["text"])
+        elif isinstance(part.get("functionCall"), dict):
+            shown.append(text_item(redact("".join(words))))
+            words = []
+            shown.append(call_item(str(part["functionCall"].get("name", ""))))
+    shown.append(text_item(redact("".join(words))))
+    return [key for key in shown if key]
+
+
+def history_turns(contents: Any) -> list[str]:
+    """The key of each earlier answer a request's contents carry: each `model` content."""
+    turns = contents if isinstance(contents, list) else []
+    return [answer_key(turn_items(t.get("parts"))) for t in turns
+            if isinstance(t, dict) and t.get("role") == "model"]  # fmt: skip
+
+
+def opening(contents: Any) -> str:
+    """The digest of the first user content, by its text parts."""
+    first = next((t for t in contents if isinstance(t, dict) and t.get("role") == "user"),
+                 None) if isinstance(contents, list) else None  # fmt: skip
+    parts = first.get("parts") if first is not None else None
+    texts = [p.get("text") for p in parts if isinstance(p, dict)] if isinstance(
+        parts, list) else []  # fmt: skip
+    return digest([t for t in texts if isinstance(t, str)])
+
+
 def _model_turns(contents: Any) -> int:
     turns = contents if isinstance(contents, list) else []
     return sum(1 for t in turns if isinstance(t, dict) and t.get("role") == "model")
@@ -80,7 +125,6 @@ class GeminiServer(ScriptedServer):
     """The scripted model behind ``POST /v1beta/models/<model>:<method>``."""
 
     PATH = "/v1beta/models"
-    RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
     def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
         return gemini_pieces(body)
@@ -94,9 +138,17 @@ class GeminiServer(ScriptedServer):
         stream = method == "streamGenerateContent"
         contents = request.get("contents")
         step = _model_turns(contents) if stream else None
+        held = self.turn_cap is not None and step is not None and step >= self.turn_cap
+        kind = "held" if held else "turn" if stream else "aside"
+        asked = self._keep(ServedRequest(
+            kind=kind, root=opening(contents), history=history_turns(contents)
+        ))  # fmt: skip
         if self._hold(handler, step):
             return
-        if self.latency and self._released.wait(self.latency):
+        stopped = bool(self.latency) and self._released.wait(self.latency)
+        if stream and (stopped or self.fault is not None):
+            asked.kind = "fault"  # it serves no turn, whatever follows
+        if stopped:
             handler.drop_connection()
             return
         if self.fault in ("500", "529", "401", "429") and stream:
@@ -134,6 +186,8 @@ class GeminiServer(ScriptedServer):
         for data in chunks:
             handler.write_chunk(data)
         handler.write_chunk(b"")
+        served = turn_items(self._parts(step, _latest_response(contents)))
+        asked.served, asked.items = answer_key(served), served  # sent in full
 
     def _parts(self, step: int | None, latest: str) -> list[dict[str, Any]]:
         if step is None:

@@ -10,6 +10,15 @@ each of the ways a model reads one (`SKILL_READS`), by the step and place of the
 The step served is one more than the highest step named in the call ids of the
 conversation's earlier function calls (parallel calls of one step share it), so a retried
 request is served the same step again.
+
+Every request is recorded as the Messages API server records it (`served_record`). Measured
+with codex-cli 0.171.0: each request's ``input`` opens with the CLI's developer and user
+messages (the first user message, the environment context, is the conversation's opening)
+and carries each earlier answer back as served: the assistant's message items with their
+text, and the function calls with the server's call ids, a turn's parallel calls together
+before their outputs. So a turn of the history is the run of assistant items between two
+other items, keyed by its texts and call ids; its items are keyed as Codex's stream shows
+them (`scoring/streams/items.py`): a message by its text, a call as a call.
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evalkit.models import Script, TextBlock, ToolUseBlock
+from evalkit.models import Script, ServedRequest, TextBlock, ToolUseBlock
+from evalkit.records.kept.redact import redact
 from evalkit.reference.reactive import fill
 from evalkit.reference.scripted_server import (
     RETRY_AFTER_SECONDS,
@@ -33,8 +43,13 @@ from evalkit.reference.scripted_server import (
     _say_held,
 )
 from evalkit.reference.wire.pieces import responses_pieces
+from evalkit.scoring.streams.items import call_item, digest, text_item
 
 PATCH_END = "EVALKIT_PATCH_END"
+REFUSED = "exec_command failed"
+"""How Codex reports back a call it would not start (its own command policy rejected it, as
+it rejects `ln -s` to a folder outside the project; measured with 0.171.0): no item of its
+stream shows such a call."""
 _STEP = re.compile(r"^call_s(\d+)_")
 _ERROR_CODES = {
     500: "server_error",
@@ -129,6 +144,61 @@ def _latest_output(items: Any) -> str:
     return latest
 
 
+def _said(item: dict[str, Any]) -> str:
+    """The text of an assistant message item, redacted as the kept transcript is."""
+    content = item.get("content")
+    texts = [c.get("text") for c in content if isinstance(c, dict)] if isinstance(
+        content, list) else []  # fmt: skip
+    return redact("".join(t for t in texts if isinstance(t, str))).strip()
+
+
+def _assistant(item: Any) -> bool:
+    return isinstance(item, dict) and (
+        item.get("type") == "function_call"
+        or (item.get("type") == "message" and item.get("role") == "assistant")
+    )
+
+
+def turn_parts(items: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """One answer's key (its texts and the server's call ids) and its items' keys as
+    Codex's stream shows them."""
+    chain: list[list[str]] = []
+    shown = []
+    for item in items:
+        if item.get("type") == "function_call":
+            chain.append(["call", str(item.get("call_id", ""))])
+            shown.append(call_item())
+        elif _said(item):
+            chain.append(["text", _said(item)])
+            shown.append(text_item(_said(item)))
+    return (digest(chain) if chain else "", shown)
+
+
+def history_turns(items: Any) -> list[str]:
+    """The key of each earlier answer a request's input carries: each run of assistant
+    items between two other items."""
+    turns: list[list[dict[str, Any]]] = []
+    run: list[dict[str, Any]] = []
+    for item in [*(items if isinstance(items, list) else []), None]:
+        if _assistant(item):
+            run.append(item)
+        elif run:
+            turns.append(run)
+            run = []
+    return [turn_parts(turn)[0] for turn in turns]
+
+
+def opening(items: Any) -> str:
+    """The digest of the input's first user message, by its texts."""
+    users = [i for i in items if isinstance(i, dict) and i.get("type") == "message"
+             and i.get("role") == "user"] if isinstance(items, list) else []  # fmt: skip
+    first = users[0] if users else None
+    content = first.get("content") if first is not None else None
+    texts = [c.get("text") for c in content if isinstance(c, dict)] if isinstance(
+        content, list) else []  # fmt: skip
+    return digest([t for t in texts if isinstance(t, str)])
+
+
 def _sse(data: dict[str, Any]) -> bytes:
     return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
 
@@ -137,7 +207,6 @@ class ResponsesServer(ScriptedServer):
     """The scripted model behind ``POST /v1/responses``, streamed."""
 
     PATH = "/v1/responses"
-    RECORDS = False  # its turns are not yet keyed as its agent's stream shows them
 
     def request_pieces(self, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
         return responses_pieces(body)
@@ -146,15 +215,25 @@ class ResponsesServer(ScriptedServer):
         super().__init__(script, fault)
         self.skills = skills
         """Where this rep's skills were placed, so a Skill reads its SKILL.md there."""
+        self.calls: dict[str, ServedRequest] = {}
+        """The record of the answer that sent each call id, until the CLI reports its call."""
 
     def _answer(self, handler: _Handler, request: dict[str, Any], size: int) -> None:
         self._received(request)
         model = str(request.get("model", ""))
         items = request.get("input")
         step = _step(items)
+        held = self.turn_cap is not None and step >= self.turn_cap
+        asked = self._keep(ServedRequest(
+            kind="held" if held else "turn", root=opening(items), history=history_turns(items)
+        ))  # fmt: skip
+        self._unshown(items)
         if self._hold(handler, step):
             return
-        if self.latency and self._released.wait(self.latency):
+        stopped = bool(self.latency) and self._released.wait(self.latency)
+        if stopped or self.fault is not None:
+            asked.kind = "fault"  # it serves no turn, whatever follows
+        if stopped:
             handler.drop_connection()
             return
         if self.fault in ("500", "529", "401", "429"):
@@ -170,7 +249,8 @@ class ResponsesServer(ScriptedServer):
             extra = {"retry-after": str(RETRY_AFTER_SECONDS)} if status == 429 else None
             handler.reply_json(status, error, extra)
             return
-        events = list(self._events(step, _latest_output(items), model, size))
+        answer = self._items(step, _latest_output(items))
+        events = list(self._events(answer, model, size))
         if self.fault == "hang":
             self._log(RequestLog(handler.path, True, model, None, 200))
             handler.open_stream("text/event-stream")
@@ -190,6 +270,24 @@ class ResponsesServer(ScriptedServer):
         for data in events:
             handler.write_chunk(data)
         handler.write_chunk(b"")
+        asked.served, asked.items = turn_parts(answer)  # sent in full: a write that broke raised
+        with self._lock:
+            self.calls.update((c["call_id"], asked) for c in answer if "call_id" in c)
+
+    def _unshown(self, items: Any) -> None:
+        """A call the CLI refused to start (its output says `exec_command failed`: Codex's
+        own policy rejected it) is never shown in its stream, so the record of the answer that
+        sent it no longer counts it among the items the stream must show."""
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict) or item.get("type") != "function_call_output":
+                continue
+            output = item.get("output")
+            if not isinstance(output, str) or not output.startswith(REFUSED):
+                continue
+            with self._lock:
+                sent = self.calls.pop(str(item.get("call_id", "")), None)
+                if sent is not None and call_item() in sent.items:
+                    sent.items.remove(call_item())
 
     def _items(self, step: int, latest: str) -> list[dict[str, Any]]:
         if step >= len(self.script.steps):
@@ -213,11 +311,10 @@ class ResponsesServer(ScriptedServer):
                 )
         return items
 
-    def _events(self, step: int, latest: str, model: str, size: int) -> Iterator[bytes]:
+    def _events(self, items: list[dict[str, Any]], model: str, size: int) -> Iterator[bytes]:
         rid = _new_id("resp")
         head = {"id": rid, "object": "response", "model": model, "status": "in_progress"}
         yield _sse({"type": "response.created", "response": head})
-        items = self._items(step, latest)
         for index, item in enumerate(items):
             yield _sse(
                 {

@@ -25,6 +25,7 @@ import shlex
 from typing import Any
 
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
+from evalkit.scoring.streams.items import call_item, text_item
 from evalkit.scoring.streams.skillreads import skill_read
 
 HOOK_RUN = "evalkit.hook_run"
@@ -50,6 +51,25 @@ WRAPPERS = (["/bin/bash", "-lc"], ["bash", "-lc"], ["/bin/sh", "-c"], ["sh", "-c
 def is_codex_event(event: dict[str, Any]) -> bool:
     kind = event.get("type")
     return kind == OPENING or (isinstance(kind, str) and kind.startswith(("turn.", "item.")))
+
+
+CALL_ITEMS = ("command_execution", "file_change")
+"""The items a function call of the model shows as (measured with 0.169.0 and 0.171.0): a
+command run, or a patch sent through the shell."""
+
+
+def model_items(events: list[dict[str, Any]]) -> list[str]:
+    """The model's answers as the stream shows them, item by item (`items.py`): each completed
+    agent message by its text, each completed command or file change as one call."""
+    found = []
+    for event in events:
+        item = event.get("item") if event.get("type") == "item.completed" else None
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "agent_message" and isinstance(item, dict):
+            found.append(text_item(str(item.get("text") or "")))
+        elif kind in CALL_ITEMS:
+            found.append(call_item())
+    return [key for key in found if key]
 
 
 def inner_command(command: str) -> str:

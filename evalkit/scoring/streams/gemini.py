@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from evalkit.models import ApiErrorMessage, HookEvent, InitEvent, ResultEvent, Transcript
+from evalkit.scoring.streams.items import call_item, text_item
 from evalkit.scoring.streams.skillreads import skill_read
 
 HOOK_RUN = "evalkit.hook_run"
@@ -52,6 +53,25 @@ def _call(tool: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if skill is not None:
             return "Skill", {"skill": skill}
     return TOOLS.get(tool, tool), dict(params)
+
+
+def model_items(events: list[dict[str, Any]]) -> list[str]:
+    """The model's answers as the stream shows them, item by item (`items.py`): each run of
+    the assistant's message events by its joined text (the CLI writes a text as deltas), each
+    tool_use by the tool's name."""
+    found: list[str] = []
+    words: list[str] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "message" and event.get("role") == "assistant":
+            words.append(str(event.get("content") or ""))
+            continue
+        found.append(text_item("".join(words)))
+        words = []
+        if kind == "tool_use":
+            found.append(call_item(str(event.get("tool_name") or "")))
+    found.append(text_item("".join(words)))
+    return [key for key in found if key]
 
 
 class GeminiStream:

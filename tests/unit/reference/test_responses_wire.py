@@ -75,3 +75,27 @@ def test_a_status_fault_fails_every_request(fault: str) -> None:
     with ResponsesServer(Script(), fault, SKILLS) as server:
         status, body = post(server.base_url, [])
     assert status == int(fault) and "scripted fault" in body
+
+
+def test_the_record_counts_only_the_calls_codex_shows_in_its_stream() -> None:
+    from evalkit.models import ServedRequest
+    from evalkit.scoring.streams.items import call_item, text_item
+
+    bash = ToolUseBlock(name="Bash", input={"command": "ls"})
+    script = Script(steps=[Step(blocks=[TextBlock(text="Look."), bash, bash])], final_text="Ok.")
+    with ResponsesServer(script, None, SKILLS) as server:
+        user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "t"}]}
+        _, first = post(server.base_url, [user])
+        sent = done_items(first)
+        run, refused = [i for i in sent if i["type"] == "function_call"]
+        outputs = [
+            {"type": "function_call_output", "call_id": run["call_id"], "output": "ran"},
+            {"type": "function_call_output", "call_id": refused["call_id"],
+             "output": "exec_command failed: CreateProcess { message: \"Rejected\" }"},
+        ]  # fmt: skip
+        post(server.base_url, [user, *sent, *outputs])
+        record = [ServedRequest.model_validate_json(x) for x in
+                  (server.served_record() or "").splitlines()]  # fmt: skip
+    assert [r.kind for r in record] == ["turn", "turn"]
+    assert record[0].items == [text_item("Look."), call_item()], "the refused call still counts"
+    assert record[1].history == [record[0].served] and record[1].root == record[0].root

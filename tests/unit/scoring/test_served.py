@@ -114,3 +114,8 @@ def test_a_record_that_does_not_read_or_is_gone_is_tampering() -> None:
     assert served_tampering('{"kind": "turn", "extra": 1, "served": 3}\n', KEPT) == UNREADABLE
     assert served_tampering(None, KEPT) == MISSING
 
+
+
+def test_a_head_probe_of_the_door_carries_no_conversation_and_is_not_tampering() -> None:
+    probe = ServedRequest(kind="probe")
+    assert served_tampering(_record(probe, *CONVERSATION), KEPT) is None
