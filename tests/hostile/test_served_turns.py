@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 POST = """
 import json, os, re, urllib.request
 said = "a conversation of my own"
-config = os.path.join(os.environ.get("CODEX_HOME", "/nonexistent"), "config.toml")
+home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+config = os.path.join(home, "config.toml")
 codex = re.search(r'base_url = "([^"]+)"', open(config).read()) if os.path.exists(config) else None
 if codex:
     url = codex.group(1) + "/responses"
