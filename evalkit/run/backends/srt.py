@@ -178,8 +178,19 @@ class SandboxRuntime:
                      "no_proxy", "ALL_PROXY", "all_proxy", "SANDBOX_RUNTIME"):  # fmt: skip
             outer.pop(name, None)  # srt would otherwise chain to a proxy of the host's
         reach = Reach(confined=True, writable=[str(p) for p in own], readable=readable,
-                      hidden=[str(p) for p in hidden], partial=list(self.partial))  # fmt: skip
+                      hidden=[str(p) for p in hidden], partial=list(self.partial),
+                      aliases=aliases(sys.platform))  # fmt: skip
         return Confined(wrapped, outer, reach, None, bridge)
+
+
+MACOS_ALIASES = {"/private/var": "/var", "/private/tmp": "/tmp", "/private/etc": "/etc"}
+"""macOS's firmlinked system folders: the CLI's working folder comes back from `getcwd` as
+`/private/var/folders/...` where evalkit named `/var/folders/...`."""
+
+
+def aliases(platform: str) -> dict[str, str]:
+    """The folders a rep's paths may be spelt two ways in, on this platform."""
+    return dict(MACOS_ALIASES) if platform == "darwin" else {}
 
 
 def settings_for(

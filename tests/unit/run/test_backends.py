@@ -46,4 +46,14 @@ def test_srt_is_handed_the_allow_list_form_with_only_the_reps_door(tmp_path: Pat
     assert "HTTP_PROXY" not in inner and "IS_SANDBOX=1" in inner  # the door's one variable kept
     assert "NO_PROXY" not in confined.env and "world:partial" not in json.dumps(settings)
     assert confined.reach.partial == ["paths", "proxy", "cli-memory"]
+    assert confined.reach.aliases == {}  # one spelling of every folder on Linux
     confined.stop()
+
+
+def test_srt_on_macos_names_the_private_spellings_of_its_system_folders() -> None:
+    from evalkit.run.backends.srt import aliases
+
+    assert aliases("darwin") == {
+        "/private/var": "/var", "/private/tmp": "/tmp", "/private/etc": "/etc"
+    }
+    assert aliases("linux") == {}
