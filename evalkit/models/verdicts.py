@@ -97,6 +97,10 @@ class Reach(Model):
     partial: list[str] = []
     """Channels of the machine the rep could still see under its backend (srt: its real
     folder names, the proxy variable of its door); empty where the world holds."""
+    aliases: dict[str, str] = {}
+    """Folders the system names two ways, the long spelling to the short (macOS: `/private/var`
+    is `/var`, `/private/tmp` is `/tmp`, `/private/etc` is `/etc`), so a path is one path
+    however the agent or evalkit spelt it; empty on Linux."""
 
 
 class Rerun(Model):

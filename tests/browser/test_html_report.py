@@ -393,6 +393,43 @@ def test_rows_of_two_agents_and_two_judges_are_tabled_apart(driver: Any, tmp_pat
     ]
 
 
+def test_rows_of_two_backends_are_tabled_apart_and_one_backend_gets_no_column(
+    driver: Any, tmp_path: Path
+) -> None:
+    from evalkit.records.pages.html import write_html
+    from tests.unit.compare.test_compare import ALL_PASS, WRITES_ALWAYS, fabricate
+
+    suite = Suite(REPO)
+    work = fabricate(suite, tmp_path / "w", "policy:oracle", ALL_PASS)
+    write_html(suite, work, tmp_path / "one.html", "inline")
+    open_page(driver, tmp_path / "one.html")
+    assert not driver.find_elements("id", "backends-split")
+    level = driver.find_element("css selector", "#overview .level")
+    assert "backend" not in [h.text for h in level.find_elements("css selector", "thead th")]
+    fabricate(suite, work, "policy:oracle", WRITES_ALWAYS, confinement="docker")
+    write_html(suite, work, tmp_path / "two.html", "inline")
+    open_page(driver, tmp_path / "two.html")
+    assert "2 confinement backends (bwrap, docker)" in driver.find_element(
+        "id", "backends-split"
+    ).text
+    chips = {c.text for c in driver.find_elements("css selector", "header .chip.backend")}
+    assert chips == {"confined by: bwrap (12 rows)", "confined by: docker (12 rows)"}
+    shown = {
+        (row.find_element("css selector", "td.backend").text,
+         row.find_element("css selector", "td.specificity").text.split(" ")[0])
+        for row in driver.find_elements("css selector", "#models tbody tr")
+    }  # fmt: skip
+    assert shown == {("bwrap", "6/6"), ("docker", "0/6")}
+    level = driver.find_element("css selector", "#overview .level")
+    assert "backend" in [h.text for h in level.find_elements("css selector", "thead th")]
+    negatives = [
+        (row.find_element("css selector", "td.pass-rate").text.split(" ")[0].split("/"), row.text)
+        for row in level.find_elements("css selector", "tbody tr[data-polarity='negative']")
+    ]
+    assert len(negatives) == 2
+    assert all((k == "0") == ("docker" in text) and n != "0" for (k, n), text in negatives)
+
+
 def test_rows_of_two_cli_versions_are_tabled_apart_and_each_cell_finds_its_reps(
     driver: Any, folder: Path, tmp_path: Path
 ) -> None:

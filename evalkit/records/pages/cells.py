@@ -13,7 +13,9 @@ from typing import Any
 
 INLINE_REPS = 5000
 """A folder with more reps than this keeps its rep list in cell files, not in the page."""
-CELL_FIELDS = ("scenario", "model", "variant", "subject_hash", "cli_version", "judged_by", "agent")
+CELL_FIELDS = (
+    "scenario", "model", "variant", "subject_hash", "cli_version", "judged_by", "agent", "backend",
+)  # fmt: skip
 LOADER = "evalkitReps"
 
 

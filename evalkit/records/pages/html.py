@@ -36,6 +36,7 @@ from evalkit.records.report.build import build_report
 from evalkit.records.report.factors import bundle_declarations
 from evalkit.records.report.model import Report
 from evalkit.records.rows.agent import agent_of
+from evalkit.records.rows.backend import backend_of
 from evalkit.records.rows.judge import judge_of
 from evalkit.records.rows.subject import subject_hash_of, variant_of
 from evalkit.records.verify.counts import counted_rows, final_lines
@@ -435,6 +436,7 @@ def _evidence(
             subject_hash=subject_hash_of(row, decl),
             judged_by=judge_of(decl),
             agent=agent_of(decl),
+            backend=backend_of(decl),
             reasons=_tokens(row.reasons),
             flags=_tokens(row.flags),
             evidence=str(where.relative_to(workdir)) if where.is_relative_to(workdir) else "",
@@ -514,6 +516,7 @@ def _rep_cells(
                 "cli_version": row.cli_version,
                 "judged_by": judge_of(decl),
                 "agent": agent_of(decl),
+                "backend": backend_of(decl),
             }
         )
 

@@ -93,6 +93,23 @@ def _node_version(tool: str) -> tuple[int, ...]:
     return tuple(int(p) for p in said.stdout.strip().lstrip("v").split(".")[:2] if p.isdigit())
 
 
+def visible(platform: str, root: bool) -> tuple[str, ...]:
+    """What a rep under srt still sees of the machine, each channel as a recon rep finds it:
+    `paths` (the rep's real folder names: its working folder, HOME, TMPDIR, the listing of
+    `/`), `proxy` (the door's proxy variable, srt's own proxy URL), `hostname` (the machine's),
+    `ownership` where evalkit is root (the agent is root: on a user's machine it is that
+    user), `mountinfo` (the mount table lists the host's folders), `processes` (Linux:
+    `/proc/1` is srt's bubblewrap launcher with its whole command line; macOS: every process
+    of the machine), and on Linux `cli-memory`: srt's bubblewrap runs without evalkit's
+    system call filter and the CLI's execute-only copy (`seccomp.py`, `exec_only.py`), so the
+    agent's processes could reach its CLI's memory, though not its streams (sockets for
+    every backend). A recon cannot show the last; `tests/e2e/test_srt.py` holds the rest to
+    what a recon rep under srt sees. A rep handed a guarded path's variable adds
+    `guarded-env` (`_partial`)."""
+    seen = ["paths", "proxy", "hostname", *(["ownership"] if root else []), "mountinfo"]
+    return (*seen, "processes", *(["cli-memory"] if platform != "darwin" else []))
+
+
 class SandboxRuntime:
     """The vendor's sandbox runtime as a backend."""
 
@@ -100,15 +117,7 @@ class SandboxRuntime:
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     labels = False  # its network allows named hosts only: no bridge to a receiver yet
     proves_here = sys.platform == "darwin"  # its escape canaries run on that Mac, or it is unproven
-    partial: tuple[str, ...] = (
-        ("paths", "proxy", "cli-memory")
-        if sys.platform != "darwin"
-        else ("paths", "proxy", "processes")
-    )
-    """What a rep under srt can see of the machine; on Linux `cli-memory` too: srt's
-    bubblewrap runs without evalkit's system call filter and the CLI's execute-only copy
-    (`seccomp.py`, `exec_only.py` here), so the agent's processes could reach its CLI's
-    memory, though not its streams (they are sockets for every backend)."""
+    partial = visible(sys.platform, hasattr(os, "geteuid") and os.geteuid() == 0)
 
     def unavailable(self) -> str | None:
         if sys.platform not in ("linux", "darwin"):
@@ -171,15 +180,34 @@ class SandboxRuntime:
         wrapped = supervised([
                    "/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
                    str(package() / "dist" / "cli.js"), "--settings",
-                   str(settings), "--", "/bin/sh", "-c", INNER, "evalkit-srt", str(cwd),
+                   str(settings), "--", "/bin/sh", "-c", INNER, "sh", str(cwd),
                    str(own_tmp), *unset, str(cli.resolve()), *command[1:]])  # fmt: skip
         outer = {**env, "HOME": str(home), "TMPDIR": str(bridge)}
         for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY",
                      "no_proxy", "ALL_PROXY", "all_proxy", "SANDBOX_RUNTIME"):  # fmt: skip
             outer.pop(name, None)  # srt would otherwise chain to a proxy of the host's
         reach = Reach(confined=True, writable=[str(p) for p in own], readable=readable,
-                      hidden=[str(p) for p in hidden], partial=list(self.partial))  # fmt: skip
+                      hidden=[str(p) for p in hidden], partial=_partial(self.partial, env, hidden),
+                      aliases=aliases(sys.platform))  # fmt: skip
         return Confined(wrapped, outer, reach, None, bridge)
+
+
+def _partial(seen: tuple[str, ...], env: dict[str, str], hidden: list[Path]) -> list[str]:
+    """What this rep sees: the backend's channels, and `guarded-env` where its environment
+    hands a guarded path's variable on under its own name and real value (with no world, no
+    other spelling of it exists)."""
+    kept = {str(p) for p in hidden}
+    return [*seen, *(["guarded-env"] if any(v in kept for v in env.values()) else [])]
+
+
+MACOS_ALIASES = {"/private/var": "/var", "/private/tmp": "/tmp", "/private/etc": "/etc"}
+"""macOS's firmlinked system folders: the CLI's working folder comes back from `getcwd` as
+`/private/var/folders/...` where evalkit named `/var/folders/...`."""
+
+
+def aliases(platform: str) -> dict[str, str]:
+    """The folders a rep's paths may be spelt two ways in, on this platform."""
+    return dict(MACOS_ALIASES) if platform == "darwin" else {}
 
 
 def settings_for(

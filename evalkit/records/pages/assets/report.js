@@ -23,9 +23,11 @@
   var SPLIT = (REPORT.subjects || []).length > 1;
   /* rows of several CLI versions: rates are split by version (a group column) */
   var VERSIONS = (REPORT.cli_versions || []).length > 1;
-  /* rows of several judges or agents: rates are split by each (a group column) */
+  /* rows of several judges, agents or confinement backends: rates are split by each (a group
+     column) */
   var JUDGES = Object.keys(REPORT.judges || {}).length > 1;
   var AGENTS = Object.keys(REPORT.agents || {}).length > 1;
+  var BACKENDS = Object.keys(REPORT.backends || {}).length > 1;
   /* the rep field a cell's group key is matched against (a rep's `judge` is its judge's answer) */
   var REP_FIELD = { judge: 'judged_by' };
   var INNER = !!REPORT.inner_loop;
@@ -357,6 +359,18 @@
         agents.length + ' agents (' + agents.join(', ') + '): every rate is of one of them; ' +
         'none is pooled across them.' }));
     }
+    var backends = Object.keys(REPORT.backends || {});
+    if (BACKENDS || (backends.length === 1 && backends[0] !== 'bwrap')) {
+      backends.forEach(function (b) {
+        sets.appendChild(el('span', { cls: 'chip backend', text: 'confined by: ' + b + ' (' +
+          REPORT.backends[b] + ' rows)' }));
+      });
+    }
+    if (BACKENDS) {
+      notes.appendChild(el('div', { cls: 'banner warn', id: 'backends-split', text:
+        backends.length + ' confinement backends (' + backends.join(', ') + '): every rate is ' +
+        'of one of them; none is pooled across them.' }));
+    }
     if (INNER) {
       notes.appendChild(el('div', { cls: 'banner bad', id: 'inner-loop' },
         el('strong', { text: 'INNER LOOP' }), ' \u2014 this folder holds an inner-loop grid (' +
@@ -433,6 +447,7 @@
         if (k === 'cli_version' && !VERSIONS) return;
         if (k === 'judge' && !JUDGES) return;
         if (k === 'agent' && !AGENTS) return;
+        if (k === 'backend' && !BACKENDS) return;
         if (!GROUP_SKIP[k] && typeof c[k] === 'string' && keys.indexOf(k) < 0) keys.push(k);
       });
     });
@@ -538,7 +553,8 @@
 
   var KNOWN = ['schema_version', 'suite', 'workdir', 'results_files', 'rows', 'sets', 'levels',
     'models', 'incomplete', 'missing', 'unknown', 'publishability', 'inner_loop',
-    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'agents', 'unconfined',
+    'inner_loop_runs', 'subjects', 'expected', 'calibration', 'judges', 'agents', 'backends',
+    'unconfined',
     'activation'];
 
   function flat(v) {
@@ -583,7 +599,8 @@
       var reps = (CELLS || REPS).filter(function (r) {
         return r.model === m.model && facts(r).set === m.set && r.variant === m.variant &&
           r.subject_hash === m.subject_hash && (!VERSIONS || r.cli_version === m.cli_version) &&
-          (!JUDGES || r.judged_by === m.judge) && (!AGENTS || r.agent === m.agent);
+          (!JUDGES || r.judged_by === m.judge) && (!AGENTS || r.agent === m.agent) &&
+          (!BACKENDS || r.backend === m.backend);
       });
       var br = reps.reduce(function (a, r) { return a + (CELLS ? r.breaches : breaches(r)); }, 0);
       tbody.appendChild(el('tr', { 'data-model': m.model, 'data-set': m.set, 'data-variant': m.variant },
@@ -593,6 +610,7 @@
         VERSIONS ? el('td', { cls: 'name', text: m.cli_version }) : null,
         JUDGES ? el('td', { cls: 'name judge', text: m.judge }) : null,
         AGENTS ? el('td', { cls: 'name agent', text: m.agent }) : null,
+        BACKENDS ? el('td', { cls: 'name backend', text: m.backend }) : null,
         el('td', { cls: 'num recall', text: fmtRate(m.recall) }), el('td', null, bar(m.recall)),
         el('td', { cls: 'num specificity', text: fmtRate(m.specificity) }),
         el('td', null, bar(m.specificity)),
@@ -601,7 +619,7 @@
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
       ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], JUDGES ? ['judge'] : [],
-        AGENTS ? ['agent'] : [], [INNER ? 'PASS (chosen positives)' :
+        AGENTS ? ['agent'] : [], BACKENDS ? ['backend'] : [], [INNER ? 'PASS (chosen positives)' :
         'recall (positives)', '', INNER ? 'PASS (chosen negatives)' : 'specificity (negatives)',
         '', 'ERROR', 'breaches']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
@@ -624,6 +642,7 @@
         VERSIONS ? el('td', { cls: 'name', text: a.cli_version }) : null,
         JUDGES ? el('td', { cls: 'name judge', text: a.judge }) : null,
         AGENTS ? el('td', { cls: 'name agent', text: a.agent }) : null,
+        BACKENDS ? el('td', { cls: 'name backend', text: a.backend }) : null,
         el('td', { cls: 'name skill', text: a.skill, title: a.covers || a.side }),
         el('td', { text: a.side }),
         el('td', { cls: 'num when-wanted', text: headRate(a.when_wanted),
@@ -635,8 +654,8 @@
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
       ['set', 'model'].concat(subjectHeads(), VERSIONS ? ['cli'] : [], JUDGES ? ['judge'] : [],
-        AGENTS ? ['agent'] : [], ['skill', 'side', 'fired when wanted', '', 'quiet when not',
-        '']).map(function (h) { return el('th', { text: h }); }))), tbody));
+        AGENTS ? ['agent'] : [], BACKENDS ? ['backend'] : [], ['skill', 'side',
+        'fired when wanted', '', 'quiet when not', '']).map(function (h) { return el('th', { text: h }); }))), tbody));
     return wrap;
   }
 
@@ -662,6 +681,7 @@
         el('td', { cls: 'name', text: x.model }), subjectCells(x),
         JUDGES ? el('td', { cls: 'name judge', text: x.judge }) : null,
         AGENTS ? el('td', { cls: 'name agent', text: x.agent }) : null,
+        BACKENDS ? el('td', { cls: 'name backend', text: x.backend }) : null,
         el('td', { text: x.polarity }),
         el('td', null, el('span', { cls: 'ev ev-' + x.verdict, text: String(x.verdict).toUpperCase() })),
         el('td', { cls: 'num', text: barText(x) }),
@@ -670,7 +690,7 @@
     });
     wrap.appendChild(el('table', { cls: 'grid' }, el('thead', null, el('tr', null,
       ['set', 'level', 'model'].concat(subjectHeads(), JUDGES ? ['judge'] : [],
-        AGENTS ? ['agent'] : [], ['polarity', 'verdict', 'bar',
+        AGENTS ? ['agent'] : [], BACKENDS ? ['backend'] : [], ['polarity', 'verdict', 'bar',
         'PASS k/n  95%', 'observed against the bar']).map(function (h) {
         return el('th', { text: h }); }))), tbody));
     return wrap;
