@@ -102,11 +102,7 @@ def _take(cli: Path, tools: list[str] | None) -> frozenset[str] | None:
                 command += ["--tools", ",".join(tools)]
             subprocess.run(command, cwd=project, env=env, capture_output=True, timeout=120)
             bodies = list(server.bodies)
-        if not bodies:
-            return None
-        markers = Markers()
-        lines = {line for b in bodies for line in text_lines(json.loads(b))}
-        return frozenset(line for line in lines if markers.find(line) and base not in line)
+    return _marked(bodies, base)
 
 
 def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
@@ -130,11 +126,17 @@ def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
             subprocess.run(launch.command, cwd=project, env=launch.env, input=b"hello",
                            capture_output=True, timeout=120)  # fmt: skip
             bodies = list(server.bodies)
-        if not bodies:
-            return None
-        markers = Markers()
-        lines = {line for b in bodies for line in text_lines(json.loads(b))}
-        return frozenset(line for line in lines if markers.find(line) and base not in line)
+    return _marked(bodies, base)
+
+
+def _marked(bodies: list[str], base: str) -> frozenset[str] | None:
+    """The lines of what the CLI sent that hold a marker, but for those naming the
+    throwaway folder itself; None when it sent nothing."""
+    if not bodies:
+        return None
+    markers = Markers()
+    lines = {line for b in bodies for line in text_lines(json.loads(b))}
+    return frozenset(line for line in lines if markers.find(line) and base not in line)
 
 
 def _model() -> str:
