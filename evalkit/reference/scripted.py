@@ -141,13 +141,16 @@ def _skills_seen(want: RepScript) -> Path | None:
 
 def _scan(want: RepScript) -> Scan:
     """The suite's markers, exempting this CLI's own text and the subject's."""
-    from evalkit.reference.world_baseline import cli_baseline
+    from evalkit.reference.world_baseline import cli_baseline, in_world
     from evalkit.run.rep import world_partial
 
     markers = suite_markers(want.suite)
     assert want.cli is not None
     tools = want.scenario.scenario.launch.tools
-    own = cli_baseline(want.cli, tools, want.agent)
+    home = want.places.get("sandbox")
+    spelled = adapter(want.agent).capabilities.config_home
+    config = home + spelled[1:] if home and spelled.startswith("~") else (spelled or None)
+    own = in_world(cli_baseline(want.cli, tools, want.agent), home, config)
     exempt = Exempt.of(markers, own, [*subject_text(want.subject), *_own_words(want.agent)])
     partial = tuple(world_partial(want.suite))
     hidden = (str(want.sandbox), str(want.scratch), want.scratch.name, OBSERVE_DIR)

@@ -4,11 +4,15 @@ Its Bash tool's description says "sandbox", whatever the world; a scan that blam
 for it would fail every rep. So once per CLI version and tool set (the prompt's wording follows
 the tools a case allows: without Bash its advice names another shell) the CLI is asked "hello"
 from an empty project (a fresh git repository in a neutrally named folder, an empty HOME)
-against a scripted server, and every line of that first request which holds a marker is
-exempted from every later scan.
+against a scripted server, and every line of what it sends is exempted from every later scan
+of a line that holds one of the suite's markers (a suite's own codes are words a CLI may use:
+Codex's skill-roots table calls a folder `r1`). The throwaway HOME and config home are kept
+as tokens, spelled at scan time as the rep's world spells them (`in_world`), so a line that
+names them (Codex's `r1` = `~/.codex/skills/.system`) is the CLI's own in any world; a line
+naming another throwaway folder is dropped.
 
 The lines are kept per process, and in the CLI cache folder
-(`<cache>/<version>/world-baseline[-<tools>].json`) only when that folder already exists (a
+(`<cache>/<version>/world-lines[-<tools>].json`) only when that folder already exists (a
 user's `evalkit cli install` made it): a run writes nothing under HOME it did not ask for.
 A CLI that sends no request (it cannot start) gives no lines and is asked again next time:
 its rep then fails with its own exit status, which says more than a refusal here would.
@@ -31,9 +35,14 @@ from evalkit.reference.wire import scripted_server, speaks_messages
 from evalkit.run.agents.base import Agent, LaunchSpec
 from evalkit.run.agents.registry import DEFAULT, adapter
 from evalkit.run.prerequisites.cli_versions import cache_root
-from evalkit.scoring.world.markers import Markers, text_lines
+from evalkit.scoring.world.markers import text_lines
 
-FILE = "world-baseline.json"
+FILE = "world-lines.json"
+HOME, CONFIG = "\x00home\x00", "\x00config\x00"
+_SKILL = "---\nname: notes\ndescription: Keep short notes of a session.\n---\n\nKeep notes.\n"
+"""One skill of the user's own in an empty world whose CLI places skills, so that a CLI which
+numbers its skill folders (Codex: `r0` the user's, `r1` its own) numbers them as a rep's."""
+"""The tokens a kept line holds where the CLI named its HOME or its config home."""
 _MEMO: dict[str, frozenset[str]] = {}
 _LOCK = threading.Lock()
 
@@ -102,7 +111,7 @@ def _take(cli: Path, tools: list[str] | None) -> frozenset[str] | None:
                 command += ["--tools", ",".join(tools)]
             subprocess.run(command, cwd=project, env=env, capture_output=True, timeout=120)
             bodies = list(server.bodies)
-    return _marked(bodies, base)
+    return _lines(bodies, base, {str(root / "cfg"): CONFIG, str(root / "home"): HOME})
 
 
 def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
@@ -114,8 +123,11 @@ def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
         project.mkdir(parents=True)
         scratch.mkdir()
         subprocess.run(["git", "init", "-q"], cwd=project, check=True)  # noqa: S607
-        server = scripted_server(agent.name, Script(final_text="Done."), None, None,
-                                 agent.skills_folder(scratch))  # fmt: skip
+        skills = agent.skills_folder(scratch)
+        if skills is not None:  # as a rep's subject places one: the CLI numbers its folders
+            (skills / "notes").mkdir(parents=True)
+            (skills / "notes" / "SKILL.md").write_text(_SKILL, encoding="utf-8")
+        server = scripted_server(agent.name, Script(final_text="Done."), None, None, skills)
         server.latency = 0
         with server:
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home")}
@@ -126,17 +138,36 @@ def _take_other(agent: Agent, cli: Path) -> frozenset[str] | None:
             subprocess.run(launch.command, cwd=project, env=launch.env, input=b"hello",
                            capture_output=True, timeout=120)  # fmt: skip
             bodies = list(server.bodies)
-    return _marked(bodies, base)
+    folders = {str(agent.config_folder(scratch)): CONFIG, str(root / "home"): HOME}
+    return _lines(bodies, base, folders)
 
 
-def _marked(bodies: list[str], base: str) -> frozenset[str] | None:
-    """The lines of what the CLI sent that hold a marker, but for those naming the
-    throwaway folder itself; None when it sent nothing."""
+def _lines(bodies: list[str], base: str, folders: dict[str, str]) -> frozenset[str] | None:
+    """Every line of what the CLI sent, its HOME and config home as tokens, but for lines
+    naming another throwaway folder; None when it sent nothing."""
     if not bodies:
         return None
-    markers = Markers()
-    lines = {line for b in bodies for line in text_lines(json.loads(b))}
-    return frozenset(line for line in lines if markers.find(line) and base not in line)
+    found = set()
+    for line in {x for b in bodies for x in text_lines(json.loads(b))}:
+        for folder in sorted(folders, key=len, reverse=True):
+            line = line.replace(folder, folders[folder])
+        if base not in line:
+            found.add(line)
+    return frozenset(found)
+
+
+def in_world(lines: frozenset[str], home: str | None, config: str | None) -> frozenset[str]:
+    """The kept lines as a rep's world spells its HOME and config home; a line naming one
+    the rep has no world path for is left out."""
+    spelled = set()
+    for line in lines:
+        if HOME in line:
+            line = line.replace(HOME, home) if home else ""
+        if CONFIG in line:
+            line = line.replace(CONFIG, config) if config else ""
+        if line:
+            spelled.add(line)
+    return frozenset(spelled)
 
 
 def _model() -> str:

@@ -207,13 +207,6 @@ def test_markers_planted_in_the_world_are_caught_through_each_other_agents_own_w
     assert found == PLANTED_THROUGH[agent], sorted(found ^ PLANTED_THROUGH[agent])
 
 
-# Through Codex, adr-eval-b's world is named by Codex's own words: its skill-roots table
-# calls a folder `r1`, which is that suite's code R1, and the empty-world baseline that
-# exempts a CLI's own text keeps only lines holding the common markers. Until the baseline
-# is read with each suite's own codes, that case fails; it is left out, not hidden.
-_CODEX_OWN_WORD = {("adr-eval-b", "codex")}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", ["codex", "gemini"])
 @pytest.mark.parametrize(
@@ -226,8 +219,6 @@ def test_recon_through_each_other_agent_finds_no_marker_in_each_shipped_suite(
     """Every shipped suite's world, looked around through Codex and through Gemini."""
     from tests.e2e.test_other_agents import require_cli
 
-    if (name, agent) in _CODEX_OWN_WORD:
-        pytest.skip("Codex's own skill-roots table says r1, adr-eval-b's code R1")
     require_cli(agent)
     root = REPO if name == "." else SUITES / name
     if not (root / "evalkit.yaml").is_file():
