@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import ConfigError
+from evalkit.records.folder.keep import STDERR, TRANSCRIPT
 from evalkit.records.kept.redact import redact, redact_jsonl
 from evalkit.records.rows.policy_models import PREFIX, is_policy
 from evalkit.run.agent import base_environment, run_agent
@@ -132,7 +133,7 @@ def propose_by_agent(run: ProposerRun, wording_root: Path, brief: str, paths: li
                 server.stop()
         found = compare_snapshots(before, snapshot(wording), paths, code, b"")
         found.reps, found.cost_usd, found.failed = 1, cost, why
-        found.stderr_tail = _tail(run.keep / "stderr.txt")
+        found.stderr_tail = _tail(run.keep / STDERR)
         return found
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -179,7 +180,7 @@ def _launch(run: ProposerRun, scratch: Path, server: ScriptServer | None, brief:
                             run.backend)  # fmt: skip
         command, env, fds = confined.command, confined.env, confined.pass_fds
     run.keep.mkdir(parents=True, exist_ok=True)
-    out, err = run.keep / "transcript.jsonl", run.keep / "stderr.txt"
+    out, err = run.keep / TRANSCRIPT, run.keep / STDERR
     try:
         outcome = run_agent(command, scratch / COPY, env, out, err, run.timeout, run.stop,
                             brief.encode("utf-8"), None, fds)  # fmt: skip
