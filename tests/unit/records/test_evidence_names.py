@@ -7,15 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import evalkit
 from evalkit.models import DIFF_SUFFIX, EVIDENCE_FILES, EvidenceLine, Verdict
 from evalkit.records.folder.keep import keep_attempt, keep_text
 from evalkit.records.folder.workdir import Workdir
 from evalkit.scoring.hashing import sha256_file
-
-pytestmark = pytest.mark.heavy
 
 PACKAGE = Path(evalkit.__file__).parent
 TABLE = PACKAGE / "models" / "records.py"
