@@ -9,6 +9,7 @@ each of the run set and the reserve. Every Task is generated here, so a test can
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.minisuite import NOTE, _indent
 
@@ -125,3 +126,14 @@ def write_tuning_suite(root: Path, per_set: int = 6, description: str = DESCRIPT
                 name = text.split("\n", 2)[1].removeprefix("id: ")
                 (root / folder / f"{name}.md").write_text(text, encoding="utf-8")
     return root
+
+
+def strings(value: Any) -> list[str]:
+    """Every string a decoded request holds, however deep."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.tuning_suite import SKILL, write_tuning_suite
+from tests.tuning_suite import SKILL, strings, write_tuning_suite
 
 if TYPE_CHECKING:
     from conftest import Kit
@@ -98,17 +98,6 @@ def test_tune_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:
     for text in [*briefs, done.output]:
         assert leaked_tasks(text, tasks) == []
         assert not any(answer in text for answer in answers)
-
-
-def strings(value: Any) -> list[str]:
-    """Every string a decoded request holds, however deep."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    return []
 
 
 def test_a_proposer_agent_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:

@@ -23,7 +23,7 @@ from evalkit.suite.config import Suite
 from evalkit.suite.subject import build_subject
 from evalkit.tune.proposer_agent import ProposerAgent, ProposerRun, propose_by_agent
 from tests.e2e.test_other_agents import require_cli
-from tests.tuning_suite import SKILL, write_tuning_suite
+from tests.tuning_suite import SKILL, strings, write_tuning_suite
 
 pytestmark = pytest.mark.e2e
 
@@ -51,17 +51,6 @@ def hostile(suite: Path, work: Path) -> Any:
         return made.model_copy(update={"steps": steps + made.steps})
 
     return script
-
-
-def strings(value: Any) -> list[str]:
-    """Every string a decoded request holds, however deep."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    return []
 
 
 @pytest.mark.parametrize("agent", [

@@ -45,6 +45,15 @@ OTHER_SUITES = [
 ]
 
 
+def _planted_home(w: object, home: Path) -> None:
+    """The world's home with a marker in a file name (`~/fixture.txt`) and in a line of
+    `~/.bashrc` (a suite's own word)."""
+    lay_out_home(w, home)  # type: ignore[arg-type]
+    (home / "fixture.txt").write_text("x\n", encoding="utf-8")
+    with (home / ".bashrc").open("a", encoding="utf-8") as bashrc:
+        bashrc.write("alias deploy='make -C ~/numbat deploy'\n")
+
+
 def _recon(
     suite: Suite,
     work: Path,
@@ -130,13 +139,7 @@ def test_a_marker_planted_in_each_channel_is_caught_and_named(
     world.hostname = "wombat-box"
     monkeypatch.setattr(world_module, "PLUGINS_HOME", "~/.local/share/bilby")  # the CLI's argv
 
-    def planted_home(w: object, home: Path) -> None:
-        lay_out_home(w, home)  # type: ignore[arg-type]
-        (home / "fixture.txt").write_text("x\n", encoding="utf-8")
-        with (home / ".bashrc").open("a", encoding="utf-8") as bashrc:
-            bashrc.write("alias deploy='make -C ~/numbat deploy'\n")
-
-    monkeypatch.setattr(rep_module, "lay_out_home", planted_home)
+    monkeypatch.setattr(rep_module, "lay_out_home", _planted_home)
     verdict = _recon(suite, tmp_path / "work")
     reasons = set(verdict.reasons)
     assert verdict.verdict == "ERROR"
@@ -194,13 +197,7 @@ def test_markers_planted_in_the_world_are_caught_through_each_other_agents_own_w
     world.hostname = "wombat-box"
     monkeypatch.setattr(world_module, "PLUGINS_HOME", "~/.local/share/bilby")
 
-    def planted_home(w: object, home: Path) -> None:
-        lay_out_home(w, home)  # type: ignore[arg-type]
-        (home / "fixture.txt").write_text("x\n", encoding="utf-8")
-        with (home / ".bashrc").open("a", encoding="utf-8") as bashrc:
-            bashrc.write("alias deploy='make -C ~/numbat deploy'\n")
-
-    monkeypatch.setattr(rep_module, "lay_out_home", planted_home)
+    monkeypatch.setattr(rep_module, "lay_out_home", _planted_home)
     verdict = _recon(suite, tmp_path / "work", agent=agent)
     found = {r.removeprefix("marker:") for r in verdict.reasons if r.startswith("marker:")}
     assert verdict.verdict == "ERROR"
