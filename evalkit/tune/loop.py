@@ -25,7 +25,9 @@ from pathlib import Path
 
 from evalkit.compare.sides import load_side
 from evalkit.models import Polarity, ResultRow
+from evalkit.records.folder.gridlock import hold_grid_lock
 from evalkit.records.folder.results import read_rows
+from evalkit.records.folder.workdir import Workdir
 from evalkit.run.commands import GridRequest, Quiet, View, run_grid
 from evalkit.run.grid import failing_cells as inner_cells
 from evalkit.suite.config import Suite, load_suite
@@ -133,6 +135,13 @@ def tune(request: TuneRequest, view: View | None = None) -> Tuned:
     if request.html is not None:
         check_target(request.suite, work, request.html)
     work.mkdir(parents=True, exist_ok=True)
+    # one tune a WORKDIR at a time: a second copy would take up the same lineage beside it
+    with hold_grid_lock(Workdir(work).grid_lock, f"tune {request.workdir}", what="tune"):
+        return _tune_held(request, plan, work, view)
+
+
+def _tune_held(request: TuneRequest, plan: TunePlan, work: Path, view: View) -> Tuned:
+    """The tune itself, under WORKDIR's lock."""
     state = _begin(request, plan, work, view)
     stop = _baseline(state, plan)
     if stop is None:

@@ -116,3 +116,40 @@ def test_the_dollars_spent_before_the_interrupt_count_against_the_cap(tmp_path: 
                              reasons="-", rep=1, run_id="r1", cost_usd_estimate=usd))  # fmt: skip
     found = taken(request.workdir, request, PATHS)
     assert found is not None and (found.spent, found.spent_usd) == (3, 0.75)
+
+
+HOLD = """
+import sys
+from pathlib import Path
+from evalkit.records.folder.gridlock import hold_grid_lock
+with hold_grid_lock(Path(sys.argv[1]), "tune work", what="tune"):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_tune_of_the_same_workdir_is_refused_while_the_first_runs(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    from evalkit.records.folder.gridlock import GridBusyError
+    from evalkit.records.folder.workdir import Workdir
+    from evalkit.suite.lock import freeze
+    from evalkit.tune.loop import tune
+
+    request = _request(tmp_path)
+    request.margin = 0.5  # small enough a suite for the size rule: the lock is what is tested
+    request.budget_reps = 1  # without the lock, it would stop before its baseline
+    freeze(request.suite)
+    request.workdir.mkdir(parents=True)
+    first = subprocess.Popen([sys.executable, "-c", HOLD, str(Workdir(request.workdir).grid_lock)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert first.stdout is not None and first.stdout.readline() == "held\n"
+        with pytest.raises(GridBusyError, match="another tune is running"):
+            tune(request)
+    finally:
+        first.communicate("", timeout=30)
+    assert not (request.workdir / "tune.jsonl").exists()
