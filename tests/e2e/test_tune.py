@@ -87,7 +87,8 @@ def test_tune_finds_the_wording_and_the_reserve_confirms_it(world: Kit) -> None:
     marks = contaminated(world)
     assert any(tune_id in e["note"] for e in marks["run"])
     assert any(tune_id in e["note"] for e in marks["reserve"])
-    assert "outlives the task" in (work / "tune.patch").read_text()
+    patched = "outlives the task" in (work / "tune.patch").read_text()
+    assert patched, work / "tune.patch"
     for folder in ("baseline", "tune-1-inner", "tune-1", "reserve"):
         verified = world.run("verify", str(work / folder), timeout=600)
         assert verified.returncode == 0 and "PUBLISHABLE" in verified.stdout, folder
@@ -119,7 +120,8 @@ def test_a_proposer_agent_finds_the_wording_and_the_reserve_confirms_it(world: K
     assert [x["code"] for x in lineage(work) if x["kind"] == "reserve"] == [0]
     marks = contaminated(world)
     assert marks.get("run") and marks.get("reserve")
-    assert "outlives the task" in (work / "tune.patch").read_text()
+    patched = "outlives the task" in (work / "tune.patch").read_text()
+    assert patched, work / "tune.patch"
     for folder in ("baseline", "tune-1-inner", "tune-1", "reserve"):
         verified = world.run("verify", str(work / folder), timeout=600)
         assert verified.returncode == 0 and "PUBLISHABLE" in verified.stdout, folder
