@@ -30,8 +30,19 @@ class _Ended(Exception):
     """A signal asked the supervisor to end the rep."""
 
 
+_ending: list[int] = []
+"""The signals that asked so far: only the first ends the wait."""
+
+
 def _end(signum: int, frame: object) -> None:
-    raise _Ended
+    """Raise once. The parent-death signal can come more than once: the kernel sends it
+    each time the thread the supervisor is a child of exits and it is handed to another
+    thread of the dying evalkit (measured: two SIGTERMs in half of the SIGKILLs of a
+    threaded parent). A second raise, landing in the cleanup below, would end the
+    supervisor before it kills its group, and leave the rep running."""
+    _ending.append(signum)
+    if len(_ending) == 1:
+        raise _Ended
 
 
 def _cleanup(cleanup: list[str]) -> None:
@@ -62,7 +73,7 @@ def main(argv: list[str]) -> int:
     child = None
     try:
         if os.getppid() != parent:  # evalkit died before the request above was made
-            raise _Ended
+            _end(signal.SIGTERM, None)
         # every descriptor the supervisor was handed goes on (bubblewrap's seccomp filter and
         # user namespace): evalkit passed it nothing else
         child = subprocess.Popen(command, close_fds=False)

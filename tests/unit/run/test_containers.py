@@ -156,3 +156,29 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_second_ending_signal_does_not_stop_the_supervisor_before_it_kills_its_group(
+    tmp_path: Path,
+) -> None:
+    """The parent-death signal can arrive twice (once per exiting thread of a killed
+    evalkit); two ending signals at once must still end with the group killed."""
+    pidfile = tmp_path / "child.pid"
+    supervisor = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), "--", "sh", "-c",
+         f"echo $$ > {pidfile}; exec sleep 60"],
+        start_new_session=True, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 10
+    while not (pidfile.is_file() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child = int(pidfile.read_text())
+    os.kill(supervisor.pid, signal.SIGTERM)
+    os.kill(supervisor.pid, signal.SIGHUP)
+    supervisor.wait(timeout=10)
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    running = _running(child)
+    if running:
+        os.kill(child, signal.SIGKILL)
+    assert not running, f"the supervised command {child} outlived its supervisor"
