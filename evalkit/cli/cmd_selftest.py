@@ -21,16 +21,17 @@ def self_test_command(
     """Fabricate compliant and violating runs for every scenario of both sets and score them.
 
     With --agent codex or gemini, each run is told in that agent's own stream format and
-    read back through its normaliser. Exits non-zero when any cell comes out other than
-    designed.
+    read back through its normaliser. Then the world scan is held to fabricated request
+    bodies of every wire, a marker of the suite planted in one channel of each (and bodies
+    that must give none). Exits non-zero when any cell or body comes out other than designed.
 
     Example: `evalkit self-test --agent codex`
     """
     from evalkit.cli.app import err, out
-    from evalkit.reference.selftest import self_test
+    from evalkit.reference.selftest import self_test_and_scan
     from evalkit.run.agents.clis import agent_name
 
-    cells = self_test(state.suite(), workdir, agent=agent_name(agent))
+    cells, planted = self_test_and_scan(state.suite(), workdir, agent=agent_name(agent))
     width = max(len(c.case) for c in cells)
     for cell in cells:
         expected = cell.expect.verdict + (f" ({cell.expect.reason})" if cell.expect.reason else "")
@@ -44,6 +45,13 @@ def self_test_command(
         out.print(line, markup=False)
     wrong = [c for c in cells if not c.ok and not c.blind]
     blind = [c for c in cells if c.blind]
+    for body in (b for b in planted if not b.ok):
+        out.print(f"WRONG world-scan {body.wire:<9} {body.case:<13} expected "
+                  f"{';'.join(body.expected) or 'no marker'}; found "
+                  f"{';'.join(body.found) or 'no marker'}", markup=False)  # fmt: skip
+    wires = ", ".join(dict.fromkeys(b.wire for b in planted))
+    out.print(f"world scan: {sum(b.ok for b in planted)}/{len(planted)} planted request "
+              f"bodies as designed ({wires})")  # fmt: skip
     out.print(f"{sum(c.ok for c in cells)}/{len(cells)} cells as designed")
     if blind:
         unseen = sorted({what for c in blind for what in c.lost})
@@ -56,4 +64,8 @@ def self_test_command(
         err.print(f"their sandboxes are kept under {workdir}", markup=False)
     if wrong:
         err.print(f"self-test: {len(wrong)} cell(s) came out other than designed")
+    if not all(b.ok for b in planted):
+        err.print(f"self-test: {sum(not b.ok for b in planted)} planted request body(ies) "
+                  "came out other than designed")  # fmt: skip
+    if wrong or not all(b.ok for b in planted):
         raise typer.Exit(1)

@@ -26,6 +26,7 @@ from evalkit.reference.escape import ESCAPE, stand_in_values
 from evalkit.reference.fabricate import fabricate
 from evalkit.reference.neighbourly import misroute_cases
 from evalkit.reference.placeholders import render
+from evalkit.reference.planted import PlantedCell, planted_scan
 from evalkit.run.backends.launchers import direct_folder
 from evalkit.run.observe import place_wrappers, restore_scripts
 from evalkit.run.sandbox import TEMPLATES, TRANSCRIPT, build_sandbox, check_destination
@@ -227,6 +228,14 @@ def self_test(
         return _self_test(suite, work, None, agent)
     with hold_grid_lock(workdir / LOCK, "self-test", what="self-test"):
         return _self_test(suite, work, workdir, agent)
+
+
+def self_test_and_scan(
+    suite: Suite, workdir: Path | None = None, which: Which = "all", agent: str = "claude"
+) -> tuple[list[CaseCell], list[PlantedCell]]:
+    """`self_test`'s cells, and the world scan's over fabricated request bodies of every
+    wire (`planted.py`), kept apart so that a suite's count of cells is its scenarios'."""
+    return self_test(suite, workdir, which, agent), planted_scan(suite)
 
 
 def _self_test(
