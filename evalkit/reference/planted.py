@@ -134,7 +134,7 @@ WIRES: dict[str, tuple[Callable[[str, str], Body], Pieces, tuple[str, ...]]] = {
                  ("system-prompt", "env-context", "tool-result", "hook-output")),
     "responses": (_responses, responses_pieces,
                   ("system-prompt", "env-context", "tool-result", "hook-output")),
-    "gemini": (_gemini, gemini_pieces, ("system-prompt", "env-context", "tool-result")),
+    "generate-content": (_gemini, gemini_pieces, ("system-prompt", "env-context", "tool-result")),
 }  # fmt: skip
 """Per wire: its fabricated body, the reader its scripted server scans with, and the
 channels it carries (Gemini hands a hook's words to its model in no place of their own)."""

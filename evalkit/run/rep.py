@@ -359,7 +359,7 @@ def _places(
     stores = list(ctx.suite.fixture_dirs())
     return rep_places(ctx.suite.config.world, sandbox, stores, agent.config_folder(scratch),
                       scratch / "home", copies, spelled,
-                      agent.capabilities.config_home)  # fmt: skip
+                      agent.capabilities.config_home, agent.name)  # fmt: skip
 
 
 def _spellings(

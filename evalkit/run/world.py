@@ -39,7 +39,9 @@ def history_commits(
     return commits
 
 
-PLUGINS_HOME = "~/.local/share/claude/plugins"
+PLUGINS_HOME = "~/.local/share/{agent}/plugins"
+"""Where the plugin copies appear: the agent's own data folder as a user's machine keeps it
+(XDG's), so a Codex or Gemini agent is not shown a Claude folder."""
 WORLD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
 
@@ -116,10 +118,11 @@ def rep_places(
     plugins: list[Path],
     guarded: dict[str, Path],
     config_home: str = "~/.claude",
+    agent: str = "claude",
 ) -> Places:
     """Every rep folder's world path: HOME, the agent's config home (where its adapter says
-    a user's machine keeps it), the project and each
-    side store, the plugin copies; and each guarded path's world spelling (a path under
+    a user's machine keeps it), the project and each side store, the plugin copies (in
+    `agent`'s data folder); and each guarded path's world spelling (a path under
     the caller's home is spelled under the world's)."""
     places = Places(world)
     places.binds.append((home, world.home, "home"))
@@ -130,7 +133,8 @@ def rep_places(
         places.binds.append((sandbox / name, in_world(world, spelled), f"store:{name}"))
     for plugin in plugins:
         name = plugin.name.split("-", 1)[-1] if plugin.name[:1].isdigit() else plugin.name
-        places.binds.append((plugin, f"{in_world(world, PLUGINS_HOME)}/{name}", "plugin"))
+        spelled = PLUGINS_HOME.format(agent=agent)
+        places.binds.append((plugin, f"{in_world(world, spelled)}/{name}", "plugin"))
     host_home = Path.home()
     for env, path in guarded.items():
         inside = path == host_home or host_home in path.parents

@@ -28,7 +28,7 @@ def _wrong(cells: list[planted.PlantedCell]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
 def test_every_planted_body_of_every_wire_is_named_by_its_channel_alone(folder: Path) -> None:
     cells = planted.planted_scan(load_suite(folder))
-    assert {c.wire for c in cells} == {"messages", "responses", "gemini"}
+    assert {c.wire for c in cells} == {"messages", "responses", "generate-content"}
     assert not _wrong(cells), _wrong(cells)
 
 
@@ -52,7 +52,7 @@ def test_a_reader_that_drops_the_hook_output_fails_that_body(
 def test_a_reader_that_reads_the_user_s_own_words_fails_that_control(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = planted.WIRES["gemini"][1]
+    real = planted.WIRES["generate-content"][1]
 
     def reading_all(body: planted.Body) -> Iterator[tuple[str, str, str]]:
         yield from real(body)
@@ -61,8 +61,8 @@ def test_a_reader_that_reads_the_user_s_own_words_fails_that_control(
                 if isinstance(part.get("text"), str):
                     yield "env-context", part["text"], ""
 
-    _replace_reader(monkeypatch, "gemini", reading_all)
-    assert _wrong(planted.planted_scan(Suite(ROOT))) == [("gemini", planted.USER_TEXT)]
+    _replace_reader(monkeypatch, "generate-content", reading_all)
+    assert _wrong(planted.planted_scan(Suite(ROOT))) == [("generate-content", planted.USER_TEXT)]
 
 
 def test_a_reader_that_blames_a_call_for_its_own_word_fails_that_control(

@@ -62,3 +62,15 @@ def test_the_agent_runs_as_the_world_user_at_the_world_project_with_a_plain_envi
     assert (sandbox / "vault" / "seen.md").is_file()
     assert "/home/alex/src/reportgen" in wrapped.reach.writable
     assert not any(str(tmp_path) in arg for arg in wrapped.reach.writable)
+
+
+def test_each_agent_s_plugin_copies_appear_in_its_own_data_folder(tmp_path: Path) -> None:
+    world = WorldConfig(project="~/src/reportgen")
+    copies = [tmp_path / "plugins" / "0-os-vault"]
+    seen = {}
+    for agent in ("claude", "codex", "gemini"):
+        places = rep_places(world, tmp_path / "sandbox", ["project"], tmp_path / "config",
+                            tmp_path / "home", copies, {}, "~/.x", agent)  # fmt: skip
+        seen[agent] = [there for _, there, role in places.binds if role == "plugin"]
+    assert seen == {agent: [f"/home/alex/.local/share/{agent}/plugins/os-vault"]
+                    for agent in ("claude", "codex", "gemini")}  # fmt: skip
