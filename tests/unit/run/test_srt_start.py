@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from evalkit.run.backends import exec_only, seccomp, srt_start
+from evalkit.run.backends import closing, exec_only, seccomp, srt_start
 from evalkit.run.backends.closing import status_says_closed
 from evalkit.scoring.world.markers import Markers
 
@@ -96,3 +97,30 @@ def test_a_cli_whose_install_holds_another_native_program_leaves_its_memory_decl
     _native(install / "node_modules" / "cli" / "vendor" / "engine")
     assert addon.is_file() and not srt_start.plan(cli, install, os.environ["PATH"], tmp_path).closed
     exec_only._install_natives.cache_clear()
+
+
+def _launched(tmp_path: Path, code: bytes, *command: str) -> subprocess.CompletedProcess[str]:
+    script, calls = tmp_path / "start.py", tmp_path / "calls"
+    script.write_text(srt_start.script_text())
+    calls.write_bytes(code)
+    return subprocess.run([str(SYSTEM_PYTHON), "-I", "-S", str(script), str(calls), *command],
+                          capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+
+
+@needs_table
+def test_the_launcher_starts_its_program_with_no_capability_and_the_filter(
+    tmp_path: Path,
+) -> None:
+    code = seccomp.program()
+    assert code is not None
+    look = "print(open('/proc/self/status').read())"
+    done = _launched(tmp_path, code, str(SYSTEM_PYTHON), "shown-name", "-c", look)
+    assert done.returncode == 0, done.stderr
+    assert status_says_closed(done.stdout) and "Seccomp:\t2" in done.stdout
+
+
+@needs_table
+def test_a_launcher_that_cannot_load_the_filter_starts_nothing(tmp_path: Path) -> None:
+    done = _launched(tmp_path, b"", str(SYSTEM_PYTHON), "python3", "-c", "print('started')")
+    assert done.returncode == closing.REFUSED and "started" not in done.stdout
+    assert done.stderr.startswith("cannot start:")
