@@ -3,8 +3,12 @@ its sandbox, the agent tries every way into what its CLI writes to evalkit (appe
 rewriting and reading `/proc/<cli>/fd/1` and `/2`, opening `/proc/<cli>/mem`, attaching with
 `ptrace`, reading it with `process_vm_readv`), and none of it lands: the kept transcript has
 no forged event, the row is the one the agent's real work earns, and verify agrees. Under
-each backend: under srt on Linux the CLI's memory stays open (the backend declares it, and
-its rows say `world:partial:…cli-memory`), but never its streams."""
+each backend alike: under srt on Linux the CLI starts through the launcher that drops every
+capability, loads evalkit's filter and execs its execute-only copy (`srt_start.py`), so the
+row declares no `cli-memory` and nothing may land. Codex under srt is the one case left
+open, and its row says so: its launcher execs its vendored binary (the process that writes
+its stream) by that binary's own path, which srt lets no copy be bound over, so
+`/proc/<cli>/mem` opens there; the filter still refuses `ptrace` and `process_vm_readv`."""
 
 from __future__ import annotations
 
@@ -16,12 +20,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from evalkit.run.backends import backend as backend_named
-from tests.hostile.conftest import OTHER_BACKENDS, confined
+from tests.hostile.conftest import confined, forgery_cases
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
 
+MEMORY_OPEN = {("codex", "srt"): {"MEM"}}
+"""(agent, backend) → the attempts that may land, where the row declares `cli-memory`."""
+CASES = [*forgery_cases(("claude",)),
+         *(pytest.param(a, "srt", id=f"{a}-srt", marks=pytest.mark.slow)
+           for a in ("codex", "gemini"))]  # fmt: skip
 FORGED = "forged-by-the-agent"
 """The type of the event the agent tries to plant; no CLI writes one."""
 
@@ -32,7 +40,8 @@ me = {{os.getpid(), os.getppid()}}
 line = ('{{' + '"type":"{FORGED}"' + '}}' + chr(10)).encode()
 def cli(p):
     try:
-        return b'stream-json' in open('/proc/%s/cmdline' % p, 'rb').read()
+        said = open('/proc/%s/cmdline' % p, 'rb').read()
+        return b'stream-json' in said or b'--json\\x00' in said
     except OSError:
         return False
 def attempt(what, fn):
@@ -71,11 +80,9 @@ def _events(transcript: Path) -> list[object]:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(
-    "backend", ["bwrap", *(pytest.param(n, marks=pytest.mark.slow) for n in OTHER_BACKENDS)]
-)
+@pytest.mark.parametrize(("agent", "backend"), CASES)
 def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
-    new_kit: Callable[..., Kit], tmp_path: Path, backend: str
+    new_kit: Callable[..., Kit], tmp_path: Path, agent: str, backend: str
 ) -> None:
     from evalkit.suite.scaffold import init_suite
 
@@ -89,7 +96,7 @@ def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
     kit = new_kit(tmp_path / "kit", suite=suite)
     work = tmp_path / "w"
     done = kit.run("run", "P1-L1-greeting", "policy:oracle", str(work), "--allow-unfrozen",
-                   *confined(backend))  # fmt: skip
+                   *confined(backend), "--agent", agent)  # fmt: skip
     assert done.returncode == 0, done.why()
     (row,) = kit.tsv(work)
     (line,) = kit.manifest(work)
@@ -104,11 +111,9 @@ def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
               if f"landed {w}" in said]  # fmt: skip
     tried = "attacked 0" not in said and "attacked " in said
     assert tried, f"the attack found no CLI to try in {transcript}"
-    # a backend that declares its CLI's memory open (srt on Linux: no filter of evalkit's,
-    # no execute-only copy) says so on the row; its streams are sockets all the same
-    declared = "cli-memory" in backend_named(backend).partial
-    assert not declared or "cli-memory" in row["flags"], f"undeclared: {row['flags']}"
-    allowed = {"MEM", "PTRACE", "VM_READV"} if declared else set()
+    allowed = MEMORY_OPEN.get((agent, backend), set())
+    declared = "cli-memory" in row["flags"]
+    assert declared == bool(allowed), f"the CLI's memory declared: {declared}, {row['flags']}"
     assert set(landed) <= allowed, f"attempts that reached the CLI: {landed}"
     assert row["verdict"] == "PASS", f"{row['verdict']} for {transcript}"
     verified = kit.run("verify", str(work))

@@ -80,6 +80,26 @@ def _install_natives(install: Path) -> tuple[Path, ...]:
     return tuple(sorted(found))
 
 
+def started_as(cli: Path, path: str) -> tuple[Path, list[str]] | None:
+    """(the native program the CLI's process starts as, the words its argv begins with in
+    place of the CLI's own path): the CLI itself, or the interpreter its `#!` line names with
+    no option (as `env` starts it); None for any other start, which a launcher cannot make
+    from a copy without changing what the CLI is given."""
+    real = cli.resolve()
+    if _native(real):
+        return real, [str(real)]
+    try:
+        with real.open("rb") as handle:
+            words = handle.readline(256)[2:].decode("utf-8", "replace").split()
+    except OSError:
+        return None
+    named = words[1:] if words and Path(words[0]).name == "env" else words
+    interpreter = _interpreter(real, path)
+    if len(named) != 1 or interpreter is None or not _native(interpreter):
+        return None
+    return interpreter, [named[0], str(real)]
+
+
 def programs(cli: Path, install: Path, path: str) -> list[Path]:
     """Every native executable a rep's CLI process tree runs from."""
     real = cli.resolve()

@@ -13,7 +13,10 @@ only to the rep's door. srt's traps, each handled here:
   is put back to the rep's own;
 - a SIGKILL of srt alone leaves its tree running: the agent's launcher starts it in a
   session of its own and kills the whole group (`run/agent.py`), and when evalkit itself
-  dies, srt's supervisor does (`supervise.py`).
+  dies, srt's supervisor does (`supervise.py`);
+- on Linux, where evalkit is root, its command keeps every capability, and it loads none of
+  evalkit's filter nor lets a copy be bound over the CLI: the CLI starts through a
+  launcher that closes its memory to the agent (`srt_start.py`).
 
 srt cannot remap paths and, on macOS, has no process namespace: a rep sees its real folder
 names (and there, other processes), so its rows say `world:partial:<channels>`.
@@ -42,6 +45,8 @@ from evalkit.run.backends.confine import (
     supervised,
 )
 from evalkit.run.backends.egress import anthropic_hosts
+from evalkit.run.backends.srt_start import Start
+from evalkit.run.backends.srt_start import plan as start_plan
 from evalkit.run.world import Places
 
 VERSION = "0.0.83"
@@ -93,21 +98,19 @@ def _node_version(tool: str) -> tuple[int, ...]:
     return tuple(int(p) for p in said.stdout.strip().lstrip("v").split(".")[:2] if p.isdigit())
 
 
-def visible(platform: str, root: bool) -> tuple[str, ...]:
+def visible(root: bool) -> tuple[str, ...]:
     """What a rep under srt still sees of the machine, each channel as a recon rep finds it:
     `paths` (the rep's real folder names: its working folder, HOME, TMPDIR, the listing of
     `/`), `proxy` (the door's proxy variable, srt's own proxy URL), `hostname` (the machine's),
     `ownership` where evalkit is root (the agent is root: on a user's machine it is that
-    user), `mountinfo` (the mount table lists the host's folders), `processes` (Linux:
+    user), `mountinfo` (the mount table lists the host's folders) and `processes` (Linux:
     `/proc/1` is srt's bubblewrap launcher with its whole command line; macOS: every process
-    of the machine), and on Linux `cli-memory`: srt's bubblewrap runs without evalkit's
-    system call filter and the CLI's execute-only copy (`seccomp.py`, `exec_only.py`), so the
-    agent's processes could reach its CLI's memory, though not its streams (sockets for
-    every backend). A recon cannot show the last; `tests/e2e/test_srt.py` holds the rest to
-    what a recon rep under srt sees. A rep handed a guarded path's variable adds
-    `guarded-env` (`_partial`)."""
+    of the machine); `tests/e2e/test_srt.py` holds them to what a recon rep under srt sees.
+    The CLI's memory is closed on Linux by the launcher srt starts it through
+    (`srt_start.py`); a rep whose CLI that cannot close adds `cli-memory`, and a rep handed a
+    guarded path's variable adds `guarded-env` (`_partial`)."""
     seen = ["paths", "proxy", "hostname", *(["ownership"] if root else []), "mountinfo"]
-    return (*seen, "processes", *(["cli-memory"] if platform != "darwin" else []))
+    return (*seen, "processes")
 
 
 class SandboxRuntime:
@@ -117,7 +120,7 @@ class SandboxRuntime:
     remaps = False  # no path remapping: the rep runs at its folders' own paths, no world
     labels = False  # its network allows named hosts only: no bridge to a receiver yet
     proves_here = sys.platform == "darwin"  # its escape canaries run on that Mac, or it is unproven
-    partial = visible(sys.platform, hasattr(os, "geteuid") and os.geteuid() == 0)
+    partial = visible(hasattr(os, "geteuid") and os.geteuid() == 0)
 
     def unavailable(self) -> str | None:
         if sys.platform not in ("linux", "darwin"):
@@ -165,7 +168,8 @@ class SandboxRuntime:
         own_tmp.mkdir(exist_ok=True)
         own = [*writable, home, own_tmp]
         bridge = _bridge_dir(home)
-        readable = _readable(env, cli, shown, bridge)
+        start = _start(cli, env, home.parent)
+        readable = _readable(env, cli, shown, bridge) + start.readable
         domains, keep = _door(env, hosts)
         launch = home.parent / "srt-launch"
         launch.mkdir(exist_ok=True)
@@ -181,23 +185,37 @@ class SandboxRuntime:
                    "/bin/sh", "-c", LAUNCH, str(launch), node() or "node",
                    str(package() / "dist" / "cli.js"), "--settings",
                    str(settings), "--", "/bin/sh", "-c", INNER, "sh", str(cwd),
-                   str(own_tmp), *unset, str(cli.resolve()), *command[1:]])  # fmt: skip
+                   str(own_tmp), *unset, *start.argv, *command[1:]])  # fmt: skip
         outer = {**env, "HOME": str(home), "TMPDIR": str(bridge)}
         for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY",
                      "no_proxy", "ALL_PROXY", "all_proxy", "SANDBOX_RUNTIME"):  # fmt: skip
             outer.pop(name, None)  # srt would otherwise chain to a proxy of the host's
         reach = Reach(confined=True, writable=[str(p) for p in own], readable=readable,
-                      hidden=[str(p) for p in hidden], partial=_partial(self.partial, env, hidden),
+                      hidden=[str(p) for p in hidden],
+                      partial=_partial(self.partial, env, hidden, start.closed),
                       aliases=aliases(sys.platform))  # fmt: skip
         return Confined(wrapped, outer, reach, None, bridge)
 
 
-def _partial(seen: tuple[str, ...], env: dict[str, str], hidden: list[Path]) -> list[str]:
-    """What this rep sees: the backend's channels, and `guarded-env` where its environment
-    hands a guarded path's variable on under its own name and real value (with no world, no
-    other spelling of it exists)."""
+def _partial(
+    seen: tuple[str, ...], env: dict[str, str], hidden: list[Path], closed: bool
+) -> list[str]:
+    """What this rep sees: the backend's channels, `cli-memory` where its CLI's start could
+    not be closed (`srt_start.py`), and `guarded-env` where its environment hands a guarded
+    path's variable on under its own name and real value (with no world, no other spelling
+    of it exists)."""
     kept = {str(p) for p in hidden}
-    return [*seen, *(["guarded-env"] if any(v in kept for v in env.values()) else [])]
+    memory = [] if closed else ["cli-memory"]
+    return [*seen, *memory, *(["guarded-env"] if any(v in kept for v in env.values()) else [])]
+
+
+def _start(cli: Path, env: dict[str, str], scratch: Path) -> Start:
+    """The CLI's start: on Linux through the launcher that closes its memory; on macOS the
+    CLI itself, as before (the launcher's calls and `/proc` are Linux's)."""
+    if sys.platform != "linux":
+        return Start([str(cli.resolve())], [], True)
+    path = env.get("PATH", os.environ.get("PATH", ""))
+    return start_plan(cli, cli_install(cli), path, scratch)
 
 
 MACOS_ALIASES = {"/private/var": "/var", "/private/tmp": "/tmp", "/private/etc": "/etc"}
