@@ -5,10 +5,11 @@ rewriting and reading `/proc/<cli>/fd/1` and `/2`, opening `/proc/<cli>/mem`, at
 no forged event, the row is the one the agent's real work earns, and verify agrees. Under
 each backend alike: under srt on Linux the CLI starts through the launcher that drops every
 capability, loads evalkit's filter and execs its execute-only copy (`srt_start.py`), so the
-row declares no `cli-memory` and nothing may land. Codex under srt is the one case left
-open, and its row says so: its launcher execs its vendored binary (the process that writes
-its stream) by that binary's own path, which srt lets no copy be bound over, so
-`/proc/<cli>/mem` opens there; the filter still refuses `ptrace` and `process_vm_readv`."""
+nothing may land, for every agent: a Codex rep starts its vendored binary (the process that
+writes its stream) itself, as Codex's npm launcher would (`run/agents/codex_native.py`), so
+that binary too starts from its copy. A Codex row under srt still declares `cli-memory`, by
+srt's conservative rule: its install holds other native programs (ripgrep, its own
+bubblewrap, a helper host) that srt can bind no copy over; none of them writes the stream."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ from tests.hostile.conftest import confined, forgery_cases
 if TYPE_CHECKING:
     from tests.e2e.conftest import Kit
 
-MEMORY_OPEN = {("codex", "srt"): {"MEM"}}
-"""(agent, backend) → the attempts that may land, where the row declares `cli-memory`."""
+DECLARED = {("codex", "srt")}
+"""(agent, backend) whose rows declare `cli-memory`; nothing may land for any."""
 CASES = [*forgery_cases(("claude",)),
          *(pytest.param(a, "srt", id=f"{a}-srt", marks=pytest.mark.slow)
            for a in ("codex", "gemini"))]  # fmt: skip
@@ -111,10 +112,10 @@ def test_the_agent_cannot_reach_what_its_cli_writes_to_evalkit(
               if f"landed {w}" in said]  # fmt: skip
     tried = "attacked 0" not in said and "attacked " in said
     assert tried, f"the attack found no CLI to try in {transcript}"
-    allowed = MEMORY_OPEN.get((agent, backend), set())
     declared = "cli-memory" in row["flags"]
-    assert declared == bool(allowed), f"the CLI's memory declared: {declared}, {row['flags']}"
-    assert set(landed) <= allowed, f"attempts that reached the CLI: {landed}"
+    expected = (agent, backend) in DECLARED
+    assert declared == expected, f"the CLI's memory declared: {declared}, {row['flags']}"
+    assert not landed, f"attempts that reached the CLI: {landed}"
     assert row["verdict"] == "PASS", f"{row['verdict']} for {transcript}"
     verified = kit.run("verify", str(work))
     rederived = [x for x in verified.stdout.splitlines() if x.strip().startswith("ok ")]

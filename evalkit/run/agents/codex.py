@@ -30,6 +30,7 @@ from typing import Any
 
 from evalkit.run.agents.base import Capabilities, Launch, LaunchSpec, Mark, role
 from evalkit.run.agents.clis import agent_cli_version, find_agent_cli
+from evalkit.run.agents.codex_native import launcher_env, native_program
 from evalkit.run.agents.hooks import HOOK_LOG, world_hook_files, wrapped_hooks
 from evalkit.run.backends.egress import base_url_host
 from evalkit.scoring.safefile import Unreadable, read_capped
@@ -140,6 +141,7 @@ def prepare_codex(
     hooks = wrapped_hooks(plugins, log, EVENTS, shown=world_hook_files(world_home), roots=roots)
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
     env = {k: v for k, v in env.items() if not k.startswith(FOREIGN) and k not in CA_FILES}
+    env.update(launcher_env(cli))  # what Codex's npm launcher would hand its binary
     if world_home is None:
         env["CODEX_HOME"] = str(home)
     if base_url is None:
@@ -171,7 +173,8 @@ class Codex:
     )
 
     def find(self, chosen: Path | None) -> Path:
-        return find_agent_cli("codex")
+        """The native binary Codex's npm launcher would start (`codex_native.py`)."""
+        return native_program(find_agent_cli("codex"))
 
     def version(self, path: Path) -> str:
         version = agent_cli_version(path, "codex")

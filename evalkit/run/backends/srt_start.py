@@ -7,9 +7,9 @@ its docstrings and comments (the agent can read it, and nothing it reads may nam
 measurement), run by the system's `python3`. What it cannot close stays declared: a CLI
 whose start is not its own native file or a plain `#!` interpreter, a machine with no
 filter table or no system `python3`, and a native program in the install folder the CLI
-starts at its own path, which srt gives no way to bind a copy over (Codex's launcher
-execs its vendored binary, the process that writes Codex's stream): each leaves the rep's
-row saying `cli-memory`.
+starts at its own path, which srt gives no way to bind a copy over (Codex's ripgrep, its own
+bubblewrap and helper host; the binary that writes Codex's stream is started from its copy,
+as its adapter starts that binary itself): each leaves the rep's row saying `cli-memory`.
 """
 
 from __future__ import annotations
