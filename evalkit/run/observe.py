@@ -13,7 +13,6 @@ ended the script is put back as the fixture has it, so no diff shows the wrapper
 
 from __future__ import annotations
 
-import ast
 import os
 import shlex
 import shutil
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import ConfigError
+from evalkit.run.backends.bare_source import bare_source
 from evalkit.run.sandbox import TRANSCRIPT
 from evalkit.scoring import treehash
 from evalkit.scoring.fixturefiles import SKIPPED_NAMES
@@ -142,25 +142,7 @@ def _tree_source() -> str:
     comments are words for evalkit's readers, and an agent that reads `bin/test` must see a
     script's wrapper, not prose about scoring. Its future import is the wrapper's, which
     must come first."""
-    module = ast.parse(Path(treehash.__file__).read_text(encoding="utf-8"))
-    for node in ast.walk(module):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and _is_docstring(body[0]):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
-    module.body = [n for n in module.body if not _is_docstring(n) and not _is_future(n)]
-    return ast.unparse(module) + "\n"
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
-
-
-def _is_future(node: ast.stmt) -> bool:
-    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
+    return bare_source(Path(treehash.__file__), keep_future=False)
 
 
 def wrapper_text(

@@ -14,16 +14,17 @@ as its adapter starts that binary itself): each leaves the rep's row saying `cli
 
 from __future__ import annotations
 
-import ast
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from evalkit.run.backends import closing
+from evalkit.run.backends.bare_source import bare_source
 from evalkit.run.backends.exec_only import copy_of, programs, started_as
 from evalkit.run.backends.seccomp import program
 
+LAUNCHER = Path(__file__).with_name("closing.py")
+"""The launcher's source, read as text: it runs in the rep, never imported here."""
 FOLDER = "start"
 SCRIPT = "start.py"
 FILTER = "calls"
@@ -45,20 +46,7 @@ class Start:
 @lru_cache(maxsize=1)
 def script_text() -> str:
     """The launcher's code as the rep holds it: docstrings gone, comments with them."""
-    tree = ast.parse(Path(closing.__file__).read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and _is_docstring(body[0]):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
-    return ast.unparse(tree) + "\n"
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
+    return bare_source(LAUNCHER)
 
 
 def _python() -> str | None:
