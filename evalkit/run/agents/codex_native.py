@@ -7,8 +7,10 @@ process that writes Codex's stream. A sandbox that binds an execute-only copy ov
 program can close it either way, but one that cannot bind (srt) can only start the CLI's
 first program from its copy: started through the script, the binary would run from its
 own readable path, so the agent's processes could read its memory. So a rep starts the
-binary itself, with the launcher's words and variables (measured against 0.171.0's
-launcher: the process table and environment are the same either way).
+binary itself, with the launcher's arguments and variables (held against 0.171.0's
+launcher run by Node in `tests/unit/run/agents/test_codex_native.py`). The process table
+then holds the binary alone, as it does when the launcher's Node can `execve` (22.15 and
+later); an older Node stays as the binary's parent.
 """
 
 from __future__ import annotations
