@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from evalkit.run.backends.container import OWNER, Engine, _owner
 from evalkit.run.context import RunContext, new_run_id
 from evalkit.run.rep import finish_rep, launch_rep, prepare_rep, world_partial
 from evalkit.suite.config import Suite
-from tests.e2e.conftest import Kit, leaked_tasks
+from tests.e2e.conftest import Kit
 from tests.e2e.test_escape import (
     _arrived,
     _escape_files,
@@ -187,7 +186,12 @@ def _container_pids(engine: Engine, kit: Kit) -> set[str]:
 def test_no_process_of_a_container_shows_a_task_line_while_the_agent_waits(
     kit: Kit, engine: Engine, tasks: list[tuple[str, str]]
 ) -> None:
-    from tests.e2e.test_task_channel import _family, _process_texts
+    from tests.e2e.test_task_channel import (
+        _family,
+        _process_texts,
+        assert_no_task_line,
+        wait_until_held,
+    )
 
     held = kit.tmp / "held"
     kit.extra_env["EVALKIT_SCRIPTED_HELD"] = str(held)
@@ -196,18 +200,13 @@ def test_no_process_of_a_container_shows_a_task_line_while_the_agent_waits(
                      "--confine", engine.name)  # fmt: skip
     cli = str(Path(kit.cli).resolve())
     try:
-        deadline = time.monotonic() + 60
-        while not held.exists():
-            assert proc.poll() is None, "evalkit ended before the server held an answer"
-            assert time.monotonic() < deadline, "the server never held an answer"
-            time.sleep(0.05)
+        wait_until_held(proc, held)
         inside = _container_pids(engine, kit)
         scanned = _process_texts(_family(proc.pid) | inside)
         assert any(text.split("\n")[0] == cli for pid, _, text in scanned if pid in inside), (
             "no CLI process alive in the container while the answer is held"
         )
-        showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]
-        assert showing == [], f"processes whose argv or environment hold a Task line: {showing}"
+        assert_no_task_line(scanned, tasks)
     finally:
         proc.kill()
         proc.communicate()

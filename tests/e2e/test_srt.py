@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from evalkit.run.rep import RepOutcome, finish_rep, launch_rep, prepare_rep
 from evalkit.run.session import run_scenario
 from evalkit.suite.config import Suite
 from evalkit.suite.scenarios import ScenarioFile
-from tests.e2e.conftest import Kit, leaked_tasks
+from tests.e2e.conftest import Kit
 from tests.e2e.test_escape import (
     _arrived,
     _escape_files,
@@ -45,6 +44,8 @@ def _declares(flags: list[str]) -> bool:
     said = [f.removeprefix("world:partial:").split(",") for f in flags
             if f.startswith("world:partial:")]  # fmt: skip
     return said == [[*SandboxRuntime.partial, "guarded-env"]]
+
+
 _MISSING = SandboxRuntime().unavailable()
 pytestmark = [pytest.mark.e2e]
 REPO = Path(__file__).resolve().parents[2]
@@ -213,18 +214,20 @@ def test_no_process_under_srt_shows_a_task_line_while_the_agent_waits(
 ) -> None:
     """The `/proc` Task scan of `test_task_channel.py`, the rep confined by srt: srt's Node,
     its bubblewrap, the shells it starts and the CLI each hold no Task line."""
-    from tests.e2e.test_task_channel import CLI_FLAGS, _family, _process_texts
+    from tests.e2e.test_task_channel import (
+        CLI_FLAGS,
+        _family,
+        _process_texts,
+        assert_no_task_line,
+        wait_until_held,
+    )
 
     held = kit.tmp / "held"
     kit.extra_env["EVALKIT_SCRIPTED_HELD"] = str(held)
     proc = kit.start("run", "N1", "policy:fault-hang", str(kit.base / "work"), "--timeout", "90",
                      "--confine", "srt")  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not held.exists():
-            assert proc.poll() is None, "evalkit ended before the server held an answer"
-            assert time.monotonic() < deadline, "the server never held an answer"
-            time.sleep(0.05)
+        wait_until_held(proc, held)
         family = _family(proc.pid)
         agents = [a for a in kit.agents() if str(a.pid) in family]
         assert any(CLI_FLAGS["claude"] <= set(a.argv) for a in agents), (
@@ -233,8 +236,7 @@ def test_no_process_under_srt_shows_a_task_line_while_the_agent_waits(
         scanned = _process_texts(family)
         names = {name for _, name, _ in scanned}
         assert {"bwrap", "node"} <= names, f"srt's processes not among the rep's: {names}"
-        showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]
-        assert showing == [], f"processes whose argv or environment hold a Task line: {showing}"
+        assert_no_task_line(scanned, tasks)
     finally:
         proc.kill()
         proc.communicate()

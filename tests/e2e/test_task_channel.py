@@ -3,6 +3,7 @@ or in its environment while a rep runs."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -19,6 +20,22 @@ CLI_FLAGS = {
 """What only the agent's CLI process itself carries on its command line."""
 
 pytestmark = pytest.mark.e2e
+
+
+def assert_no_task_line(scanned: list[tuple[str, str, str]], tasks: list[tuple[str, str]]) -> None:
+    """No scanned process's argv or environment holds a Task line; only ids and names said."""
+    showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]
+    assert showing == [], f"processes whose argv or environment hold a Task line: {showing}"
+
+
+def wait_until_held(proc: subprocess.Popen[str], held: Path) -> None:
+    """Until the scripted server holds its answer (the file it touches then), evalkit still
+    running, for at most a minute."""
+    deadline = time.monotonic() + 60
+    while not held.exists():
+        assert proc.poll() is None, "evalkit ended before the server held an answer"
+        assert time.monotonic() < deadline, "the server never held an answer"
+        time.sleep(0.05)
 
 
 def _family(root: int) -> set[str]:
@@ -70,11 +87,7 @@ def test_no_process_shows_a_task_line_while_the_agent_waits_for_its_first_answer
         "run", "N1", "policy:fault-hang", str(work), "--timeout", "90", "--agent", agent
     )
     try:
-        deadline = time.monotonic() + 60
-        while not held.exists():
-            assert proc.poll() is None, "evalkit ended before the server held an answer"
-            assert time.monotonic() < deadline, "the server never held an answer"
-            time.sleep(0.05)
+        wait_until_held(proc, held)
         family = _family(proc.pid)
         agents = [a for a in kit.agents() if str(a.pid) in family]
         assert any(CLI_FLAGS[agent] <= set(a.argv) for a in agents), (
@@ -82,8 +95,7 @@ def test_no_process_shows_a_task_line_while_the_agent_waits_for_its_first_answer
         )
         scanned = _process_texts(family)
         assert len(scanned) >= 3, f"only {len(scanned)} processes of the rep could be read"
-        showing = [f"{pid} {name}" for pid, name, text in scanned if leaked_tasks(text, tasks)]
-        assert showing == [], f"processes whose argv or environment hold a Task line: {showing}"
+        assert_no_task_line(scanned, tasks)
     finally:
         proc.kill()
         proc.communicate()
